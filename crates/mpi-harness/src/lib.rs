@@ -1,0 +1,416 @@
+//! ndcyclic's MPI test harness.
+//!
+//! MPI can be initialised once per process, so MPI behaviour cannot be tested
+//! by ordinary `#[test]` functions. Instead, a test program is an integration
+//! test target with `harness = false` whose `main` calls [`run`]. Under
+//! `cargo test` that program is the *launcher*: it starts itself under
+//! `mpirun -n K` for every K of the suite (by default 1, 2, 3, 4, 5, 6 and 8),
+//! each launch under a timeout, and fails with the failing ranks' output when
+//! any rank fails or the launch hangs. Started by the launcher, the same program
+//! is a *rank*: it initialises MPI and runs the test bodies on `MPI_COMM_WORLD`.
+//!
+//! A test body returns `Err(message)` on failure (see [`ensure!`] and
+//! [`ensure_eq!`]); the failing rank prints the message and aborts the job, so
+//! no rank is left blocked in a collective.
+//!
+//! ```no_run
+//! // tests/mpi_example.rs, with `[[test]] name = "mpi_example" harness = false`
+//! use mpi::topology::{Communicator, SimpleCommunicator};
+//! use mpi_harness::{ensure_eq, MpiTest};
+//!
+//! fn sizes_agree(world: &SimpleCommunicator) -> Result<(), String> {
+//!     ensure_eq!(world.size() as usize, mpi_harness::ranks());
+//!     Ok(())
+//! }
+//!
+//! fn main() {
+//!     mpi_harness::run("mpi_example", &[MpiTest::new("sizes_agree", sizes_agree)]);
+//! }
+//! ```
+//!
+//! Command-line arguments of a test program (after `cargo test --test NAME --`):
+//! `--ranks 2,3` launches only those rank counts, `--list` lists the launches,
+//! and any other word keeps only the test bodies whose names contain it.
+//! Environment: `NDCYCLIC_MPIRUN` (launcher, default `mpirun`),
+//! `NDCYCLIC_MPIRUN_ARGS` (extra launcher arguments), `NDCYCLIC_MPI_TIMEOUT`
+//! (seconds per launch, default 300), `NDCYCLIC_MPI_RANKS` (like `--ranks`),
+//! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too).
+#![deny(missing_docs)]
+
+use mpi::collective::CommunicatorCollectives;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Rank counts every suite is launched with unless told otherwise.
+pub const DEFAULT_RANK_COUNTS: &[usize] = &[1, 2, 3, 4, 5, 6, 8];
+
+/// Environment variable that marks a process as a rank started by the launcher.
+const CHILD_VAR: &str = "NDCYCLIC_MPI_CHILD";
+
+/// The outcome of a test body: `Err` carries a message saying what was wrong.
+pub type TestResult = Result<(), String>;
+
+/// One named test body, run by every rank on `MPI_COMM_WORLD`.
+#[derive(Clone, Copy)]
+pub struct MpiTest {
+    name: &'static str,
+    body: fn(&SimpleCommunicator) -> TestResult,
+}
+
+impl MpiTest {
+    /// A test called `name` running `body`.
+    pub fn new(name: &'static str, body: fn(&SimpleCommunicator) -> TestResult) -> Self {
+        MpiTest { name, body }
+    }
+}
+
+/// Returns `Err` with the location and message when a condition is false.
+///
+/// ```
+/// fn body(x: usize) -> Result<(), String> {
+///     mpi_harness::ensure!(x < 4, "x = {x} should be below 4");
+///     Ok(())
+/// }
+/// assert!(body(3).is_ok());
+/// assert!(body(5).unwrap_err().contains("x = 5 should be below 4"));
+/// ```
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr) => {
+        if !$cond {
+            return Err(format!("{}:{}: check failed: {}", file!(), line!(), stringify!($cond)));
+        }
+    };
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!("{}:{}: {}", file!(), line!(), format!($($fmt)+)));
+        }
+    };
+}
+
+/// Returns `Err` with both values when they differ.
+///
+/// ```
+/// fn body(x: usize) -> Result<(), String> {
+///     mpi_harness::ensure_eq!(x, 2, "for input {}", x);
+///     Ok(())
+/// }
+/// assert!(body(2).is_ok());
+/// assert!(body(3).unwrap_err().contains("left: 3"));
+/// ```
+#[macro_export]
+macro_rules! ensure_eq {
+    ($left:expr, $right:expr) => {
+        $crate::ensure_eq!($left, $right, "")
+    };
+    ($left:expr, $right:expr, $($fmt:tt)+) => {
+        match (&$left, &$right) {
+            (l, r) => {
+                if !(*l == *r) {
+                    return Err(format!(
+                        "{}:{}: {} != {} (left: {:?}, right: {:?}) {}",
+                        file!(), line!(), stringify!($left), stringify!($right), l, r,
+                        format!($($fmt)+)
+                    ));
+                }
+            }
+        }
+    };
+}
+
+/// Number of ranks the current launch was started with (the launcher's view;
+/// 1 for a process started without the harness).
+pub fn ranks() -> usize {
+    std::env::var("NDCYCLIC_MPI_RANKS_LAUNCHED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+/// Runs a suite: as the launcher under `cargo test`, or as a rank under `mpirun`.
+/// Uses [`DEFAULT_RANK_COUNTS`]. Exits the process with a failure status when
+/// any launch fails.
+pub fn run(suite: &str, tests: &[MpiTest]) {
+    run_with_ranks(suite, DEFAULT_RANK_COUNTS, tests)
+}
+
+/// Like [`run`], with the suite's own rank counts.
+pub fn run_with_ranks(suite: &str, rank_counts: &[usize], tests: &[MpiTest]) {
+    let args = Args::parse(rank_counts);
+    let selected: Vec<MpiTest> = tests
+        .iter()
+        .filter(|t| {
+            args.filters.is_empty() || args.filters.iter().any(|f| t.name.contains(f.as_str()))
+        })
+        .copied()
+        .collect();
+    if std::env::var_os(CHILD_VAR).is_some() {
+        run_rank(suite, &selected);
+    } else {
+        let ok = launch_all(suite, &args, &selected);
+        std::process::exit(if ok { 0 } else { 1 });
+    }
+}
+
+/// Parsed command line of a test program.
+struct Args {
+    rank_counts: Vec<usize>,
+    filters: Vec<String>,
+    list: bool,
+}
+
+impl Args {
+    fn parse(default_counts: &[usize]) -> Args {
+        let mut rank_counts = std::env::var("NDCYCLIC_MPI_RANKS")
+            .ok()
+            .and_then(|v| parse_counts(&v))
+            .unwrap_or_else(|| default_counts.to_vec());
+        let mut filters = vec![];
+        let mut list = false;
+        let mut it = std::env::args().skip(1);
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--ranks" => {
+                    if let Some(c) = it.next().as_deref().and_then(parse_counts) {
+                        rank_counts = c;
+                    }
+                }
+                "--list" => list = true,
+                // libtest options cargo or users may pass; they take a value.
+                "--test-threads" | "--format" | "--logfile" | "--skip" | "--color" => {
+                    it.next();
+                }
+                s if s.starts_with("--ranks=") => {
+                    if let Some(c) = parse_counts(&s["--ranks=".len()..]) {
+                        rank_counts = c;
+                    }
+                }
+                s if s.starts_with('-') => {}
+                s => filters.push(s.to_string()),
+            }
+        }
+        Args {
+            rank_counts,
+            filters,
+            list,
+        }
+    }
+}
+
+fn parse_counts(s: &str) -> Option<Vec<usize>> {
+    let v: Option<Vec<usize>> = s
+        .split(',')
+        .map(|x| x.trim().parse().ok().filter(|&n| n > 0))
+        .collect();
+    v.filter(|v| !v.is_empty())
+}
+
+/// The rank side: initialise MPI, run every selected body, abort on failure.
+fn run_rank(suite: &str, tests: &[MpiTest]) {
+    let universe = match procgrid::init() {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("{suite}: cannot start MPI: {e}");
+            std::process::exit(2);
+        }
+    };
+    let world = universe.world();
+    let rank = world.rank();
+    for t in tests {
+        let start = Instant::now();
+        if let Err(msg) = (t.body)(&world) {
+            eprintln!(
+                "{suite}::{} FAILED on rank {rank} of {}: {msg}",
+                t.name,
+                world.size()
+            );
+            // Give the launcher time to forward the message before the abort tears the job down.
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            std::thread::sleep(Duration::from_millis(300));
+            world.abort(1);
+        }
+        world.barrier();
+        if rank == 0 {
+            println!(
+                "  {suite}::{} ok ({:.2} s)",
+                t.name,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// The launcher side: start the suite under mpirun for every rank count.
+fn launch_all(suite: &str, args: &Args, tests: &[MpiTest]) -> bool {
+    if args.list {
+        for k in &args.rank_counts {
+            println!("np{k}: test");
+        }
+        return true;
+    }
+    let start = Instant::now();
+    let exe = std::env::current_exe().expect("the test program knows its own path");
+    println!(
+        "\nrunning {} MPI launches of {} tests ({suite})",
+        args.rank_counts.len(),
+        tests.len()
+    );
+    let mut failed = vec![];
+    for &k in &args.rank_counts {
+        let report = launch(&exe, k, &args.filters);
+        let status = if report.ok() { "ok" } else { "FAILED" };
+        println!(
+            "test {suite} np={k} ... {status} ({:.1} s)",
+            report.elapsed.as_secs_f64()
+        );
+        if verbose() && report.ok() {
+            print!("{}", report.stdout);
+        }
+        if !report.ok() {
+            failed.push((k, report));
+        }
+    }
+    for (k, report) in &failed {
+        println!("\n---- {suite} np={k} ----");
+        println!("{}", report.reason());
+        println!("reproduce: {}", report.command);
+        println!("--- stdout ---\n{}", report.stdout.trim_end());
+        println!("--- stderr ---\n{}", report.stderr.trim_end());
+    }
+    let passed = args.rank_counts.len() - failed.len();
+    println!(
+        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in {:.2}s\n",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        failed.len(),
+        start.elapsed().as_secs_f64()
+    );
+    failed.is_empty()
+}
+
+/// What one mpirun launch did.
+struct Report {
+    status: Option<ExitStatus>,
+    timed_out: Option<Duration>,
+    elapsed: Duration,
+    stdout: String,
+    stderr: String,
+    command: String,
+}
+
+impl Report {
+    fn ok(&self) -> bool {
+        self.timed_out.is_none() && self.status.is_some_and(|s| s.success())
+    }
+
+    fn reason(&self) -> String {
+        match (self.timed_out, self.status) {
+            (Some(t), _) => format!(
+                "timed out after {:.0} s (hang?); the job was killed",
+                t.as_secs_f64()
+            ),
+            (None, Some(s)) => format!("mpirun exited with {s}"),
+            (None, None) => "mpirun could not be started".to_string(),
+        }
+    }
+}
+
+fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
+    let mpirun = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
+    let extra: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
+        .map(|v| v.split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    let timeout = Duration::from_secs_f64(
+        std::env::var("NDCYCLIC_MPI_TIMEOUT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300.0),
+    );
+    let mut cmd_args: Vec<String> = extra;
+    cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
+    cmd_args.extend(filters.iter().cloned());
+    let command = format!(
+        "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
+        cmd_args.join(" ")
+    );
+    let dir = std::env::temp_dir();
+    let tag = format!("ndcyclic-mpi-{}-{k}", std::process::id());
+    let out_path = dir.join(format!("{tag}.out"));
+    let err_path = dir.join(format!("{tag}.err"));
+    let start = Instant::now();
+    let mut report = Report {
+        status: None,
+        timed_out: None,
+        elapsed: Duration::ZERO,
+        stdout: String::new(),
+        stderr: String::new(),
+        command,
+    };
+    let (Ok(out), Ok(err)) = (File::create(&out_path), File::create(&err_path)) else {
+        report.stderr = format!("cannot create output files in {}", dir.display());
+        return report;
+    };
+    let mut cmd = Command::new(&mpirun);
+    cmd.args(&cmd_args)
+        .env(CHILD_VAR, "1")
+        .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string())
+        // Harmless for MPICH; lets Open MPI's launcher run as root and oversubscribe.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    match cmd.spawn() {
+        Err(e) => {
+            report.stderr = format!("cannot start `{mpirun}`: {e}");
+        }
+        Ok(mut child) => loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    report.status = Some(status);
+                    break;
+                }
+                Ok(None) if start.elapsed() > timeout => {
+                    kill_group(child.id());
+                    let _ = child.kill();
+                    report.status = child.wait().ok();
+                    report.timed_out = Some(start.elapsed());
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => {
+                    report.stderr = format!("waiting for mpirun failed: {e}");
+                    break;
+                }
+            }
+        },
+    }
+    report.elapsed = start.elapsed();
+    report.stdout += &std::fs::read_to_string(&out_path).unwrap_or_default();
+    report.stderr += &std::fs::read_to_string(&err_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    let _ = std::fs::remove_file(&err_path);
+    report
+}
+
+/// Whether `NDCYCLIC_MPI_VERBOSE` asks for the output of passing launches too.
+fn verbose() -> bool {
+    std::env::var_os("NDCYCLIC_MPI_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Kills the launcher's whole process group (mpirun, its proxies and the ranks).
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}

@@ -1,0 +1,44 @@
+//! Process grids for ndcyclic: Cartesian arrangements of MPI ranks.
+//!
+//! Every distributed array in ndcyclic lives on a [`ProcGrid`]: a grid of
+//! processes with one extent per array dimension. This crate holds
+//!
+//! - [`coords`](mod@coords): the pure bijection between grid coordinates and
+//!   ranks, in row-major or column-major [`Order`], and shifts;
+//! - [`dims`]: [`balanced_extents`], the `MPI_Dims_create` choice of extents
+//!   for a rank count;
+//! - [`grid`]: [`ProcGrid`] itself and its [`GridBuilder`]: a duplicate of the
+//!   user's communicator, periodic flags, sub-grids (row and column
+//!   communicators), neighbour shifts, grids over a subset of the ranks;
+//! - [`runtime`]: [`init`], which starts MPI with a panic hook that aborts the
+//!   job and a check for a mismatched `mpirun`;
+//! - [`error`]: [`GridError`], the one error type.
+//!
+//! ```
+//! use procgrid::ProcGrid;
+//! use mpi::topology::Communicator;
+//!
+//! let universe = procgrid::init().unwrap();
+//! let world = universe.world();
+//! let grid = ProcGrid::balanced(&world, 2).unwrap();
+//! if let Some(row) = grid.row_grid().unwrap() {
+//!     assert_eq!(row.size(), grid.extents()[1]);
+//! }
+//! ```
+#![deny(missing_docs)]
+#![warn(clippy::all)]
+
+pub mod coords;
+pub mod dims;
+pub mod error;
+pub mod grid;
+pub mod runtime;
+
+pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
+pub use dims::balanced_extents;
+pub use error::GridError;
+pub use grid::{GridBuilder, ProcGrid, Shift};
+pub use runtime::{abort_on_panic, init};
+
+/// Re-export of the `mpi` crate this crate is built against.
+pub use mpi;
