@@ -1,7 +1,41 @@
 //! n-dimensional block-cyclic layouts and the distributed array type.
 //!
-//! Under construction: the layouts, index maps and `DistArray` arrive with
-//! their own issue. The crate exists so the workspace has its final shape.
+//! - [`spec`]: [`Dist`] per dimension and [`LayoutSpec`] spec strings such as
+//!   `cyclic(64),cyclic(64)@2x3` (parse and display round-trip);
+//! - [`axis`]: [`AxisMap`], one dimension's O(1) index maps (ScaLAPACK's
+//!   `numroc`, `indxg2p`, `indxg2l`, `indxl2g`);
+//! - [`layout`]: [`Layout`], shape + distributions + grid + rank map + storage
+//!   order, with owner, global ↔ local maps, local shapes and local blocks;
+//! - [`element`]: [`Element`], the types an array can hold;
+//! - [`array`]: [`DistArray`], a layout plus this rank's local ndarray, with
+//!   parallel `from_fn`, `map_inplace`, `zip_with`;
+//! - [`collective`]: reductions (sum, max-abs, 2-norm), gather and scatter;
+//! - [`error`]: [`DistError`], the one error type.
+//!
+//! ```
+//! use dist_array::Layout;
+//! let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
+//! assert_eq!(layout.local_shapes(), vec![vec![6, 3], vec![6, 4], vec![4, 3], vec![4, 4]]);
+//! let (rank, local) = layout.global_to_local(&[9, 0]).unwrap();
+//! assert_eq!((rank, local), (3, vec![3, 0])); // grid coordinates (1, 1)
+//! ```
 #![deny(missing_docs)]
 
-pub use procgrid;
+pub mod array;
+pub mod axis;
+pub mod collective;
+pub mod element;
+pub mod error;
+pub mod layout;
+pub mod spec;
+
+pub use array::DistArray;
+pub use axis::AxisMap;
+pub use element::Element;
+pub use error::DistError;
+pub use layout::{Layout, LocalBlock, LocalBlocks};
+pub use procgrid::{self, Order, ProcGrid};
+pub use spec::{Dist, LayoutSpec};
+
+/// Re-export of `num_complex::Complex`, a supported element type.
+pub use num_complex::Complex;

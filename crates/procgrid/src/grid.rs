@@ -35,7 +35,10 @@ pub struct Shift {
 /// traffic. Grids built with [`GridBuilder::build_sharing`] share one
 /// duplicate and so can exchange data with each other.
 ///
-/// Drop grids before the MPI universe: dropping a grid frees communicators.
+/// Cloning a grid is cheap: clones share the same communicators.
+///
+/// Drop grids before the MPI universe: dropping the last clone of a grid frees
+/// its communicators.
 ///
 /// ```
 /// use procgrid::ProcGrid;
@@ -48,9 +51,10 @@ pub struct Shift {
 /// let me = grid.coords().unwrap();
 /// assert_eq!(grid.rank_of(me).unwrap(), world.rank() as usize);
 /// ```
+#[derive(Clone)]
 pub struct ProcGrid {
     parent: Arc<SimpleCommunicator>,
-    cart: Option<CartesianCommunicator>,
+    cart: Option<Arc<CartesianCommunicator>>,
     extents: Vec<usize>,
     periodic: Vec<bool>,
     order: Order,
@@ -189,7 +193,9 @@ impl GridBuilder {
             dims.reverse();
             periods.reverse();
         }
-        let cart = parent.create_cartesian_communicator(&dims, &periods, false);
+        let cart = parent
+            .create_cartesian_communicator(&dims, &periods, false)
+            .map(Arc::new);
         let coords = match &cart {
             Some(c) => Some(rank_to_coords(
                 c.rank() as usize,
@@ -370,7 +376,7 @@ impl ProcGrid {
     /// The Cartesian communicator of the grid's members, `None` on other ranks.
     /// Its rank order is the grid's rank order.
     pub fn grid_communicator(&self) -> Option<&CartesianCommunicator> {
-        self.cart.as_ref()
+        self.cart.as_deref()
     }
 
     /// Whether `self` and `other` were built over the same duplicate
@@ -436,7 +442,7 @@ impl ProcGrid {
         let parent = Arc::new(sub.duplicate());
         Ok(Some(ProcGrid {
             parent,
-            cart: Some(sub),
+            cart: Some(Arc::new(sub)),
             extents,
             periodic,
             order: self.order,

@@ -1,0 +1,310 @@
+//! The distributed array: a layout, a process grid, and this rank's local part.
+
+use crate::{DistError, Element, Layout};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder};
+use procgrid::{Order, ProcGrid};
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
+
+/// Elements per parallel work item in bulk loops: large enough to amortise
+/// scheduling, small enough to balance.
+pub(crate) const PIECE: usize = 1 << 14;
+
+/// An n-dimensional array distributed block-cyclically over a process grid.
+///
+/// Each rank holds its local part as an ndarray [`ArrayD`] in the layout's
+/// storage order (row-major unless the layout says column-major), so every
+/// ndarray habit works on [`local`](Self::local) and
+/// [`local_mut`](Self::local_mut). Ranks of the grid's communicator that are
+/// not in the layout's grid hold an empty local part.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let layout = Layout::parse(&[7, 5], &format!("cyclic(2),*@{p}x1")).unwrap();
+/// let mut a = DistArray::from_fn(&grid, layout, |g| (g[0] * 10 + g[1]) as f64).unwrap();
+/// a.map_inplace(|x| *x *= 2.0);
+/// assert_eq!(a.sum().unwrap(), 2.0 * (0..7).flat_map(|i| (0..5).map(move |j| (i * 10 + j) as f64)).sum::<f64>());
+/// let whole = a.gather(0).unwrap();
+/// if world.rank() == 0 {
+///     assert_eq!(whole.unwrap()[[6, 4]], 128.0);
+/// }
+/// ```
+#[derive(Clone)]
+pub struct DistArray<T> {
+    layout: Layout,
+    grid: ProcGrid,
+    rank: Option<usize>,
+    local: ArrayD<T>,
+}
+
+impl<T: Element> DistArray<T> {
+    fn check(grid: &ProcGrid, layout: &Layout) -> Result<Option<usize>, DistError> {
+        if grid.extents() != layout.grid_extents() {
+            return Err(DistError::GridMismatch {
+                layout_grid: layout.grid_extents().to_vec(),
+                grid: grid.extents().to_vec(),
+            });
+        }
+        use mpi::topology::Communicator;
+        let r = grid.communicator().rank() as usize;
+        Ok((r < layout.ranks()).then_some(r))
+    }
+
+    fn local_dim(layout: &Layout, rank: Option<usize>) -> IxDyn {
+        let shape = match rank {
+            Some(r) => layout.local_shape(r).expect("member rank is in the layout"),
+            None => vec![0; layout.ndim()],
+        };
+        IxDyn(&shape)
+    }
+
+    fn build(layout: Layout, grid: &ProcGrid, rank: Option<usize>, data: Vec<T>) -> DistArray<T> {
+        let dim = Self::local_dim(&layout, rank);
+        let shape = dim.set_f(layout.storage() == Order::ColumnMajor);
+        let local = ArrayD::from_shape_vec(shape, data).expect("buffer length is the local size");
+        DistArray {
+            layout,
+            grid: grid.clone(),
+            rank,
+            local,
+        }
+    }
+
+    /// An array of zeros. Not collective: every rank builds its own part.
+    ///
+    /// The layout's ranks are the ranks of `grid`'s communicator, and its
+    /// grid extents must be `grid`'s.
+    pub fn zeros(grid: &ProcGrid, layout: Layout) -> Result<DistArray<T>, DistError> {
+        let rank = Self::check(grid, &layout)?;
+        let len = Self::local_dim(&layout, rank).size();
+        Ok(Self::build(layout, grid, rank, vec![T::zeroed(); len]))
+    }
+
+    /// An array whose element at global index `g` is `f(g)`. Not collective.
+    /// The local part is filled in parallel with rayon; `f` sees global indices.
+    pub fn from_fn<F>(grid: &ProcGrid, layout: Layout, f: F) -> Result<DistArray<T>, DistError>
+    where
+        F: Fn(&[usize]) -> T + Sync + Send,
+    {
+        let rank = Self::check(grid, &layout)?;
+        let Some(r) = rank else {
+            return Ok(Self::build(layout, grid, rank, vec![]));
+        };
+        let coords = layout.coords_of_rank(r)?;
+        let local_shape = layout.local_shape(r)?;
+        let len: usize = local_shape.iter().product();
+        // Axes listed from the slowest-varying in memory to the fastest.
+        let axes: Vec<usize> = match layout.storage() {
+            Order::RowMajor => (0..layout.ndim()).collect(),
+            Order::ColumnMajor => (0..layout.ndim()).rev().collect(),
+        };
+        let tables: Vec<Vec<usize>> = axes
+            .iter()
+            .map(|&d| layout.axis(d).local_to_global_table(coords[d]))
+            .collect();
+        let extents: Vec<usize> = axes.iter().map(|&d| local_shape[d]).collect();
+        let mut data: Vec<T> = Vec::with_capacity(len);
+        data.spare_capacity_mut()
+            .par_chunks_mut(PIECE)
+            .enumerate()
+            .for_each(|(piece, chunk)| {
+                fill_piece(chunk, piece * PIECE, &axes, &extents, &tables, &f)
+            });
+        // SAFETY: the parallel loop above wrote every one of the `len` slots.
+        unsafe { data.set_len(len) };
+        Ok(Self::build(layout, grid, rank, data))
+    }
+
+    /// An array from this rank's local part, which must have the local shape
+    /// the layout gives this rank. Not collective: a wrong shape is reported on
+    /// the rank that passed it.
+    pub fn from_local(
+        grid: &ProcGrid,
+        layout: Layout,
+        local: ArrayD<T>,
+    ) -> Result<DistArray<T>, DistError> {
+        let rank = Self::check(grid, &layout)?;
+        let expected = Self::local_dim(&layout, rank);
+        if local.shape() != expected.slice() {
+            return Err(DistError::ShapeMismatch {
+                expected: expected.slice().to_vec(),
+                got: local.shape().to_vec(),
+            });
+        }
+        let f = layout.storage() == Order::ColumnMajor;
+        let in_order = if f {
+            local.t().is_standard_layout()
+        } else {
+            local.is_standard_layout()
+        };
+        let local = if in_order {
+            local
+        } else {
+            let mut copy = ArrayD::from_elem(expected.set_f(f), T::zeroed());
+            copy.assign(&local);
+            copy
+        };
+        Ok(DistArray {
+            layout,
+            grid: grid.clone(),
+            rank,
+            local,
+        })
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The process grid.
+    pub fn grid(&self) -> &ProcGrid {
+        &self.grid
+    }
+
+    /// This rank's rank in the layout, `None` when it holds no part.
+    pub fn rank(&self) -> Option<usize> {
+        self.rank
+    }
+
+    /// Global shape.
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+
+    /// This rank's local part.
+    pub fn local(&self) -> ArrayViewD<'_, T> {
+        self.local.view()
+    }
+
+    /// This rank's local part, mutable.
+    pub fn local_mut(&mut self) -> ArrayViewMutD<'_, T> {
+        self.local.view_mut()
+    }
+
+    /// The local part as one slice in memory order.
+    pub fn local_slice(&self) -> &[T] {
+        self.local
+            .as_slice_memory_order()
+            .expect("local storage is contiguous")
+    }
+
+    /// The local part as one mutable slice in memory order.
+    pub fn local_slice_mut(&mut self) -> &mut [T] {
+        self.local
+            .as_slice_memory_order_mut()
+            .expect("local storage is contiguous")
+    }
+
+    /// Takes the local part out of the array.
+    pub fn into_local(self) -> ArrayD<T> {
+        self.local
+    }
+
+    /// Applies `f` to every local element, in parallel. Not collective.
+    pub fn map_inplace<F>(&mut self, f: F)
+    where
+        F: Fn(&mut T) + Sync + Send,
+    {
+        self.local_slice_mut()
+            .par_chunks_mut(PIECE)
+            .for_each(|c| c.iter_mut().for_each(&f));
+    }
+
+    /// Applies `f` to every pair of local elements of `self` and `other`, in
+    /// parallel. Both arrays must have the same layout. Not collective.
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::new(&world, &[world.size() as usize]).unwrap();
+    /// let layout = Layout::on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
+    /// let mut y = DistArray::from_fn(&grid, layout.clone(), |g| g[0] as f64).unwrap();
+    /// let x = DistArray::from_fn(&grid, layout, |_| 1.0f64).unwrap();
+    /// y.zip_with(&x, |y, x| *y += 2.0 * x).unwrap();
+    /// assert_eq!(y.sum().unwrap(), 45.0 + 20.0);
+    /// ```
+    pub fn zip_with<U, F>(&mut self, other: &DistArray<U>, f: F) -> Result<(), DistError>
+    where
+        U: Element,
+        F: Fn(&mut T, &U) + Sync + Send,
+    {
+        if self.layout != other.layout {
+            return Err(DistError::LayoutMismatch {
+                left: self.layout.to_string(),
+                right: other.layout.to_string(),
+            });
+        }
+        self.local_slice_mut()
+            .par_chunks_mut(PIECE)
+            .zip(other.local_slice().par_chunks(PIECE))
+            .for_each(|(a, b)| a.iter_mut().zip(b).for_each(|(a, b)| f(a, b)));
+        Ok(())
+    }
+}
+
+/// Fills `chunk`, the slots from flat memory offset `start` on, with `f` of
+/// their global indices. Walks the local index with an odometer in memory
+/// order and looks global indices up per axis; no per-element division.
+fn fill_piece<T, F>(
+    chunk: &mut [MaybeUninit<T>],
+    start: usize,
+    axes: &[usize],
+    extents: &[usize],
+    tables: &[Vec<usize>],
+    f: &F,
+) where
+    F: Fn(&[usize]) -> T,
+{
+    let k = axes.len();
+    let mut m = vec![0usize; k];
+    let mut rest = start;
+    for d in (0..k).rev() {
+        m[d] = rest % extents[d];
+        rest /= extents[d];
+    }
+    let mut g = vec![0usize; k];
+    for d in 0..k {
+        g[axes[d]] = tables[d][m[d]];
+    }
+    let inner = k - 1;
+    let (inner_axis, inner_table, inner_extent) = (axes[inner], &tables[inner], extents[inner]);
+    let mut i = 0;
+    while i < chunk.len() {
+        // Run along the innermost axis.
+        let run = (inner_extent - m[inner]).min(chunk.len() - i);
+        for j in 0..run {
+            g[inner_axis] = inner_table[m[inner] + j];
+            chunk[i + j].write(f(&g));
+        }
+        i += run;
+        m[inner] += run;
+        if m[inner] < inner_extent {
+            break;
+        }
+        // Carry into the outer axes.
+        m[inner] = 0;
+        let mut d = inner;
+        while d > 0 {
+            d -= 1;
+            m[d] += 1;
+            if m[d] < extents[d] {
+                g[axes[d]] = tables[d][m[d]];
+                break;
+            }
+            m[d] = 0;
+            g[axes[d]] = tables[d][0];
+        }
+    }
+}

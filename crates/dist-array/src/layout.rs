@@ -1,0 +1,619 @@
+//! n-dimensional block-cyclic layouts and their index maps.
+
+use crate::axis::AxisMap;
+use crate::spec::LayoutSpec;
+use crate::DistError;
+use procgrid::{coords_to_rank, rank_to_coords, Order, ProcGrid};
+use std::fmt;
+use std::ops::Range;
+
+/// Where every element of an n-dimensional array lives: the global shape, one
+/// distribution per dimension over a process grid of the same rank, the rank
+/// map from grid coordinates to ranks, and the memory order of local storage.
+///
+/// All index maps are O(1) per dimension; building a layout checks that none
+/// of them can overflow, so a layout of a 2^40-element array is legal and cheap.
+///
+/// ```
+/// use dist_array::Layout;
+/// // 8x8 over a 2x3 grid, blocks of 2 in both dimensions.
+/// let layout = Layout::parse(&[8, 8], "cyclic(2),cyclic(2)@2x3").unwrap();
+/// assert_eq!(layout.ranks(), 6);
+/// assert_eq!(layout.owner(&[2, 6]).unwrap(), 3);       // grid coordinates (1, 0)
+/// let (rank, local) = layout.global_to_local(&[2, 6]).unwrap();
+/// assert_eq!((rank, local.clone()), (3, vec![0, 2]));
+/// assert_eq!(layout.local_to_global(rank, &local).unwrap(), vec![2, 6]);
+/// assert_eq!(layout.local_shape(0).unwrap(), vec![4, 4]);
+/// assert_eq!(layout.local_shape(5).unwrap(), vec![4, 2]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    shape: Vec<usize>,
+    spec: LayoutSpec,
+    axes: Vec<AxisMap>,
+    storage: Order,
+    /// `rank_map[i]` is the rank at the grid coordinates whose row-major index is `i`.
+    rank_map: Vec<usize>,
+    /// Inverse of `rank_map`.
+    grid_index: Vec<usize>,
+}
+
+/// One rectangular block of a rank's local part: the global index ranges it
+/// covers and the local index ranges where it is stored, per dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalBlock {
+    /// Global index range per dimension.
+    pub global: Vec<Range<usize>>,
+    /// Local index range per dimension (same lengths as `global`).
+    pub local: Vec<Range<usize>>,
+}
+
+impl Layout {
+    /// The layout of an array of `shape` distributed as `spec`, with row-major
+    /// rank map and row-major local storage.
+    pub fn new(shape: &[usize], spec: &LayoutSpec) -> Result<Layout, DistError> {
+        if shape.len() != spec.ndim() {
+            return Err(DistError::RankMismatch {
+                what: "array dimensions for the layout's distributions",
+                expected: spec.ndim(),
+                got: shape.len(),
+            });
+        }
+        let overflow = |what: String| DistError::Overflow {
+            shape: shape.to_vec(),
+            what,
+        };
+        shape
+            .iter()
+            .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+            .filter(|&n| u64::try_from(n).is_ok())
+            .ok_or_else(|| overflow("the element count does not fit in usize".into()))?;
+        let mut axes = Vec::with_capacity(shape.len());
+        for (dim, ((&n, d), &p)) in shape.iter().zip(spec.dists()).zip(spec.grid()).enumerate() {
+            let b = d.block_size(n, p);
+            b.checked_mul(p)
+                .and_then(|bp| bp.checked_mul(2))
+                .and_then(|bp| bp.checked_add(n))
+                .ok_or_else(|| {
+                    overflow(format!("dimension {dim}: block {b} times {p} processes"))
+                })?;
+            axes.push(AxisMap::new(n, p, b, d.first()));
+        }
+        let ranks = spec.ranks();
+        Ok(Layout {
+            shape: shape.to_vec(),
+            spec: spec.clone(),
+            axes,
+            storage: Order::RowMajor,
+            rank_map: (0..ranks).collect(),
+            grid_index: (0..ranks).collect(),
+        })
+    }
+
+    /// Parses `spec` (see [`LayoutSpec`]) and builds the layout for `shape`.
+    pub fn parse(shape: &[usize], spec: &str) -> Result<Layout, DistError> {
+        Layout::new(shape, &spec.parse()?)
+    }
+
+    /// The layout of `shape` distributed as `spec` on `grid`: the grid's
+    /// extents must be the spec's, and ranks follow the grid's coordinate order.
+    pub fn on_grid(
+        shape: &[usize],
+        spec: &LayoutSpec,
+        grid: &ProcGrid,
+    ) -> Result<Layout, DistError> {
+        if grid.extents() != spec.grid() {
+            return Err(DistError::GridMismatch {
+                layout_grid: spec.grid().to_vec(),
+                grid: grid.extents().to_vec(),
+            });
+        }
+        Ok(Layout::new(shape, spec)?.with_grid_order(grid.order()))
+    }
+
+    /// The same layout with ranks assigned to grid coordinates in `order`
+    /// (row-major: the last coordinate varies fastest).
+    pub fn with_grid_order(self, order: Order) -> Layout {
+        let grid = self.spec.grid().to_vec();
+        let map = (0..self.ranks())
+            .map(|i| {
+                let c = rank_to_coords(i, &grid, Order::RowMajor).expect("index within grid");
+                coords_to_rank(&c, &grid, order).expect("coordinates within grid")
+            })
+            .collect();
+        self.with_rank_map(map)
+            .expect("a coordinate order is a permutation")
+    }
+
+    /// The same layout with an explicit rank map: `map[i]` is the rank at the
+    /// grid coordinates whose row-major index is `i`. Processor remapping
+    /// produces such maps. `map` must be a permutation of `0..ranks()`.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// let l = Layout::parse(&[6], "block@3").unwrap().with_rank_map(vec![2, 0, 1]).unwrap();
+    /// assert_eq!(l.owner(&[0]).unwrap(), 2);
+    /// assert_eq!(l.coords_of_rank(0).unwrap(), vec![1]);
+    /// assert!(Layout::parse(&[6], "block@3").unwrap().with_rank_map(vec![0, 0, 1]).is_err());
+    /// ```
+    pub fn with_rank_map(mut self, map: Vec<usize>) -> Result<Layout, DistError> {
+        let ranks = self.ranks();
+        let mut inverse = vec![usize::MAX; ranks];
+        let bad = || DistError::BadRankMap {
+            map: map.clone(),
+            ranks,
+        };
+        if map.len() != ranks {
+            return Err(bad());
+        }
+        for (i, &r) in map.iter().enumerate() {
+            if r >= ranks || inverse[r] != usize::MAX {
+                return Err(bad());
+            }
+            inverse[r] = i;
+        }
+        self.grid_index = inverse;
+        self.rank_map = map;
+        Ok(self)
+    }
+
+    /// The same layout with local storage in `order` (column-major for
+    /// ScaLAPACK and Fortran interoperability).
+    pub fn with_storage(mut self, order: Order) -> Layout {
+        self.storage = order;
+        self
+    }
+
+    /// Global shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The distributions and grid.
+    pub fn spec(&self) -> &LayoutSpec {
+        &self.spec
+    }
+
+    /// Process-grid extents.
+    pub fn grid_extents(&self) -> &[usize] {
+        self.spec.grid()
+    }
+
+    /// Number of ranks the layout distributes over.
+    pub fn ranks(&self) -> usize {
+        self.spec.ranks()
+    }
+
+    /// The resolved 1-D map of dimension `dim`.
+    pub fn axis(&self, dim: usize) -> &AxisMap {
+        &self.axes[dim]
+    }
+
+    /// The resolved 1-D maps of every dimension.
+    pub fn axes(&self) -> &[AxisMap] {
+        &self.axes
+    }
+
+    /// Memory order of local storage.
+    pub fn storage(&self) -> Order {
+        self.storage
+    }
+
+    /// The rank map: entry `i` is the rank at the grid coordinates whose
+    /// row-major index is `i`.
+    pub fn rank_map(&self) -> &[usize] {
+        &self.rank_map
+    }
+
+    /// Rank at grid coordinates `coords`.
+    pub fn rank_of_coords(&self, coords: &[usize]) -> Result<usize, DistError> {
+        let i = coords_to_rank(coords, self.spec.grid(), Order::RowMajor)?;
+        Ok(self.rank_map[i])
+    }
+
+    /// Grid coordinates of `rank`.
+    pub fn coords_of_rank(&self, rank: usize) -> Result<Vec<usize>, DistError> {
+        let i = *self.grid_index.get(rank).ok_or(DistError::NoSuchRank {
+            rank,
+            ranks: self.ranks(),
+        })?;
+        Ok(rank_to_coords(i, self.spec.grid(), Order::RowMajor)?)
+    }
+
+    fn check_global(&self, index: &[usize]) -> Result<(), DistError> {
+        if index.len() != self.ndim() || index.iter().zip(&self.shape).any(|(&g, &n)| g >= n) {
+            return Err(DistError::GlobalOutOfRange {
+                index: index.to_vec(),
+                shape: self.shape.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Rank owning global index `index`.
+    pub fn owner(&self, index: &[usize]) -> Result<usize, DistError> {
+        self.check_global(index)?;
+        let coords: Vec<usize> = index
+            .iter()
+            .zip(&self.axes)
+            .map(|(&g, a)| a.owner(g))
+            .collect();
+        self.rank_of_coords(&coords)
+    }
+
+    /// Owner of global index `index` and the local index it has there.
+    pub fn global_to_local(&self, index: &[usize]) -> Result<(usize, Vec<usize>), DistError> {
+        let rank = self.owner(index)?;
+        let local = index
+            .iter()
+            .zip(&self.axes)
+            .map(|(&g, a)| a.local_index(g))
+            .collect();
+        Ok((rank, local))
+    }
+
+    /// Global index of local index `local` on `rank`.
+    pub fn local_to_global(&self, rank: usize, local: &[usize]) -> Result<Vec<usize>, DistError> {
+        let coords = self.coords_of_rank(rank)?;
+        let local_shape = self.local_shape_at(&coords);
+        if local.len() != self.ndim() || local.iter().zip(&local_shape).any(|(&l, &n)| l >= n) {
+            return Err(DistError::LocalOutOfRange {
+                index: local.to_vec(),
+                rank,
+                local_shape,
+            });
+        }
+        Ok(local
+            .iter()
+            .zip(&self.axes)
+            .zip(&coords)
+            .map(|((&l, a), &c)| a.global_index(c, l))
+            .collect())
+    }
+
+    /// Local shape of `rank` (ScaLAPACK's `numroc` per dimension).
+    pub fn local_shape(&self, rank: usize) -> Result<Vec<usize>, DistError> {
+        Ok(self.local_shape_at(&self.coords_of_rank(rank)?))
+    }
+
+    /// Number of elements `rank` holds.
+    pub fn local_len(&self, rank: usize) -> Result<usize, DistError> {
+        Ok(self.local_shape(rank)?.iter().product())
+    }
+
+    /// Local shape of the process at grid coordinates `coords` (assumed valid).
+    pub(crate) fn local_shape_at(&self, coords: &[usize]) -> Vec<usize> {
+        self.axes
+            .iter()
+            .zip(coords)
+            .map(|(a, &c)| a.local_extent(c))
+            .collect()
+    }
+
+    /// Local shape of every rank, in rank order.
+    pub fn local_shapes(&self) -> Vec<Vec<usize>> {
+        (0..self.ranks())
+            .map(|r| self.local_shape(r).expect("rank within layout"))
+            .collect()
+    }
+
+    /// The blocks of `rank`'s local part, as (global ranges, local ranges)
+    /// pairs, in row-major order of their local position. Bulk code walks
+    /// these instead of calling a per-element map.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// let l = Layout::parse(&[5, 4], "cyclic(2),block@2x1").unwrap();
+    /// let blocks: Vec<_> = l.local_blocks(0).unwrap().collect();
+    /// assert_eq!(blocks.len(), 2);
+    /// assert_eq!(blocks[1].global, vec![4..5, 0..4]);
+    /// assert_eq!(blocks[1].local, vec![2..3, 0..4]);
+    /// ```
+    pub fn local_blocks(&self, rank: usize) -> Result<LocalBlocks, DistError> {
+        let coords = self.coords_of_rank(rank)?;
+        let counts: Vec<usize> = self
+            .axes
+            .iter()
+            .zip(&coords)
+            .map(|(a, &c)| a.local_blocks(c))
+            .collect();
+        let next = if counts.iter().all(|&c| c > 0) {
+            Some(vec![0; counts.len()])
+        } else {
+            None
+        };
+        Ok(LocalBlocks {
+            axes: self.axes.clone(),
+            coords,
+            counts,
+            next,
+        })
+    }
+}
+
+impl fmt::Display for Layout {
+    /// `8x8 cyclic(2),cyclic(2)@2x3`, plus the rank map when it is not the identity
+    /// and the storage order when it is column-major.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shape: Vec<String> = self.shape.iter().map(|n| n.to_string()).collect();
+        write!(f, "{} {}", shape.join("x"), self.spec)?;
+        if self.rank_map.iter().enumerate().any(|(i, &r)| i != r) {
+            write!(f, " ranks {:?}", self.rank_map)?;
+        }
+        if self.storage == Order::ColumnMajor {
+            write!(f, " column-major")?;
+        }
+        Ok(())
+    }
+}
+
+/// Iterator over a rank's [`LocalBlock`]s; see [`Layout::local_blocks`].
+#[derive(Debug, Clone)]
+pub struct LocalBlocks {
+    axes: Vec<AxisMap>,
+    coords: Vec<usize>,
+    counts: Vec<usize>,
+    next: Option<Vec<usize>>,
+}
+
+impl Iterator for LocalBlocks {
+    type Item = LocalBlock;
+
+    fn next(&mut self) -> Option<LocalBlock> {
+        let k = self.next.as_mut()?;
+        let mut global = Vec::with_capacity(k.len());
+        let mut local = Vec::with_capacity(k.len());
+        for ((a, &c), &kd) in self.axes.iter().zip(&self.coords).zip(k.iter()) {
+            let (g, l) = a.block_of(c, kd);
+            local.push(l..l + g.len());
+            global.push(g);
+        }
+        // Advance the odometer, last dimension fastest.
+        let mut d = k.len();
+        loop {
+            if d == 0 {
+                self.next = None;
+                break;
+            }
+            d -= 1;
+            k[d] += 1;
+            if k[d] < self.counts[d] {
+                break;
+            }
+            k[d] = 0;
+        }
+        Some(LocalBlock { global, local })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Dist;
+    use quickcheck::{quickcheck, Arbitrary, Gen};
+    use std::collections::HashSet;
+
+    #[derive(Clone, Debug)]
+    struct Case(Layout);
+
+    impl Arbitrary for Case {
+        fn arbitrary(g: &mut Gen) -> Self {
+            let ndim = usize::arbitrary(g) % 4 + 1;
+            let max_extent = [40, 14, 7, 5][ndim - 1];
+            let mut dists = vec![];
+            let mut grid = vec![];
+            let mut shape = vec![];
+            for _ in 0..ndim {
+                let p = usize::arbitrary(g) % 4 + 1;
+                let first = usize::arbitrary(g) % p;
+                dists.push(match u8::arbitrary(g) % 4 {
+                    0 if p == 1 => Dist::Collapsed,
+                    0 | 1 => Dist::block().starting_at(first),
+                    _ => Dist::cyclic(usize::arbitrary(g) % 6 + 1).starting_at(first),
+                });
+                grid.push(p);
+                shape.push(usize::arbitrary(g) % max_extent);
+            }
+            let spec = LayoutSpec::new(dists, grid).unwrap();
+            let mut layout = Layout::new(&shape, &spec).unwrap();
+            // A random permutation as the rank map.
+            let mut map: Vec<usize> = (0..layout.ranks()).collect();
+            for i in (1..map.len()).rev() {
+                map.swap(i, usize::arbitrary(g) % (i + 1));
+            }
+            layout = layout.with_rank_map(map).unwrap();
+            if bool::arbitrary(g) {
+                layout = layout.with_storage(Order::ColumnMajor);
+            }
+            Case(layout)
+        }
+    }
+
+    /// Naive oracle for one dimension: scan the indices, deal blocks round-robin
+    /// and count positions per process.
+    fn scan_axis(n: usize, p: usize, b: usize, first: usize) -> Vec<(usize, usize)> {
+        let mut owner = first;
+        let mut in_block = 0;
+        let mut next = vec![0; p];
+        (0..n)
+            .map(|_| {
+                if in_block == b {
+                    in_block = 0;
+                    owner = (owner + 1) % p;
+                }
+                in_block += 1;
+                let l = next[owner];
+                next[owner] += 1;
+                (owner, l)
+            })
+            .collect()
+    }
+
+    fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
+        let mut out = vec![vec![]];
+        for &n in shape {
+            out = out
+                .into_iter()
+                .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
+                .collect();
+        }
+        out
+    }
+
+    quickcheck! {
+        fn layout_matches_scan(c: Case) -> bool {
+            let l = &c.0;
+            let spec = l.spec();
+            let scans: Vec<Vec<(usize, usize)>> = (0..l.ndim())
+                .map(|d| {
+                    let n = l.shape()[d];
+                    let p = spec.grid()[d];
+                    let dist = spec.dists()[d];
+                    let b = match dist {
+                        Dist::Block { .. } => n.div_ceil(p).max(1),
+                        Dist::Cyclic { block, .. } => block,
+                        Dist::Collapsed => n.max(1),
+                    };
+                    scan_axis(n, p, b, dist.first())
+                })
+                .collect();
+            let mut per_rank: Vec<HashSet<Vec<usize>>> = vec![HashSet::new(); l.ranks()];
+            for g in all_indices(l.shape()) {
+                let coords: Vec<usize> = (0..l.ndim()).map(|d| scans[d][g[d]].0).collect();
+                let local: Vec<usize> = (0..l.ndim()).map(|d| scans[d][g[d]].1).collect();
+                let i = coords_to_rank(&coords, spec.grid(), Order::RowMajor).unwrap();
+                let rank = l.rank_map()[i];
+                if l.owner(&g).unwrap() != rank
+                    || l.global_to_local(&g).unwrap() != (rank, local.clone())
+                    || l.local_to_global(rank, &local).unwrap() != g
+                    || l.coords_of_rank(rank).unwrap() != coords
+                {
+                    return false;
+                }
+                per_rank[rank].insert(g);
+            }
+            let total: usize = (0..l.ranks()).map(|r| l.local_len(r).unwrap()).sum();
+            total == l.len()
+                && (0..l.ranks()).all(|r| {
+                    let shape = l.local_shape(r).unwrap();
+                    // Every local index maps to a distinct global index this rank owns.
+                    all_indices(&shape).len() == per_rank[r].len()
+                        && shape.iter().product::<usize>() == per_rank[r].len()
+                        && all_indices(&shape)
+                            .iter()
+                            .all(|loc| per_rank[r].contains(&l.local_to_global(r, loc).unwrap()))
+                })
+        }
+
+        fn local_blocks_tile_the_local_part(c: Case) -> bool {
+            let l = &c.0;
+            (0..l.ranks()).all(|r| {
+                let shape = l.local_shape(r).unwrap();
+                let mut covered = 0usize;
+                let mut ok = true;
+                for b in l.local_blocks(r).unwrap() {
+                    covered += b.global.iter().map(|g| g.len()).product::<usize>();
+                    for ((g, lr), &n) in b.global.iter().zip(&b.local).zip(&shape) {
+                        ok &= g.len() == lr.len() && lr.end <= n;
+                    }
+                    // Corners of the block map consistently.
+                    let lo: Vec<usize> = b.local.iter().map(|x| x.start).collect();
+                    let go: Vec<usize> = b.global.iter().map(|x| x.start).collect();
+                    ok &= l.local_to_global(r, &lo).unwrap() == go;
+                    let hi: Vec<usize> = b.local.iter().map(|x| x.end - 1).collect();
+                    let gh: Vec<usize> = b.global.iter().map(|x| x.end - 1).collect();
+                    ok &= l.local_to_global(r, &hi).unwrap() == gh;
+                }
+                ok && covered == shape.iter().product::<usize>()
+            })
+        }
+    }
+
+    #[test]
+    fn huge_layout_is_legal_and_cheap() {
+        let l = Layout::parse(&[1 << 20, 1 << 20], "cyclic(64),block@4x8").unwrap();
+        assert_eq!(l.len(), 1 << 40);
+        let g = [(1 << 20) - 1, (1 << 20) - 3];
+        let (r, loc) = l.global_to_local(&g).unwrap();
+        assert_eq!(l.local_to_global(r, &loc).unwrap(), g);
+        let total: usize = (0..32).map(|r| l.local_len(r).unwrap()).sum();
+        assert_eq!(total, 1 << 40);
+    }
+
+    #[test]
+    fn invalid_layouts_are_typed_errors() {
+        assert!(matches!(
+            Layout::parse(&[4, 4], "block@2"),
+            Err(DistError::RankMismatch {
+                expected: 1,
+                got: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Layout::parse(&[usize::MAX, 2], "block,block@1x1"),
+            Err(DistError::Overflow { .. })
+        ));
+        assert!(matches!(
+            Layout::new(
+                &[usize::MAX / 2],
+                &LayoutSpec::new(vec![Dist::cyclic(usize::MAX / 2)], vec![3]).unwrap()
+            ),
+            Err(DistError::Overflow { .. })
+        ));
+        let l = Layout::parse(&[4, 4], "block,block@2x2").unwrap();
+        assert!(matches!(
+            l.owner(&[4, 0]),
+            Err(DistError::GlobalOutOfRange { .. })
+        ));
+        assert!(matches!(
+            l.owner(&[0]),
+            Err(DistError::GlobalOutOfRange { .. })
+        ));
+        assert!(matches!(
+            l.local_to_global(0, &[2, 0]),
+            Err(DistError::LocalOutOfRange { .. })
+        ));
+        assert!(matches!(
+            l.local_shape(4),
+            Err(DistError::NoSuchRank { rank: 4, ranks: 4 })
+        ));
+        assert!(matches!(
+            l.clone().with_rank_map(vec![0, 1, 2]),
+            Err(DistError::BadRankMap { .. })
+        ));
+        assert!(matches!(
+            l.with_rank_map(vec![0, 1, 2, 4]),
+            Err(DistError::BadRankMap { .. })
+        ));
+    }
+
+    #[test]
+    fn grid_order_sets_rank_map() {
+        let l = Layout::parse(&[4, 6], "block,block@2x3")
+            .unwrap()
+            .with_grid_order(Order::ColumnMajor);
+        // Column-major: coordinates (0,1) hold rank 2.
+        assert_eq!(l.rank_of_coords(&[0, 1]).unwrap(), 2);
+        assert_eq!(l.owner(&[0, 2]).unwrap(), 2);
+        assert_eq!(
+            l.to_string(),
+            "4x6 block,block@2x3 ranks [0, 2, 4, 1, 3, 5]"
+        );
+    }
+}
