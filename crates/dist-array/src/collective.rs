@@ -103,9 +103,10 @@ impl<T: Element> DistArray<T> {
         whole: Option<ArrayViewD<'_, T>>,
     ) -> Result<DistArray<T>, DistError> {
         let comm = grid.communicator();
+        // Validate everything every rank can judge alike before allocating or communicating.
+        let (counts, displs) = byte_partition::<T>("scatter", &layout, comm.size() as usize, root)?;
         let mut out = DistArray::zeros(grid, layout)?;
         let layout = out.layout().clone();
-        let (counts, displs) = byte_partition::<T>("scatter", &layout, comm.size() as usize, root)?;
         let root_process = comm.process_at_rank(root as i32);
         let is_root = comm.rank() as usize == root;
         // The root's verdict: 0 ok, 1 no array, 2 wrong shape (then its shape follows).
