@@ -1,8 +1,34 @@
-//! Redistribution of block-cyclic arrays between layouts.
+//! Redistribution of block-cyclic arrays between layouts, and the `redist`
+//! command-line tool.
 //!
-//! Under construction: plans, processor remapping, schedules and execution
-//! arrive with their own issues. The crate exists so the workspace has its
-//! final shape.
+//! The pipeline reads as a row of small steps: runs → plan → remap →
+//! schedule → exchange. The modules so far:
+//!
+//! - [`axis_plan`]: [`AxisPlan`], the 1-D plan of one dimension — the runs of
+//!   one basic period between every source and target process;
+//! - [`cli_args`]: argument types shared by the `redist` subcommands —
+//!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
+//! - [`show`]: `redist show`, who owns what in one layout — a character grid
+//!   of owning ranks for small arrays, a per-rank summary table, and the JSON
+//!   object `{"shape","layout","ranks","local_shapes"}`;
+//! - [`error`]: [`RedistError`], the one error type (with the tool's exit codes).
+//!
+//! The `redist` binary (`src/bin/redist.rs`) only parses the command line and
+//! dispatches to one function per subcommand here.
+//!
+//! ```
+//! use dist_array::Layout;
+//! let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
+//! let v = redist::show::to_json(&layout);
+//! assert_eq!(v["local_shapes"], serde_json::json!([[6, 3], [6, 4], [4, 3], [4, 4]]));
+//! ```
 #![deny(missing_docs)]
 
+pub mod axis_plan;
+pub mod cli_args;
+pub mod error;
+pub mod show;
+
+pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
+pub use error::RedistError;

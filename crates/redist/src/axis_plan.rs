@@ -1,0 +1,385 @@
+//! 1-D plans: which runs of one dimension move between which processes.
+//!
+//! For a dimension distributed `BLOCK-CYCLIC(s)` over `P` processes in the
+//! source and `BLOCK-CYCLIC(t)` over `Q` processes in the target (each with
+//! its own first process), the owner pair of a global index repeats with
+//! period `L = lcm(s·P, t·Q)`: after `L` indices every source process has
+//! received exactly `L/P` more local indices and every target process `L/Q`.
+//! This is the basic cycle of Chung, Hsu and Bai (seed 000, §4), generalised
+//! from `P = Q` to any pair of process counts. A plan stores the runs of one
+//! period (maximal stretches of consecutive global indices with one source
+//! block and one target block), how many whole periods fit in the extent, and
+//! the strides by which local offsets advance per period; the partial last
+//! period reuses the first period's runs, clipped. Building it costs
+//! O(runs in one period) and never depends on the extent beyond that.
+
+use crate::RedistError;
+use dist_array::AxisMap;
+
+/// A stretch of `len` consecutive global indices, starting `global` indices
+/// into a period, stored at local offset `src` on its source process and at
+/// local offset `dst` on its target process (offsets of the first period).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Run {
+    /// Offset of the first global index within the period.
+    pub global: usize,
+    /// Local offset on the source process.
+    pub src: usize,
+    /// Local offset on the target process.
+    pub dst: usize,
+    /// Number of indices.
+    pub len: usize,
+}
+
+/// The 1-D plan of one dimension: for every (source process, target process)
+/// pair, the runs of one period.
+///
+/// ```
+/// use dist_array::AxisMap;
+/// use redist::AxisPlan;
+/// // 24 indices, cyclic(3) over 2 processes -> cyclic(2) over 2 (seed 000, Fig. 2).
+/// let plan = AxisPlan::new(&AxisMap::new(24, 2, 3, 0), &AxisMap::new(24, 2, 2, 0)).unwrap();
+/// assert_eq!(plan.period(), 12);
+/// assert_eq!(plan.periods(), 2);
+/// assert_eq!(plan.volume(0, 0), 6); // of process 0's 12 indices, 6 stay on process 0
+/// let runs: Vec<_> = plan.segments(1, 0).collect();
+/// // Process 1 holds 3,4,5, 9,10,11, ...; target process 0 holds 0,1, 4,5, 8,9, ...
+/// // so global 4,5 (source local 1,2 -> target local 2,3), 9, 16,17 and 21 move.
+/// assert_eq!(runs, vec![(1, 2, 2), (3, 5, 1), (7, 8, 2), (9, 11, 1)]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxisPlan {
+    src: AxisMap,
+    dst: AxisMap,
+    /// Length of the period scanned (`min(L, extent)`).
+    span: usize,
+    /// `L` when whole periods fit, else `span`.
+    period: usize,
+    /// Whole periods in the extent.
+    periods: usize,
+    /// Indices after the last whole period.
+    tail: usize,
+    /// `runs[p * Q + q]`: runs from source process p to target process q, by global offset.
+    runs: Vec<Vec<Run>>,
+    /// `volume[p * Q + q]`: indices moving from p to q over the whole extent.
+    volume: Vec<usize>,
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl AxisPlan {
+    /// The plan from `src` to `dst`, which must have the same extent.
+    pub fn new(src: &AxisMap, dst: &AxisMap) -> Result<AxisPlan, RedistError> {
+        let n = src.extent();
+        if dst.extent() != n {
+            return Err(RedistError::ExtentMismatch {
+                source_extent: n,
+                target_extent: dst.extent(),
+            });
+        }
+        let (sp, tq) = (src.block() * src.procs(), dst.block() * dst.procs());
+        // L = lcm(s·P, t·Q); when it overflows or exceeds the extent the
+        // pattern never repeats within the array and the span is the extent.
+        let lcm = (sp / gcd(sp, tq)).checked_mul(tq);
+        let (span, period, periods) = match lcm {
+            Some(l) if l <= n => (l, l, n / l),
+            _ => (n, n.max(1), usize::from(n > 0)),
+        };
+        let tail = n - period * periods;
+        let q_count = dst.procs();
+        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); src.procs() * q_count];
+        let (s, t) = (src.block(), dst.block());
+        let mut g = 0;
+        while g < span {
+            let end = ((g / s + 1) * s).min((g / t + 1) * t).min(span);
+            let (p, q) = (src.owner(g), dst.owner(g));
+            let run = Run {
+                global: g,
+                src: src.local_index(g),
+                dst: dst.local_index(g),
+                len: end - g,
+            };
+            let list = &mut runs[p * q_count + q];
+            match list.last_mut() {
+                // Merge with the previous run when the stretch continues everywhere.
+                Some(last)
+                    if last.global + last.len == run.global
+                        && last.src + last.len == run.src
+                        && last.dst + last.len == run.dst =>
+                {
+                    last.len += run.len
+                }
+                _ => list.push(run),
+            }
+            g = end;
+        }
+        let volume = runs
+            .iter()
+            .map(|list| {
+                let whole: usize = list.iter().map(|r| r.len).sum();
+                let partial: usize = list.iter().map(|r| clip(r, tail).len).sum();
+                whole * periods + partial
+            })
+            .collect();
+        Ok(AxisPlan {
+            src: *src,
+            dst: *dst,
+            span,
+            period,
+            periods,
+            tail,
+            runs,
+            volume,
+        })
+    }
+
+    /// The source distribution.
+    pub fn source(&self) -> &AxisMap {
+        &self.src
+    }
+
+    /// The target distribution.
+    pub fn target(&self) -> &AxisMap {
+        &self.dst
+    }
+
+    /// Length of the repeating period in global indices: `lcm(s·P, t·Q)`, or
+    /// the extent when the pattern does not repeat within it.
+    pub fn period(&self) -> usize {
+        self.period
+    }
+
+    /// Number of whole periods in the extent.
+    pub fn periods(&self) -> usize {
+        self.periods
+    }
+
+    /// Indices after the last whole period.
+    pub fn tail(&self) -> usize {
+        self.tail
+    }
+
+    /// Runs from source process `p` to target process `q` in one period.
+    pub fn runs(&self, p: usize, q: usize) -> &[Run] {
+        &self.runs[p * self.dst.procs() + q]
+    }
+
+    /// Number of runs stored (over all pairs): the plan's size.
+    pub fn stored_runs(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+
+    /// Number of indices moving from source process `p` to target process `q`.
+    pub fn volume(&self, p: usize, q: usize) -> usize {
+        self.volume[p * self.dst.procs() + q]
+    }
+
+    /// Source local offset advance per period (`L / P`).
+    pub fn source_stride(&self) -> usize {
+        self.period / self.src.procs()
+    }
+
+    /// Target local offset advance per period (`L / Q`).
+    pub fn target_stride(&self) -> usize {
+        self.period / self.dst.procs()
+    }
+
+    /// Every stretch moving from `p` to `q` over the whole extent, as
+    /// `(source local offset, target local offset, length)`, in increasing
+    /// offset order, with stretches that continue each other merged.
+    pub fn segments(&self, p: usize, q: usize) -> Segments<'_> {
+        Segments {
+            runs: self.runs(p, q),
+            periods: self.periods,
+            tail: self.tail,
+            src_stride: self.source_stride(),
+            dst_stride: self.target_stride(),
+            k: 0,
+            i: 0,
+            pending: None,
+        }
+    }
+
+    /// Length of the scanned period (`min(L, extent)`); `span == period` unless
+    /// the extent is zero.
+    pub fn span(&self) -> usize {
+        self.span
+    }
+}
+
+/// `run` restricted to the first `limit` indices of a period.
+fn clip(run: &Run, limit: usize) -> Run {
+    let len = limit.saturating_sub(run.global).min(run.len);
+    Run { len, ..*run }
+}
+
+/// Iterator over the stretches of one process pair; see [`AxisPlan::segments`].
+#[derive(Debug, Clone)]
+pub struct Segments<'a> {
+    runs: &'a [Run],
+    periods: usize,
+    tail: usize,
+    src_stride: usize,
+    dst_stride: usize,
+    /// Current period (== periods for the tail).
+    k: usize,
+    /// Next run within the period.
+    i: usize,
+    pending: Option<(usize, usize, usize)>,
+}
+
+impl Segments<'_> {
+    /// The next raw stretch, unmerged.
+    fn raw(&mut self) -> Option<(usize, usize, usize)> {
+        loop {
+            if self.k > self.periods || self.runs.is_empty() {
+                return None;
+            }
+            if self.i == self.runs.len() {
+                self.i = 0;
+                self.k += 1;
+                continue;
+            }
+            let r = self.runs[self.i];
+            self.i += 1;
+            let r = if self.k == self.periods {
+                clip(&r, self.tail)
+            } else {
+                r
+            };
+            if r.len == 0 {
+                if self.k == self.periods {
+                    // Runs are ordered by global offset: the rest of the tail is empty too.
+                    self.k += 1;
+                }
+                continue;
+            }
+            return Some((
+                r.src + self.k * self.src_stride,
+                r.dst + self.k * self.dst_stride,
+                r.len,
+            ));
+        }
+    }
+}
+
+impl Iterator for Segments<'_> {
+    type Item = (usize, usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize, usize)> {
+        let mut cur = match self.pending.take() {
+            Some(c) => c,
+            None => self.raw()?,
+        };
+        while let Some(n) = self.raw() {
+            if cur.0 + cur.2 == n.0 && cur.1 + cur.2 == n.1 {
+                cur.2 += n.2;
+            } else {
+                self.pending = Some(n);
+                break;
+            }
+        }
+        Some(cur)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn arb(n: u16, p: u8, b: u8, f: u8) -> AxisMap {
+        let p = (p % 7) as usize + 1;
+        AxisMap::new(n as usize % 400, p, (b % 12) as usize + 1, f as usize % p)
+    }
+
+    /// Scan every index: the (src local, dst local) pairs per process pair.
+    fn oracle(src: &AxisMap, dst: &AxisMap) -> Vec<Vec<(usize, usize)>> {
+        let mut out = vec![vec![]; src.procs() * dst.procs()];
+        for g in 0..src.extent() {
+            out[src.owner(g) * dst.procs() + dst.owner(g)]
+                .push((src.local_index(g), dst.local_index(g)));
+        }
+        out
+    }
+
+    quickcheck! {
+        fn plan_matches_scan(n: u16, p: u8, s: u8, pf: u8, q: u8, t: u8, qf: u8) -> bool {
+            let src = arb(n, p, s, pf);
+            let dst = AxisMap::new(src.extent(), (q % 7) as usize + 1, (t % 12) as usize + 1, 0);
+            let dst = AxisMap::new(dst.extent(), dst.procs(), dst.block(), qf as usize % dst.procs());
+            let plan = AxisPlan::new(&src, &dst).unwrap();
+            let want = oracle(&src, &dst);
+            (0..src.procs()).all(|p| (0..dst.procs()).all(|q| {
+                let got: Vec<(usize, usize)> = plan
+                    .segments(p, q)
+                    .flat_map(|(a, b, len)| (0..len).map(move |i| (a + i, b + i)))
+                    .collect();
+                got == want[p * dst.procs() + q] && plan.volume(p, q) == got.len()
+            }))
+        }
+
+        fn segments_are_maximal(n: u16, p: u8, s: u8, pf: u8, t: u8) -> bool {
+            let src = arb(n, p, s, pf);
+            let dst = AxisMap::new(src.extent(), src.procs(), (t % 12) as usize + 1, 0);
+            let plan = AxisPlan::new(&src, &dst).unwrap();
+            (0..src.procs()).all(|p| (0..dst.procs()).all(|q| {
+                let segs: Vec<_> = plan.segments(p, q).collect();
+                segs.windows(2).all(|w| !(w[0].0 + w[0].2 == w[1].0 && w[0].1 + w[0].2 == w[1].1))
+            }))
+        }
+    }
+
+    #[test]
+    fn identity_is_one_run_per_process() {
+        let a = AxisMap::new(1000, 4, 7, 1);
+        let plan = AxisPlan::new(&a, &a).unwrap();
+        for p in 0..4 {
+            let segs: Vec<_> = plan.segments(p, p).collect();
+            assert_eq!(segs, vec![(0, 0, a.local_extent(p))]);
+            for q in (0..4).filter(|&q| q != p) {
+                assert_eq!(plan.volume(p, q), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn plan_size_does_not_depend_on_extent() {
+        let small = AxisPlan::new(
+            &AxisMap::new(1_000, 72, 5, 0),
+            &AxisMap::new(1_000, 72, 8, 0),
+        )
+        .unwrap();
+        let big = AxisPlan::new(
+            &AxisMap::new(1 << 40, 72, 5, 0),
+            &AxisMap::new(1 << 40, 72, 8, 0),
+        )
+        .unwrap();
+        // lcm(5·72, 8·72) = 2880 indices per period.
+        assert_eq!(big.period(), 2880);
+        assert!(big.stored_runs() <= 2880 / 5 + 2880 / 8);
+        assert!(small.stored_runs() <= big.stored_runs());
+        let total: usize = (0..72)
+            .flat_map(|p| (0..72).map(move |q| (p, q)))
+            .map(|(p, q)| big.volume(p, q))
+            .sum();
+        assert_eq!(total, 1 << 40);
+    }
+
+    #[test]
+    fn mismatched_extents_are_refused() {
+        assert!(matches!(
+            AxisPlan::new(&AxisMap::new(10, 2, 1, 0), &AxisMap::new(11, 2, 1, 0)),
+            Err(RedistError::ExtentMismatch {
+                source_extent: 10,
+                target_extent: 11
+            })
+        ));
+    }
+}

@@ -1,0 +1,49 @@
+//! `redist`: the ndcyclic diagnostic and benchmark tool.
+//!
+//! Thin: parses the command line with clap and hands each subcommand to its
+//! function in the `redist` library. Usage errors (clap's and ours) exit with
+//! code 2 and a message on stderr.
+
+use clap::{Parser, Subcommand};
+use redist::RedistError;
+use std::io;
+use std::process::ExitCode;
+
+/// Diagnostics and benchmarks for block-cyclic redistribution.
+///
+/// Shapes are extents joined by `x` (`4096x4096`); layouts are spec strings
+/// `DIST{,DIST}@P{xP}` with `DIST := (block | cyclic | cyclic(N))[+K] | *`,
+/// e.g. `cyclic(2),block@2x3`.
+#[derive(Debug, Parser)]
+#[command(name = "redist", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// One variant per subcommand; each is handled by a function in the library.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Draw who owns what in a layout (no MPI needed).
+    Show(redist::show::ShowArgs),
+}
+
+fn dispatch(command: &Command) -> Result<(), RedistError> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match command {
+        Command::Show(args) => redist::show::run(args, &mut out),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(&cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
