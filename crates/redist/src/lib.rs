@@ -6,6 +6,13 @@
 //!
 //! - [`axis_plan`]: [`AxisPlan`], the 1-D plan of one dimension — the runs of
 //!   one basic period between every source and target process;
+//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
+//!   optimum by linear assignment, and the papers' closed forms;
+//! - [`schedule`]: contention-free steps — minimal edge colouring, a greedy
+//!   variant that lowers the total cost, and the closed form for r → Kr;
+//! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
+//!   runs), its statistics, remapping and schedule;
+//! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
 //! - [`cli_args`]: argument types shared by the `redist` subcommands —
 //!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
 //! - [`show`]: `redist show`, who owns what in one layout — a character grid
@@ -27,8 +34,14 @@
 pub mod axis_plan;
 pub mod cli_args;
 pub mod error;
+pub mod plan;
+pub mod remap;
+pub mod report;
+pub mod schedule;
 pub mod show;
 
 pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
 pub use error::RedistError;
+pub use plan::{Piece, Plan, PlanStats, Remap};
+pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -26,6 +26,8 @@ struct Cli {
 enum Command {
     /// Draw who owns what in a layout (no MPI needed).
     Show(redist::show::ShowArgs),
+    /// Build a redistribution plan without moving data and report it (no MPI needed).
+    Plan(redist::report::PlanArgs),
 }
 
 fn dispatch(command: &Command) -> Result<(), RedistError> {
@@ -33,6 +35,7 @@ fn dispatch(command: &Command) -> Result<(), RedistError> {
     let mut out = stdout.lock();
     match command {
         Command::Show(args) => redist::show::run(args, &mut out),
+        Command::Plan(args) => redist::report::run(args, &mut out),
     }
 }
 

@@ -1,0 +1,220 @@
+//! `redist plan`: build a plan without moving data and report what it does.
+//!
+//! Pure: it never initialises MPI and runs without `mpirun`.
+//!
+//! - [`to_json`]: the machine-readable object with `elements`,
+//!   `elements_kept_local`, `elements_moved`, `messages`, `max_partners`,
+//!   `steps`, `schedule_cost`, `target_rank_map`, `plan_ms`;
+//! - [`summary`]: the readable report, with the schedule drawn as a table of
+//!   steps (like seed 001's figures) when it is small ([`schedule_table`]);
+//! - [`run`]: the subcommand itself.
+
+use crate::cli_args::{layout_for, Shape};
+use crate::plan::{Plan, Remap};
+use crate::RedistError;
+use clap::Args;
+use dist_array::LayoutSpec;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::time::Instant;
+
+/// Largest rank count and step count [`schedule_table`] draws.
+pub const MAX_DRAWN_SCHEDULE: usize = 32;
+
+/// Arguments of `redist plan`.
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// Global array shape: extents joined by `x`, e.g. `4096x4096`.
+    #[arg(long, value_name = "AxBx..")]
+    pub shape: Shape,
+    /// Source layout spec string, e.g. `cyclic(64),cyclic(64)@2x3`.
+    #[arg(long, value_name = "SPEC")]
+    pub from: LayoutSpec,
+    /// Target layout spec string.
+    #[arg(long, value_name = "SPEC")]
+    pub to: LayoutSpec,
+    /// How the target's ranks may be relabelled: none, closed-form or optimal.
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    pub remap: Remap,
+    /// Print one JSON object on one line instead of the report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `redist plan`: builds the plan (timing it) and writes [`summary`] or,
+/// with `--json`, [`to_json`] on one line.
+///
+/// ```
+/// use redist::report::{run, PlanArgs};
+/// let args = PlanArgs {
+///     shape: "100".parse().unwrap(),
+///     from: "cyclic(10)@5".parse().unwrap(),
+///     to: "cyclic(5)@5".parse().unwrap(),
+///     remap: "optimal".parse().unwrap(),
+///     json: true,
+/// };
+/// let mut out = Vec::new();
+/// run(&args, &mut out).unwrap();
+/// let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+/// assert_eq!(v["elements_kept_local"], 50);
+/// ```
+pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), RedistError> {
+    let from = layout_for(&args.shape, &args.from)?;
+    let to = layout_for(&args.shape, &args.to)?;
+    let start = Instant::now();
+    let plan = Plan::new(&from, &to, args.remap)?;
+    let plan_ms = start.elapsed().as_secs_f64() * 1e3;
+    if args.json {
+        writeln!(out, "{}", to_json(&plan, plan_ms))?;
+    } else {
+        out.write_all(summary(&plan, args.remap, plan_ms).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The JSON description of `plan` (the `redist plan --json` contract).
+pub fn to_json(plan: &Plan, plan_ms: f64) -> Value {
+    let s = plan.stats();
+    json!({
+        "shape": plan.source().shape(),
+        "from": plan.source().spec().to_string(),
+        "to": plan.target().spec().to_string(),
+        "elements": s.elements,
+        "elements_kept_local": s.kept_local,
+        "elements_moved": s.moved,
+        "messages": s.messages,
+        "max_partners": s.max_partners,
+        "steps": s.steps,
+        "schedule_cost": s.schedule_cost,
+        "target_rank_map": plan.target().rank_map(),
+        "plan_ms": plan_ms,
+    })
+}
+
+/// The readable report on `plan`.
+pub fn summary(plan: &Plan, remap: Remap, plan_ms: f64) -> String {
+    let s = plan.stats();
+    let pct = |x: usize| {
+        if s.elements == 0 {
+            0.0
+        } else {
+            100.0 * x as f64 / s.elements as f64
+        }
+    };
+    let mut out = String::new();
+    let shape: Vec<String> = plan
+        .source()
+        .shape()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let _ = writeln!(
+        out,
+        "plan {} -> {}  shape {}  remap {remap}  ({plan_ms:.3} ms)",
+        plan.source().spec(),
+        plan.target().spec(),
+        shape.join("x")
+    );
+    for (d, a) in plan.axes().iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  dim {d}: block {} over {} -> block {} over {}: period {}, {} whole period(s), tail {}, {} stored runs",
+            a.source().block(),
+            a.source().procs(),
+            a.target().block(),
+            a.target().procs(),
+            a.period(),
+            a.periods(),
+            a.tail(),
+            a.stored_runs()
+        );
+    }
+    let _ = writeln!(out, "elements        {:>14}", s.elements);
+    let _ = writeln!(
+        out,
+        "kept local      {:>14}  ({:.1}%)",
+        s.kept_local,
+        pct(s.kept_local)
+    );
+    let _ = writeln!(
+        out,
+        "moved           {:>14}  ({:.1}%)",
+        s.moved,
+        pct(s.moved)
+    );
+    let _ = writeln!(out, "messages        {:>14}", s.messages);
+    let _ = writeln!(out, "max partners    {:>14}", s.max_partners);
+    let _ = writeln!(out, "steps           {:>14}", s.steps);
+    let _ = writeln!(
+        out,
+        "schedule cost   {:>14}  (sum over steps of the longest message, elements)",
+        s.schedule_cost
+    );
+    let _ = writeln!(out, "target rank map {:?}", plan.target().rank_map());
+    if let Some(table) = schedule_table(plan) {
+        let _ = writeln!(
+            out,
+            "\nschedule (row = step, column = sending rank, entry = receiving rank:elements):"
+        );
+        out.push_str(&table);
+    }
+    out
+}
+
+/// The schedule as a table like seed 001's figures: one row per step, one
+/// column per sending rank, each entry `to:elements` (or `.` when the rank
+/// is idle in that step). `None` when there are more than
+/// [`MAX_DRAWN_SCHEDULE`] ranks or steps.
+///
+/// ```
+/// use dist_array::Layout;
+/// use redist::{Plan, Remap};
+/// let from = Layout::parse(&[4], "cyclic@2").unwrap();
+/// let to = Layout::parse(&[4], "block@2").unwrap();
+/// let plan = Plan::new(&from, &to, Remap::None).unwrap();
+/// let table = redist::report::schedule_table(&plan).unwrap();
+/// assert_eq!(table, "step |   0   1\n-----+--------\n   0 | 1:1 0:1\n");
+/// ```
+pub fn schedule_table(plan: &Plan) -> Option<String> {
+    let ranks = plan.source().ranks().max(plan.target().ranks());
+    let steps = plan.schedule().steps();
+    if ranks > MAX_DRAWN_SCHEDULE || steps.len() > MAX_DRAWN_SCHEDULE || steps.is_empty() {
+        return None;
+    }
+    let messages = plan.messages();
+    let cells: Vec<Vec<String>> = steps
+        .iter()
+        .map(|step| {
+            let mut row = vec![".".to_string(); ranks];
+            for &i in step {
+                let m = messages[i];
+                row[m.from] = format!("{}:{}", m.to, m.len);
+            }
+            row
+        })
+        .collect();
+    let width = cells
+        .iter()
+        .flatten()
+        .map(String::len)
+        .chain([ranks.saturating_sub(1).to_string().len()])
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    let _ = write!(out, "step |");
+    for r in 0..ranks {
+        let _ = write!(out, " {r:>width$}");
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "-----+{}", "-".repeat(ranks * (width + 1)));
+    for (k, row) in cells.iter().enumerate() {
+        let _ = write!(out, "{k:>4} |");
+        for c in row {
+            let _ = write!(out, " {c:>width$}");
+        }
+        let _ = writeln!(out);
+    }
+    Some(out)
+}
