@@ -10,15 +10,22 @@
 //! period (maximal stretches of consecutive global indices with one source
 //! block and one target block), how many whole periods fit in the extent, and
 //! the strides by which local offsets advance per period; the partial last
-//! period reuses the first period's runs, clipped. Building it costs
-//! O(runs in one period) and never depends on the extent beyond that.
+//! period reuses the first period's runs, clipped.
+//!
+//! When one side's blocks are much longer than the other side's cycle (a
+//! `BLOCK` dimension against a `CYCLIC(b)` one, say), the period may exceed
+//! the extent while the pattern inside each long block is still periodic.
+//! Such stretches are stored as one [`Run`] with a repeat count and strides,
+//! so building a plan costs O(long blocks × processes + runs in one period)
+//! and never grows with the extent itself.
 
 use crate::RedistError;
 use dist_array::AxisMap;
 
-/// A stretch of `len` consecutive global indices, starting `global` indices
-/// into a period, stored at local offset `src` on its source process and at
-/// local offset `dst` on its target process (offsets of the first period).
+/// `count` stretches of `len` consecutive global indices: the `i`-th starts
+/// `global + i·global_step` indices into a period and is stored at local offset
+/// `src + i·src_step` on its source process and `dst + i·dst_step` on its
+/// target process (offsets of the first period). Most runs have `count == 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Run {
     /// Offset of the first global index within the period.
@@ -27,8 +34,66 @@ pub struct Run {
     pub src: usize,
     /// Local offset on the target process.
     pub dst: usize,
-    /// Number of indices.
+    /// Number of indices of each stretch.
     pub len: usize,
+    /// Number of stretches.
+    pub count: usize,
+    /// Global distance between successive stretches.
+    pub global_step: usize,
+    /// Source local distance between successive stretches.
+    pub src_step: usize,
+    /// Target local distance between successive stretches.
+    pub dst_step: usize,
+}
+
+impl Run {
+    fn single(global: usize, src: usize, dst: usize, len: usize) -> Run {
+        Run {
+            global,
+            src,
+            dst,
+            len,
+            count: 1,
+            global_step: 0,
+            src_step: 0,
+            dst_step: 0,
+        }
+    }
+
+    /// Indices the run covers.
+    pub fn elements(&self) -> usize {
+        self.len * self.count
+    }
+
+    /// The `i`-th stretch as (global offset, source offset, target offset).
+    fn stretch(&self, i: usize) -> (usize, usize, usize) {
+        (
+            self.global + i * self.global_step,
+            self.src + i * self.src_step,
+            self.dst + i * self.dst_step,
+        )
+    }
+
+    /// The stretches within the first `limit` indices of a period: how many
+    /// whole stretches, and the length of a cut-short one after them (0 if none).
+    fn clipped(&self, limit: usize) -> (usize, usize) {
+        if limit <= self.global {
+            return (0, 0);
+        }
+        let room = limit - self.global;
+        if self.count == 1 {
+            return if room >= self.len { (1, 0) } else { (0, room) };
+        }
+        let whole = (room.saturating_sub(self.len) / self.global_step + 1).min(self.count);
+        let whole = if room < self.len { 0 } else { whole };
+        let partial = if whole < self.count {
+            let start = whole * self.global_step;
+            room.saturating_sub(start).min(self.len)
+        } else {
+            0
+        };
+        (whole, partial)
+    }
 }
 
 /// The 1-D plan of one dimension: for every (source process, target process)
@@ -95,21 +160,14 @@ impl AxisPlan {
         let q_count = dst.procs();
         let mut runs: Vec<Vec<Run>> = vec![Vec::new(); src.procs() * q_count];
         let (s, t) = (src.block(), dst.block());
-        let mut g = 0;
-        while g < span {
-            let end = ((g / s + 1) * s).min((g / t + 1) * t).min(span);
-            let (p, q) = (src.owner(g), dst.owner(g));
-            let run = Run {
-                global: g,
-                src: src.local_index(g),
-                dst: dst.local_index(g),
-                len: end - g,
-            };
-            let list = &mut runs[p * q_count + q];
+        let mut push = |g: usize, run: Run| {
+            let list = &mut runs[src.owner(g) * q_count + dst.owner(g)];
             match list.last_mut() {
-                // Merge with the previous run when the stretch continues everywhere.
+                // Extend the previous run when the stretch continues everywhere.
                 Some(last)
-                    if last.global + last.len == run.global
+                    if last.count == 1
+                        && run.count == 1
+                        && last.global + last.len == run.global
                         && last.src + last.len == run.src
                         && last.dst + last.len == run.dst =>
                 {
@@ -117,14 +175,59 @@ impl AxisPlan {
                 }
                 _ => list.push(run),
             }
-            g = end;
+        };
+        // Walk the longer blocks ("outer"); inside each, the other side's
+        // pattern repeats every one of its cycles ("inner"), and whole cycles
+        // become one repeated run per inner block.
+        let (outer_block, inner_block, inner_cycle) = if t >= s {
+            (t, s, s * src.procs())
+        } else {
+            (s, t, t * q_count)
+        };
+        let mut x0 = 0;
+        while x0 < span {
+            let x1 = (x0 / outer_block + 1).saturating_mul(outer_block).min(span);
+            let mut g = x0;
+            while g < x1 {
+                let cycles = (x1 - g) / inner_cycle;
+                if g % inner_cycle == 0 && cycles >= 2 {
+                    for h in (g..g + inner_cycle).step_by(inner_block) {
+                        let next = h + inner_cycle;
+                        push(
+                            h,
+                            Run {
+                                global: h,
+                                src: src.local_index(h),
+                                dst: dst.local_index(h),
+                                len: inner_block,
+                                count: cycles,
+                                global_step: inner_cycle,
+                                src_step: src.local_index(next) - src.local_index(h),
+                                dst_step: dst.local_index(next) - dst.local_index(h),
+                            },
+                        );
+                    }
+                    g += cycles * inner_cycle;
+                    continue;
+                }
+                let end = ((g / s + 1) * s).min((g / t + 1) * t).min(x1);
+                push(
+                    g,
+                    Run::single(g, src.local_index(g), dst.local_index(g), end - g),
+                );
+                g = end;
+            }
+            x0 = x1;
         }
         let volume = runs
             .iter()
             .map(|list| {
-                let whole: usize = list.iter().map(|r| r.len).sum();
-                let partial: usize = list.iter().map(|r| clip(r, tail).len).sum();
-                whole * periods + partial
+                list.iter()
+                    .map(|r| {
+                        let (whole, partial) = r.clipped(tail);
+                        r.elements() * periods + whole * r.len + partial
+                    })
+                    .sum()
             })
             .collect();
         Ok(AxisPlan {
@@ -170,7 +273,8 @@ impl AxisPlan {
         &self.runs[p * self.dst.procs() + q]
     }
 
-    /// Number of runs stored (over all pairs): the plan's size.
+    /// Number of runs stored (over all pairs): the plan's size. A repeated
+    /// run counts once.
     pub fn stored_runs(&self) -> usize {
         self.runs.iter().map(Vec::len).sum()
     }
@@ -202,6 +306,7 @@ impl AxisPlan {
             dst_stride: self.target_stride(),
             k: 0,
             i: 0,
+            j: 0,
             pending: None,
         }
     }
@@ -211,12 +316,6 @@ impl AxisPlan {
     pub fn span(&self) -> usize {
         self.span
     }
-}
-
-/// `run` restricted to the first `limit` indices of a period.
-fn clip(run: &Run, limit: usize) -> Run {
-    let len = limit.saturating_sub(run.global).min(run.len);
-    Run { len, ..*run }
 }
 
 /// Iterator over the stretches of one process pair; see [`AxisPlan::segments`].
@@ -229,8 +328,10 @@ pub struct Segments<'a> {
     dst_stride: usize,
     /// Current period (== periods for the tail).
     k: usize,
-    /// Next run within the period.
+    /// Current run within the period.
     i: usize,
+    /// Next stretch within the current run.
+    j: usize,
     pending: Option<(usize, usize, usize)>,
 }
 
@@ -243,27 +344,40 @@ impl Segments<'_> {
             }
             if self.i == self.runs.len() {
                 self.i = 0;
+                self.j = 0;
                 self.k += 1;
                 continue;
             }
-            let r = self.runs[self.i];
-            self.i += 1;
-            let r = if self.k == self.periods {
-                clip(&r, self.tail)
+            let r = &self.runs[self.i];
+            let len = if self.k < self.periods {
+                (self.j < r.count).then_some(r.len)
             } else {
-                r
-            };
-            if r.len == 0 {
-                if self.k == self.periods {
+                // The partial last period: whole stretches, then maybe a short one.
+                let (whole, partial) = r.clipped(self.tail);
+                if whole == 0 && partial == 0 {
                     // Runs are ordered by global offset: the rest of the tail is empty too.
                     self.k += 1;
+                    continue;
                 }
+                if self.j < whole {
+                    Some(r.len)
+                } else if self.j == whole && partial > 0 {
+                    Some(partial)
+                } else {
+                    None
+                }
+            };
+            let Some(len) = len else {
+                self.i += 1;
+                self.j = 0;
                 continue;
-            }
+            };
+            let (_, a, b) = r.stretch(self.j);
+            self.j += 1;
             return Some((
-                r.src + self.k * self.src_stride,
-                r.dst + self.k * self.dst_stride,
-                r.len,
+                a + self.k * self.src_stride,
+                b + self.k * self.dst_stride,
+                len,
             ));
         }
     }
@@ -333,6 +447,68 @@ mod tests {
                 let segs: Vec<_> = plan.segments(p, q).collect();
                 segs.windows(2).all(|w| !(w[0].0 + w[0].2 == w[1].0 && w[0].1 + w[0].2 == w[1].1))
             }))
+        }
+    }
+
+    #[test]
+    fn exhaustive_small_cases_with_long_blocks() {
+        // Long blocks on one side exercise repeated runs, ragged tails their clipping.
+        for n in [0, 1, 7, 24, 37, 60, 61] {
+            for (s, p, fs) in [(1, 1, 0), (1, 3, 2), (2, 2, 1), (3, 4, 0), (5, 2, 0)] {
+                for (t, q, ft) in [
+                    (1, 2, 1),
+                    (4, 3, 0),
+                    (7, 2, 1),
+                    (13, 1, 0),
+                    (20, 3, 2),
+                    (31, 2, 0),
+                ] {
+                    for (a, b) in [
+                        (AxisMap::new(n, p, s, fs), AxisMap::new(n, q, t, ft)),
+                        (AxisMap::new(n, q, t, ft), AxisMap::new(n, p, s, fs)),
+                    ] {
+                        let plan = AxisPlan::new(&a, &b).unwrap();
+                        let want = oracle(&a, &b);
+                        for x in 0..a.procs() {
+                            for y in 0..b.procs() {
+                                let got: Vec<(usize, usize)> = plan
+                                    .segments(x, y)
+                                    .flat_map(|(u, v, len)| (0..len).map(move |i| (u + i, v + i)))
+                                    .collect();
+                                assert_eq!(
+                                    got,
+                                    want[x * b.procs() + y],
+                                    "{a:?} -> {b:?}, pair {x},{y}"
+                                );
+                                assert_eq!(plan.volume(x, y), got.len());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_against_cyclic_stays_small_for_huge_extents() {
+        for n in [1_000usize, 1_000_000, 1_000_000_000, 1 << 40] {
+            let cyclic = AxisMap::new(n, 4, 64, 0);
+            let block = AxisMap::new(n, 2, n.div_ceil(2), 0);
+            for plan in [
+                AxisPlan::new(&cyclic, &block).unwrap(),
+                AxisPlan::new(&block, &cyclic).unwrap(),
+            ] {
+                assert!(
+                    plan.stored_runs() <= 64,
+                    "n = {n}: {} runs",
+                    plan.stored_runs()
+                );
+                let total: usize = (0..plan.source().procs())
+                    .flat_map(|p| (0..plan.target().procs()).map(move |q| (p, q)))
+                    .map(|(p, q)| plan.volume(p, q))
+                    .sum();
+                assert_eq!(total, n);
+            }
         }
     }
 
