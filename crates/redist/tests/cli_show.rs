@@ -1,4 +1,4 @@
-//! Runs the built `redist` binary (`redist show`) as a user would: without
+//! Runs the built `redist` binary (`redist show`, `redist plan`) as a user would: without
 //! `mpirun`, without MPI in the environment.
 
 use serde_json::{json, Value};
@@ -151,4 +151,105 @@ fn bad_shape_exits_2_with_message() {
 fn missing_arguments_exit_2() {
     assert_usage_error(&["show", "--shape", "8x8"], &["--layout"]);
     assert_usage_error(&[], &["Usage"]);
+}
+
+#[test]
+fn plan_json_has_the_contract_keys() {
+    let out = redist(&[
+        "plan",
+        "--shape",
+        "100",
+        "--from",
+        "cyclic(10)@5",
+        "--to",
+        "cyclic(5)@5",
+        "--remap",
+        "optimal",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = last_line_json(&out);
+    for key in [
+        "elements",
+        "elements_kept_local",
+        "elements_moved",
+        "messages",
+        "max_partners",
+        "steps",
+        "schedule_cost",
+        "target_rank_map",
+        "plan_ms",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    // Seed 003, Fig. 4: 50 of 100 elements stay local with the remapping.
+    assert_eq!(v["elements"], 100);
+    assert_eq!(v["elements_kept_local"], 50);
+    assert_eq!(v["elements_moved"], 50);
+    let map: Vec<usize> = serde_json::from_value(v["target_rank_map"].clone()).unwrap();
+    let mut sorted = map.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec![0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn plan_report_draws_the_schedule() {
+    let out = redist(&[
+        "plan",
+        "--shape",
+        "8x8",
+        "--from",
+        "block,*@4x1",
+        "--to",
+        "*,block@1x4",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("kept local") && stdout.contains("steps"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("schedule (row = step"), "{stdout}");
+    // Three steps of a 4-rank exchange: rows 0, 1 and 2.
+    assert!(stdout.contains("   2 |"), "{stdout}");
+}
+
+#[test]
+fn plan_errors_exit_2() {
+    let bad_remap = redist(&[
+        "plan", "--shape", "8", "--from", "block@2", "--to", "cyclic@2", "--remap", "best",
+    ]);
+    assert_eq!(bad_remap.status.code(), Some(2));
+    assert!(
+        text(&bad_remap.stderr).contains("none, closed-form or optimal"),
+        "{}",
+        text(&bad_remap.stderr)
+    );
+    let shape_change = redist(&[
+        "plan",
+        "--shape",
+        "8x8",
+        "--from",
+        "block,block@2x2",
+        "--to",
+        "block@4",
+    ]);
+    assert_eq!(shape_change.status.code(), Some(2));
+    let grid_change = redist(&[
+        "plan",
+        "--shape",
+        "16x16",
+        "--from",
+        "block,block@2x4",
+        "--to",
+        "block,block@4x2",
+        "--remap",
+        "closed-form",
+    ]);
+    assert_eq!(grid_change.status.code(), Some(2));
+    assert!(
+        text(&grid_change.stderr).contains("use --remap optimal"),
+        "{}",
+        text(&grid_change.stderr)
+    );
 }
