@@ -407,10 +407,19 @@ fn verbose() -> bool {
 }
 
 /// Kills the launcher's whole process group (mpirun, its proxies and the ranks).
+///
+/// Calls `kill(2)` directly: procps-ng 4.0.2's `kill` command misreads a
+/// negative process-group argument (`kill -KILL -1234` sends the signal to
+/// another group, even to every process), so it must not be used here.
 fn kill_group(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", &format!("-{pid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    let Ok(pgid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: getpgid/getpgrp/kill have no memory-safety preconditions.
+    unsafe {
+        // Only a group the launcher leads, and never our own.
+        if pgid > 1 && libc::getpgid(pgid) == pgid && pgid != libc::getpgrp() {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
 }
