@@ -12,6 +12,10 @@
 //!   variant that lowers the total cost, and the closed form for r → Kr;
 //! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
 //!   runs), its statistics, remapping and schedule;
+//! - [`execute`]: [`Redistribution`], a plan executed under MPI with one of
+//!   the exchange [`Strategy`]s (`alltoallv`, `scheduled`, `async`, `auto`);
+//!   its copy programs (pack, unpack, local copy by whole stretches) live in
+//!   the private `transfer` module, the `auto` cost model in [`cost`];
 //! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
 //! - [`cli_args`]: argument types shared by the `redist` subcommands —
 //!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
@@ -33,15 +37,19 @@
 
 pub mod axis_plan;
 pub mod cli_args;
+pub mod cost;
 pub mod error;
+pub mod execute;
 pub mod plan;
 pub mod remap;
 pub mod report;
 pub mod schedule;
 pub mod show;
+mod transfer;
 
 pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
 pub use error::RedistError;
+pub use execute::{Options, Redistribution, Strategy};
 pub use plan::{Piece, Plan, PlanStats, Remap};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

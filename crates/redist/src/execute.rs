@@ -1,0 +1,571 @@
+//! Executing a plan under MPI: the [`Redistribution`] object, built once and
+//! run many times, and its exchange strategies.
+//!
+//! - `alltoallv`: pack every outgoing message, one `MPI_Alltoallv`, unpack;
+//! - `scheduled`: one `MPI_Sendrecv` per step of the plan's contention-free
+//!   schedule, with buffers no larger than the largest message;
+//! - `async`: post every receive, pack and send each message, unpack each
+//!   message as it arrives (seed 000's asynchronous scheme);
+//! - `auto`: the cheapest of the three under an α–β cost model whose α and β
+//!   are measured once per communicator ([`crate::cost`]).
+//!
+//! In every strategy the part that stays on a rank is copied straight from
+//! source to target storage, with no buffer and no MPI call.
+
+use crate::cost::{self, CostModel};
+use crate::plan::{Plan, Remap};
+use crate::transfer::{RankProgram, Transfer};
+use crate::RedistError;
+use dist_array::{DistArray, Element, Layout};
+use mpi::ffi;
+use mpi::topology::Communicator;
+use procgrid::ProcGrid;
+use std::fmt;
+use std::os::raw::c_int;
+use std::str::FromStr;
+
+/// How messages are exchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Strategy {
+    /// Chosen by the α–β cost model.
+    #[default]
+    Auto,
+    /// One `MPI_Alltoallv`.
+    Alltoallv,
+    /// One `MPI_Sendrecv` per contention-free step.
+    Scheduled,
+    /// Non-blocking receives and sends; unpack in arrival order.
+    Async,
+}
+
+impl FromStr for Strategy {
+    type Err = RedistError;
+
+    fn from_str(s: &str) -> Result<Strategy, RedistError> {
+        match s {
+            "auto" => Ok(Strategy::Auto),
+            "alltoallv" => Ok(Strategy::Alltoallv),
+            "scheduled" => Ok(Strategy::Scheduled),
+            "async" => Ok(Strategy::Async),
+            _ => Err(RedistError::InvalidArgument {
+                what: "strategy",
+                value: s.to_string(),
+                expected: "auto, alltoallv, scheduled or async".to_string(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strategy::Auto => "auto",
+            Strategy::Alltoallv => "alltoallv",
+            Strategy::Scheduled => "scheduled",
+            Strategy::Async => "async",
+        })
+    }
+}
+
+/// Options of a [`Redistribution`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// How the target's ranks may be relabelled.
+    pub remap: Remap,
+    /// How messages are exchanged.
+    pub strategy: Strategy,
+    /// Largest number of elements in one point-to-point MPI message; longer
+    /// messages are split. MPI counts are `i32`, so at most `i32::MAX`.
+    pub max_message_elements: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            remap: Remap::None,
+            strategy: Strategy::Auto,
+            max_message_elements: i32::MAX as usize,
+        }
+    }
+}
+
+/// Tag of the library's point-to-point messages (chunk `k` uses `TAG + k`).
+const TAG: c_int = 0x6e64;
+
+/// A committed MPI datatype of one element (`size_of::<T>()` bytes), freed on drop.
+struct ElementType(ffi::MPI_Datatype);
+
+impl ElementType {
+    fn new(bytes: usize) -> ElementType {
+        let mut t = unsafe { ffi::RSMPI_DATATYPE_NULL };
+        // SAFETY: MPI is initialised (a grid exists); the out-pointer is valid.
+        unsafe {
+            ffi::MPI_Type_contiguous(bytes as c_int, ffi::RSMPI_UINT8_T, &mut t);
+            ffi::MPI_Type_commit(&mut t);
+        }
+        ElementType(t)
+    }
+}
+
+impl Drop for ElementType {
+    fn drop(&mut self) {
+        if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
+            // SAFETY: the type was committed by us and is freed once.
+            unsafe {
+                ffi::MPI_Type_free(&mut self.0);
+            }
+        }
+    }
+}
+
+/// A redistribution from one layout to another, planned once and executed
+/// many times.
+///
+/// Building it is collective over the grids' communicator only when the
+/// strategy is `auto` and the communicator's α and β are not yet measured;
+/// executing it is collective over that communicator.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use redist::{Options, Redistribution, Strategy};
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let rows = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let cols = ProcGrid::builder(&[1, p]).build_sharing(&rows).unwrap();
+/// let from = Layout::parse(&[6, 5], &format!("block,*@{p}x1")).unwrap();
+/// let to = Layout::parse(&[6, 5], &format!("*,block@1x{p}")).unwrap();
+/// let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, Options::default()).unwrap();
+/// let a = DistArray::from_fn(&rows, from, |g| (g[0] * 10 + g[1]) as f64).unwrap();
+/// let b = r.execute(&a).unwrap();
+/// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
+/// ```
+pub struct Redistribution<T: Element> {
+    plan: Plan,
+    source_grid: ProcGrid,
+    target_grid: ProcGrid,
+    me: usize,
+    program: RankProgram,
+    strategy: Strategy,
+    max_message: usize,
+    datatype: ElementType,
+    send_offsets: Vec<usize>,
+    recv_offsets: Vec<usize>,
+    send_total: usize,
+    recv_total: usize,
+    /// Per schedule step: index of this rank's send and receive, if any.
+    steps: Vec<(Option<usize>, Option<usize>)>,
+    send_buf: Vec<T>,
+    recv_buf: Vec<T>,
+}
+
+impl<T: Element> Redistribution<T> {
+    /// Plans the redistribution of arrays laid out as `source` on
+    /// `source_grid` into `target` on `target_grid`. The two grids must be
+    /// built over the same communicator (the same grid, or one built with
+    /// [`GridBuilder::build_sharing`](procgrid::GridBuilder::build_sharing)).
+    pub fn new(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        options: Options,
+    ) -> Result<Redistribution<T>, RedistError> {
+        if !source_grid.shares_communicator(target_grid) {
+            return Err(RedistError::InvalidArgument {
+                what: "grids",
+                value: format!("{source_grid} and {target_grid}"),
+                expected: "two grids over one communicator (GridBuilder::build_sharing)"
+                    .to_string(),
+            });
+        }
+        for (grid, layout) in [(source_grid, source), (target_grid, target)] {
+            if grid.extents() != layout.grid_extents() {
+                return Err(dist_array::DistError::GridMismatch {
+                    layout_grid: layout.grid_extents().to_vec(),
+                    grid: grid.extents().to_vec(),
+                }
+                .into());
+            }
+        }
+        if options.max_message_elements == 0 || options.max_message_elements > i32::MAX as usize {
+            return Err(RedistError::InvalidArgument {
+                what: "max_message_elements",
+                value: options.max_message_elements.to_string(),
+                expected: format!("1..={}", i32::MAX),
+            });
+        }
+        let plan = Plan::new(source, target, options.remap)?;
+        let comm = source_grid.communicator();
+        let me = comm.rank() as usize;
+        let program = RankProgram::new(&plan, me);
+        let prefix = |list: &[Transfer]| {
+            let mut offsets = Vec::with_capacity(list.len());
+            let mut total = 0;
+            for t in list {
+                offsets.push(total);
+                total += t.len;
+            }
+            (offsets, total)
+        };
+        let (send_offsets, send_total) = prefix(&program.sends);
+        let (recv_offsets, recv_total) = prefix(&program.recvs);
+        let steps = plan
+            .schedule()
+            .steps()
+            .iter()
+            .map(|step| {
+                let mut mine = (None, None);
+                for &i in step {
+                    let m = plan.messages()[i];
+                    if m.from == me {
+                        mine.0 = program.sends.iter().position(|t| t.peer == m.to);
+                    }
+                    if m.to == me {
+                        mine.1 = program.recvs.iter().position(|t| t.peer == m.from);
+                    }
+                }
+                mine
+            })
+            .collect();
+        // alltoallv addresses whole buffers with i32 counts and displacements.
+        let alltoallv_fits =
+            plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);
+        let strategy = match options.strategy {
+            Strategy::Auto => {
+                let model: CostModel = cost::model_for(comm);
+                cost::choose(&model, &plan, std::mem::size_of::<T>(), alltoallv_fits)
+            }
+            Strategy::Alltoallv if !alltoallv_fits => {
+                return Err(RedistError::InvalidArgument {
+                    what: "strategy",
+                    value: "alltoallv".to_string(),
+                    expected: "scheduled or async: a rank exchanges more than 2^31-1 elements, \
+                               which one MPI_Alltoallv cannot address"
+                        .to_string(),
+                })
+            }
+            s => s,
+        };
+        Ok(Redistribution {
+            plan,
+            source_grid: source_grid.clone(),
+            target_grid: target_grid.clone(),
+            me,
+            program,
+            strategy,
+            max_message: options.max_message_elements,
+            datatype: ElementType::new(std::mem::size_of::<T>()),
+            send_offsets,
+            recv_offsets,
+            send_total,
+            recv_total,
+            steps,
+            send_buf: Vec::new(),
+            recv_buf: Vec::new(),
+        })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The target layout, carrying the chosen rank map: arrays built on it
+    /// (with the target grid) receive the result.
+    pub fn target_layout(&self) -> &Layout {
+        self.plan.target()
+    }
+
+    /// The strategy in use (never `Auto`).
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Elements this rank sends to other ranks per execution.
+    pub fn elements_sent(&self) -> usize {
+        self.send_total
+    }
+
+    /// Elements this rank receives from other ranks per execution.
+    pub fn elements_received(&self) -> usize {
+        self.recv_total
+    }
+
+    /// Elements this rank copies locally per execution.
+    pub fn elements_kept(&self) -> usize {
+        self.program.local.as_ref().map_or(0, |t| t.len)
+    }
+
+    /// Redistributes `src` into a new array on the target grid and layout.
+    /// Collective.
+    pub fn execute(&mut self, src: &DistArray<T>) -> Result<DistArray<T>, RedistError> {
+        self.check_source(src)?;
+        let mut dst = DistArray::zeros(&self.target_grid, self.plan.target().clone())?;
+        self.execute_into(src, &mut dst)?;
+        Ok(dst)
+    }
+
+    fn check_source(&self, src: &DistArray<T>) -> Result<(), RedistError> {
+        if src.layout() != self.plan.source() || !src.grid().shares_communicator(&self.source_grid)
+        {
+            return Err(dist_array::DistError::LayoutMismatch {
+                left: src.layout().to_string(),
+                right: self.plan.source().to_string(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Redistributes `src` into `dst`, which must be laid out as
+    /// [`target_layout`](Self::target_layout). Collective. After the first
+    /// call it allocates nothing.
+    pub fn execute_into(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        self.check_source(src)?;
+        if dst.layout() != self.plan.target() || !dst.grid().shares_communicator(&self.target_grid)
+        {
+            return Err(dist_array::DistError::LayoutMismatch {
+                left: dst.layout().to_string(),
+                right: self.plan.target().to_string(),
+            }
+            .into());
+        }
+        match self.strategy {
+            Strategy::Alltoallv | Strategy::Auto => self.run_alltoallv(src, dst),
+            Strategy::Scheduled => self.run_scheduled(src, dst),
+            Strategy::Async => self.run_async(src, dst),
+        }
+        Ok(())
+    }
+
+    fn comm_raw(&self) -> ffi::MPI_Comm {
+        use mpi::raw::AsRaw;
+        self.source_grid.communicator().as_raw()
+    }
+
+    fn ensure_buffers(&mut self, send: usize, recv: usize) {
+        if self.send_buf.len() < send {
+            self.send_buf = vec![T::zeroed(); send];
+        }
+        if self.recv_buf.len() < recv {
+            self.recv_buf = vec![T::zeroed(); recv];
+        }
+    }
+
+    fn copy_local(&self, src: &DistArray<T>, dst: &mut DistArray<T>) {
+        if let Some(t) = &self.program.local {
+            t.copy_local(src.local_slice(), dst.local_slice_mut());
+        }
+    }
+
+    fn run_alltoallv(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
+        self.ensure_buffers(self.send_total, self.recv_total);
+        let size = self.source_grid.communicator().size() as usize;
+        let mut scounts = vec![0 as c_int; size];
+        let mut sdispls = vec![0 as c_int; size];
+        let mut rcounts = vec![0 as c_int; size];
+        let mut rdispls = vec![0 as c_int; size];
+        for (t, &o) in self.program.sends.iter().zip(&self.send_offsets) {
+            t.pack(src.local_slice(), &mut self.send_buf[o..o + t.len]);
+            scounts[t.peer] = t.len as c_int;
+            sdispls[t.peer] = o as c_int;
+        }
+        for (t, &o) in self.program.recvs.iter().zip(&self.recv_offsets) {
+            rcounts[t.peer] = t.len as c_int;
+            rdispls[t.peer] = o as c_int;
+        }
+        self.copy_local(src, dst);
+        // SAFETY: counts and displacements address the buffers, which hold
+        // send_total and recv_total elements of the committed element type.
+        unsafe {
+            ffi::MPI_Alltoallv(
+                self.send_buf.as_ptr().cast(),
+                scounts.as_ptr(),
+                sdispls.as_ptr(),
+                self.datatype.0,
+                self.recv_buf.as_mut_ptr().cast(),
+                rcounts.as_ptr(),
+                rdispls.as_ptr(),
+                self.datatype.0,
+                self.comm_raw(),
+            );
+        }
+        let out = dst.local_slice_mut();
+        for (t, &o) in self.program.recvs.iter().zip(&self.recv_offsets) {
+            t.unpack(&self.recv_buf[o..o + t.len], out);
+        }
+    }
+
+    fn run_scheduled(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
+        let max_send = self.program.sends.iter().map(|t| t.len).max().unwrap_or(0);
+        let max_recv = self.program.recvs.iter().map(|t| t.len).max().unwrap_or(0);
+        self.ensure_buffers(max_send, max_recv);
+        self.copy_local(src, dst);
+        let comm = self.comm_raw();
+        for step in 0..self.steps.len() {
+            let (s, r) = self.steps[step];
+            let send = s.map(|i| &self.program.sends[i]);
+            let recv = r.map(|i| &self.program.recvs[i]);
+            if let Some(t) = send {
+                t.pack(src.local_slice(), &mut self.send_buf[..t.len]);
+            }
+            let slen = send.map_or(0, |t| t.len);
+            let rlen = recv.map_or(0, |t| t.len);
+            let chunks = slen
+                .div_ceil(self.max_message)
+                .max(rlen.div_ceil(self.max_message));
+            for k in 0..chunks {
+                let (so, sn) = chunk(slen, self.max_message, k);
+                let (ro, rn) = chunk(rlen, self.max_message, k);
+                let dest = send
+                    .filter(|_| sn > 0)
+                    .map_or(unsafe { ffi::RSMPI_PROC_NULL }, |t| t.peer as c_int);
+                let source = recv
+                    .filter(|_| rn > 0)
+                    .map_or(unsafe { ffi::RSMPI_PROC_NULL }, |t| t.peer as c_int);
+                // SAFETY: the ranges lie within the buffers sized above.
+                unsafe {
+                    ffi::MPI_Sendrecv(
+                        self.send_buf.as_ptr().add(so).cast(),
+                        sn as c_int,
+                        self.datatype.0,
+                        dest,
+                        TAG + k as c_int,
+                        self.recv_buf.as_mut_ptr().add(ro).cast(),
+                        rn as c_int,
+                        self.datatype.0,
+                        source,
+                        TAG + k as c_int,
+                        comm,
+                        ffi::RSMPI_STATUS_IGNORE,
+                    );
+                }
+            }
+            if let Some(t) = recv {
+                t.unpack(&self.recv_buf[..t.len], dst.local_slice_mut());
+            }
+        }
+    }
+
+    fn run_async(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
+        self.ensure_buffers(self.send_total, self.recv_total);
+        let comm = self.comm_raw();
+        let mut recv_requests = Vec::new();
+        let mut owner = Vec::new();
+        let mut remaining = vec![0usize; self.program.recvs.len()];
+        for (i, (t, &o)) in self
+            .program
+            .recvs
+            .iter()
+            .zip(&self.recv_offsets)
+            .enumerate()
+        {
+            for k in 0..t.len.div_ceil(self.max_message) {
+                let (co, cn) = chunk(t.len, self.max_message, k);
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: the range lies within recv_buf, which outlives the request.
+                unsafe {
+                    ffi::MPI_Irecv(
+                        self.recv_buf.as_mut_ptr().add(o + co).cast(),
+                        cn as c_int,
+                        self.datatype.0,
+                        t.peer as c_int,
+                        TAG + k as c_int,
+                        comm,
+                        &mut req,
+                    );
+                }
+                recv_requests.push(req);
+                owner.push(i);
+                remaining[i] += 1;
+            }
+        }
+        let mut send_requests = Vec::new();
+        for (t, &o) in self.program.sends.iter().zip(&self.send_offsets) {
+            t.pack(src.local_slice(), &mut self.send_buf[o..o + t.len]);
+            for k in 0..t.len.div_ceil(self.max_message) {
+                let (co, cn) = chunk(t.len, self.max_message, k);
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: the range lies within send_buf, untouched until Waitall.
+                unsafe {
+                    ffi::MPI_Isend(
+                        self.send_buf.as_ptr().add(o + co).cast(),
+                        cn as c_int,
+                        self.datatype.0,
+                        t.peer as c_int,
+                        TAG + k as c_int,
+                        comm,
+                        &mut req,
+                    );
+                }
+                send_requests.push(req);
+            }
+        }
+        self.copy_local(src, dst);
+        let out = dst.local_slice_mut();
+        for _ in 0..recv_requests.len() {
+            let mut index: c_int = 0;
+            // SAFETY: the request array is valid; completed ones become MPI_REQUEST_NULL.
+            unsafe {
+                ffi::MPI_Waitany(
+                    recv_requests.len() as c_int,
+                    recv_requests.as_mut_ptr(),
+                    &mut index,
+                    ffi::RSMPI_STATUS_IGNORE,
+                );
+            }
+            let i = owner[index as usize];
+            remaining[i] -= 1;
+            if remaining[i] == 0 {
+                let t = &self.program.recvs[i];
+                let o = self.recv_offsets[i];
+                t.unpack(&self.recv_buf[o..o + t.len], out);
+            }
+        }
+        // SAFETY: as above.
+        unsafe {
+            ffi::MPI_Waitall(
+                send_requests.len() as c_int,
+                send_requests.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            );
+        }
+    }
+}
+
+/// Offset and length of chunk `k` of a message of `len` elements in chunks of `max`.
+fn chunk(len: usize, max: usize, k: usize) -> (usize, usize) {
+    let start = (k * max).min(len);
+    (start, (len - start).min(max))
+}
+
+/// Whether every rank's total send and receive counts fit MPI's `i32`.
+fn rank_totals_fit(plan: &Plan) -> bool {
+    let ranks = plan.source().ranks().max(plan.target().ranks());
+    let mut send = vec![0usize; ranks];
+    let mut recv = vec![0usize; ranks];
+    for m in plan.messages().iter().filter(|m| m.from != m.to) {
+        send[m.from] += m.len;
+        recv[m.to] += m.len;
+    }
+    send.iter().chain(&recv).all(|&n| n <= i32::MAX as usize)
+}
+
+impl<T: Element> fmt::Debug for Redistribution<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Redistribution")
+            .field("source", &self.plan.source().to_string())
+            .field("target", &self.plan.target().to_string())
+            .field("strategy", &self.strategy)
+            .field("rank", &self.me)
+            .finish()
+    }
+}

@@ -1,0 +1,344 @@
+//! Redistribution under MPI: launched by the harness with 1, 2, 3, 4, 5, 6 and 8 ranks.
+
+use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use ndarray::IxDyn;
+use procgrid::{balanced_extents, ProcGrid};
+use redist::{Options, Redistribution, Remap, Strategy};
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// A random factorisation of `n` into `k` extents.
+fn random_extents(rng: &mut Lcg, n: usize, k: usize) -> Vec<usize> {
+    let mut out = vec![1; k];
+    let mut rest = n;
+    let mut f = 2;
+    while rest > 1 {
+        while rest % f != 0 {
+            f += 1;
+        }
+        out[rng.below(k)] *= f;
+        rest /= f;
+    }
+    out
+}
+
+fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
+    let dists: Vec<Dist> = grid
+        .iter()
+        .map(|&p| {
+            let first = rng.below(p);
+            match rng.below(4) {
+                0 if p == 1 => Dist::Collapsed,
+                0 | 1 => Dist::block().starting_at(first),
+                _ => Dist::cyclic(rng.below(4) + 1).starting_at(first),
+            }
+        })
+        .collect();
+    let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
+    if rng.below(3) == 0 {
+        let mut map: Vec<usize> = (0..l.ranks()).collect();
+        for i in (1..map.len()).rev() {
+            map.swap(i, rng.below(i + 1));
+        }
+        l = l.with_rank_map(map).unwrap();
+    }
+    if rng.below(3) == 0 {
+        l = l.with_storage(Order::ColumnMajor);
+    }
+    l
+}
+
+fn code(g: &[usize]) -> f64 {
+    g.iter().fold(0.0, |acc, &x| acc * 1000.0 + x as f64 + 1.0)
+}
+
+fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
+    let mut out = vec![vec![]];
+    for &n in shape {
+        out = out
+            .into_iter()
+            .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
+            .collect();
+    }
+    out
+}
+
+/// Every local element of `a` holds `f` of its global index.
+fn check<T: Element>(a: &DistArray<T>, f: impl Fn(&[usize]) -> T) -> TestResult {
+    let Some(rank) = a.rank() else { return Ok(()) };
+    let local = a.local();
+    for l in all_indices(local.shape()) {
+        let g = a
+            .layout()
+            .local_to_global(rank, &l)
+            .map_err(|e| e.to_string())?;
+        ensure_eq!(
+            local[IxDyn(&l)],
+            f(&g),
+            "local {:?} global {:?} of {}",
+            l,
+            g,
+            a.layout()
+        );
+    }
+    Ok(())
+}
+
+const STRATEGIES: [Strategy; 4] = [
+    Strategy::Alltoallv,
+    Strategy::Scheduled,
+    Strategy::Async,
+    Strategy::Auto,
+];
+const REMAPS: [Remap; 2] = [Remap::None, Remap::Optimal];
+
+fn random_pairs(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(23);
+    for case in 0..12 {
+        let ndim = case % 4 + 1;
+        let max = [40, 13, 7, 5][ndim - 1];
+        let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let (ga, gb) = (
+            random_extents(&mut rng, n, ndim),
+            random_extents(&mut rng, n, ndim),
+        );
+        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &shape, &ga);
+        let to = random_layout(&mut rng, &shape, &gb);
+        let options = Options {
+            remap: REMAPS[rng.below(2)],
+            strategy: STRATEGIES[rng.below(4)],
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+            .map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        let b = r
+            .execute(&a)
+            .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
+        ensure_eq!(b.layout(), r.target_layout());
+        check(&b, code)
+            .map_err(|e| format!("{from} -> {to} ({options:?}, {}): {e}", r.strategy()))?;
+        // And back: bit for bit the original.
+        let mut back = Redistribution::<f64>::new(
+            &grid_b,
+            b.layout(),
+            &grid_a,
+            &from,
+            Options {
+                remap: Remap::None,
+                ..options
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let c = back.execute(&b).map_err(|e| e.to_string())?;
+        ensure!(
+            c.local() == a.local(),
+            "round trip differs for {from} -> {to}"
+        );
+    }
+    Ok(())
+}
+
+fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(29);
+    for case in 0..6 {
+        let ndim = case % 3 + 1;
+        let shape: Vec<usize> = (0..ndim)
+            .map(|_| rng.below([30, 11, 6][ndim - 1]) + 2)
+            .collect();
+        let grid = ProcGrid::new(world, &balanced_extents(n, &vec![0; ndim]).unwrap())
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &shape, grid.extents());
+        let to = random_layout(&mut rng, &shape, grid.extents());
+        let a = DistArray::from_fn(&grid, from.clone(), |g| Complex::new(code(g), -code(g)))
+            .map_err(|e| e.to_string())?;
+        let mut results = vec![];
+        for strategy in STRATEGIES {
+            for max_message_elements in [i32::MAX as usize, 3] {
+                let options = Options {
+                    remap: Remap::None,
+                    strategy,
+                    max_message_elements,
+                };
+                let mut r = Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
+                    .map_err(|e| e.to_string())?;
+                let mut b = DistArray::zeros(&grid, r.target_layout().clone())
+                    .map_err(|e| e.to_string())?;
+                r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+                results.push(b.local().to_owned());
+            }
+        }
+        ensure!(
+            results.windows(2).all(|w| w[0] == w[1]),
+            "strategies disagree for {from} -> {to}"
+        );
+    }
+    Ok(())
+}
+
+fn element_types(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let cols = ProcGrid::builder(&[1, n])
+        .build_sharing(&grid)
+        .map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[9, 7], &format!("cyclic(2),*@{n}x1")).unwrap();
+    let to = Layout::parse(&[9, 7], &format!("*,cyclic(3)@1x{n}")).unwrap();
+    fn one<T: Element>(
+        g: &ProcGrid,
+        c: &ProcGrid,
+        f: &Layout,
+        t: &Layout,
+        v: fn(&[usize]) -> T,
+    ) -> TestResult {
+        let mut r =
+            Redistribution::<T>::new(g, f, c, t, Options::default()).map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(g, f.clone(), v).map_err(|e| e.to_string())?;
+        check(&r.execute(&a).map_err(|e| e.to_string())?, v)
+    }
+    one::<u8>(&grid, &cols, &from, &to, |g| (g[0] * 7 + g[1]) as u8)?;
+    one::<i32>(&grid, &cols, &from, &to, |g| -((g[0] * 7 + g[1]) as i32))?;
+    one::<i64>(&grid, &cols, &from, &to, |g| {
+        ((g[0] * 7 + g[1]) as i64) << 33
+    })?;
+    one::<f32>(&grid, &cols, &from, &to, |g| code(g) as f32)?;
+    one::<Complex<f32>>(&grid, &cols, &from, &to, |g| {
+        Complex::new(g[0] as f32, g[1] as f32)
+    })?;
+    Ok(())
+}
+
+fn grids_of_different_sizes(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let few = n.div_ceil(2);
+    let small = ProcGrid::builder(&[few])
+        .subset(true)
+        .build(world)
+        .map_err(|e| e.to_string())?;
+    let all = ProcGrid::builder(&[n])
+        .build_sharing(&small)
+        .map_err(|e| e.to_string())?;
+    let a_layout = Layout::parse(&[23], &format!("cyclic(2)@{few}")).unwrap();
+    let b_layout = Layout::parse(&[23], &format!("block@{n}")).unwrap();
+    for strategy in STRATEGIES {
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let mut up = Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options)
+            .map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(&small, a_layout.clone(), code).map_err(|e| e.to_string())?;
+        let b = up.execute(&a).map_err(|e| e.to_string())?;
+        check(&b, code)?;
+        let mut down = Redistribution::<f64>::new(&all, &b_layout, &small, &a_layout, options)
+            .map_err(|e| e.to_string())?;
+        let c = down.execute(&b).map_err(|e| e.to_string())?;
+        ensure!(c.local() == a.local());
+    }
+    Ok(())
+}
+
+/// Resident set size in pages.
+fn rss() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|x| x.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn thousand_executions(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let cols = ProcGrid::builder(&[1, n])
+        .build_sharing(&grid)
+        .map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[32, 32], &format!("block,*@{n}x1")).unwrap();
+    let to = Layout::parse(&[32, 32], &format!("*,block@1x{n}")).unwrap();
+    let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
+    for strategy in [Strategy::Alltoallv, Strategy::Scheduled, Strategy::Async] {
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let mut there = Redistribution::<f64>::new(&grid, &from, &cols, &to, options)
+            .map_err(|e| e.to_string())?;
+        let mut back =
+            Redistribution::<f64>::new(&cols, there.target_layout(), &grid, &from, options)
+                .map_err(|e| e.to_string())?;
+        let mut b =
+            DistArray::zeros(&cols, there.target_layout().clone()).map_err(|e| e.to_string())?;
+        let mut c = DistArray::zeros(&grid, from.clone()).map_err(|e| e.to_string())?;
+        let reps = if n > 4 { 150 } else { 500 };
+        let mut before = 0;
+        for i in 0..reps {
+            if i == 50 {
+                before = rss();
+            }
+            there.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+            back.execute_into(&b, &mut c).map_err(|e| e.to_string())?;
+        }
+        let grown = rss().saturating_sub(before);
+        ensure!(
+            grown < 256,
+            "{strategy}: resident memory grew by {grown} pages over {reps} round trips"
+        );
+        ensure!(c.local() == a.local());
+    }
+    Ok(())
+}
+
+fn errors_agree(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let other = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[10], &format!("block@{n}")).unwrap();
+    let to = Layout::parse(&[10], &format!("cyclic@{n}")).unwrap();
+    // Grids over different duplicates cannot exchange.
+    ensure!(Redistribution::<f64>::new(&grid, &from, &other, &to, Options::default()).is_err());
+    let bad = Layout::parse(&[11], &format!("cyclic@{n}")).unwrap();
+    ensure!(Redistribution::<f64>::new(&grid, &from, &grid, &bad, Options::default()).is_err());
+    let zero = Options {
+        max_message_elements: 0,
+        ..Options::default()
+    };
+    ensure!(Redistribution::<f64>::new(&grid, &from, &grid, &to, zero).is_err());
+    let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, Options::default())
+        .map_err(|e| e.to_string())?;
+    let wrong = DistArray::<f64>::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
+    ensure!(r.execute(&wrong).is_err());
+    // Nobody is left in a collective: a real execution still completes everywhere.
+    let a = DistArray::from_fn(&grid, from, code).map_err(|e| e.to_string())?;
+    check(&r.execute(&a).map_err(|e| e.to_string())?, code)
+}
+
+fn main() {
+    mpi_harness::run(
+        "redist",
+        &[
+            MpiTest::new("random_pairs", random_pairs),
+            MpiTest::new("strategies_agree", strategies_agree),
+            MpiTest::new("element_types", element_types),
+            MpiTest::new("grids_of_different_sizes", grids_of_different_sizes),
+            MpiTest::new("thousand_executions", thousand_executions),
+            MpiTest::new("errors_agree", errors_agree),
+        ],
+    );
+}
