@@ -16,6 +16,8 @@
 //!   the exchange [`Strategy`]s (`alltoallv`, `scheduled`, `async`, `auto`);
 //!   its copy programs (pack, unpack, local copy by whole stretches) live in
 //!   the private `transfer` module, the `auto` cost model in [`cost`];
+//! - [`measure`]: `redist run`, timing and verifying an execution next to a
+//!   bare `MPI_Alltoallv` of the same bytes;
 //! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
 //! - [`cli_args`]: argument types shared by the `redist` subcommands —
 //!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
@@ -40,6 +42,7 @@ pub mod cli_args;
 pub mod cost;
 pub mod error;
 pub mod execute;
+pub mod measure;
 pub mod plan;
 pub mod remap;
 pub mod report;

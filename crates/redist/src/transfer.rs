@@ -169,6 +169,57 @@ impl Transfer {
         (self.src_strides[d], self.dst_strides[d])
     }
 
+    /// The contiguous runs of the message in its source (`source == true`) or
+    /// target local storage, in buffer order, as (offset, length) in
+    /// elements, adjacent runs merged; `None` when that side is not
+    /// contiguous along the innermost loop dimension or has more than
+    /// `max_runs` runs. MPI derived datatypes are built from these.
+    pub fn runs(&self, source: bool, max_runs: usize) -> Option<Vec<(usize, usize)>> {
+        let (si, di) = self.inner();
+        if (source && si != 1) || (!source && di != 1) || self.len == 0 {
+            return None;
+        }
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut push = |off: usize, len: usize| -> bool {
+            match runs.last_mut() {
+                Some(last) if last.0 + last.1 == off => last.1 += len,
+                _ => {
+                    if runs.len() == max_runs {
+                        return false;
+                    }
+                    runs.push((off, len));
+                }
+            }
+            true
+        };
+        if self.stretches.len() == 1 {
+            for st in &self.stretches[0] {
+                let off = if source { st.src } else { st.dst }
+                    * if source {
+                        self.src_strides[0]
+                    } else {
+                        self.dst_strides[0]
+                    };
+                if !push(off, st.len) {
+                    return None;
+                }
+            }
+            return Some(runs);
+        }
+        let mut ok = true;
+        for u in self.outer_units() {
+            self.walk_outer(u, &mut |s, d, _, len| {
+                if ok {
+                    ok = push(if source { s } else { d }, len);
+                }
+            });
+            if !ok {
+                return None;
+            }
+        }
+        Some(runs)
+    }
+
     /// Gathers the message from the source local storage into `buf` (exactly
     /// `self.len` elements long).
     pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {

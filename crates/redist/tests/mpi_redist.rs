@@ -172,11 +172,17 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
             .map_err(|e| e.to_string())?;
         let mut results = vec![];
         for strategy in STRATEGIES {
-            for max_message_elements in [i32::MAX as usize, 3] {
+            // Packed messages, split messages, and messages described by derived datatypes.
+            for (max_message_elements, datatype_min_run) in [
+                (i32::MAX as usize, usize::MAX),
+                (3, usize::MAX),
+                (i32::MAX as usize, 1),
+            ] {
                 let options = Options {
                     remap: Remap::None,
                     strategy,
                     max_message_elements,
+                    datatype_min_run,
                 };
                 let mut r = Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
                     .map_err(|e| e.to_string())?;
@@ -238,9 +244,11 @@ fn grids_of_different_sizes(world: &SimpleCommunicator) -> TestResult {
         .map_err(|e| e.to_string())?;
     let a_layout = Layout::parse(&[23], &format!("cyclic(2)@{few}")).unwrap();
     let b_layout = Layout::parse(&[23], &format!("block@{n}")).unwrap();
-    for strategy in STRATEGIES {
+    for (i, strategy) in STRATEGIES.into_iter().enumerate() {
+        // Every other strategy with derived datatypes.
         let options = Options {
             strategy,
+            datatype_min_run: if i % 2 == 0 { 2 } else { usize::MAX },
             ..Options::default()
         };
         let mut up = Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options)

@@ -28,6 +28,8 @@ enum Command {
     Show(redist::show::ShowArgs),
     /// Build a redistribution plan without moving data and report it (no MPI needed).
     Plan(redist::report::PlanArgs),
+    /// Execute, time and verify a redistribution (under `mpirun -n P`).
+    Run(redist::measure::RunArgs),
 }
 
 fn dispatch(command: &Command) -> Result<(), RedistError> {
@@ -36,7 +38,26 @@ fn dispatch(command: &Command) -> Result<(), RedistError> {
     match command {
         Command::Show(args) => redist::show::run(args, &mut out),
         Command::Plan(args) => redist::report::run(args, &mut out),
+        Command::Run(args) => run_mpi(args, &mut out),
     }
+}
+
+/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic hook).
+fn run_mpi(
+    args: &redist::measure::RunArgs,
+    out: &mut dyn std::io::Write,
+) -> Result<(), RedistError> {
+    let universe = procgrid::init()?;
+    let world = universe.world();
+    let result = redist::measure::run(args, &world, out);
+    if let Err(e) = &result {
+        // Every rank reaches the same verdict; rank 0 reports it.
+        use mpi::topology::Communicator;
+        if world.rank() != 0 {
+            std::process::exit(i32::from(e.exit_code()));
+        }
+    }
+    result
 }
 
 fn main() -> ExitCode {

@@ -1,0 +1,388 @@
+//! `redist run`: execute a redistribution under `mpirun`, time it, verify it,
+//! and compare it with a bare `MPI_Alltoallv` of the same bytes.
+//!
+//! Every element of the source holds a value derived from its global linear
+//! index, so `--verify` can check every element of the result on the rank
+//! that holds it. Times are the maximum over ranks of each repetition;
+//! the report gives the median and the minimum.
+
+use crate::cli_args::{layout_for, Shape};
+use crate::execute::{Options, Redistribution, Strategy};
+use crate::plan::Remap;
+use crate::RedistError;
+use clap::{Args, ValueEnum};
+use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use ndarray::Dimension;
+use procgrid::ProcGrid;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::time::Instant;
+
+/// Element types `redist run` can move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ElementType {
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `Complex<f64>`.
+    C64,
+    /// `i32`.
+    I32,
+    /// `u8`.
+    U8,
+}
+
+/// Baselines `redist run` can time next to the redistribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Baseline {
+    /// A bare `MPI_Alltoallv` of the same byte counts on pre-packed buffers.
+    Alltoallv,
+}
+
+/// Arguments of `redist run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Global array shape, e.g. `4096x4096`.
+    #[arg(long, value_name = "AxBx..")]
+    pub shape: Shape,
+    /// Source layout spec string.
+    #[arg(long, value_name = "SPEC")]
+    pub from: LayoutSpec,
+    /// Target layout spec string.
+    #[arg(long, value_name = "SPEC")]
+    pub to: LayoutSpec,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value = "f64")]
+    pub element: ElementType,
+    /// Exchange strategy: auto, alltoallv, scheduled or async.
+    #[arg(long, default_value = "auto", value_name = "NAME")]
+    pub strategy: Strategy,
+    /// How the target's ranks may be relabelled: none, closed-form or optimal.
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    pub remap: Remap,
+    /// Timed repetitions (after one untimed warm-up).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Check every element of the result against its global index.
+    #[arg(long)]
+    pub verify: bool,
+    /// Also time a baseline in the same run.
+    #[arg(long, value_enum)]
+    pub baseline: Option<Baseline>,
+    /// Print one JSON object on one line (rank 0, last line of stdout).
+    #[arg(long)]
+    pub json: bool,
+    /// Shortest average run (elements) described to MPI by a derived datatype
+    /// instead of packed; `0` uses the library default.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub datatype_min_run: usize,
+}
+
+/// A value for every global linear index, per element type.
+trait Probe: Element {
+    fn probe(i: usize) -> Self;
+}
+
+impl Probe for f32 {
+    fn probe(i: usize) -> Self {
+        (i % (1 << 24)) as f32
+    }
+}
+impl Probe for f64 {
+    fn probe(i: usize) -> Self {
+        i as f64
+    }
+}
+impl Probe for Complex<f64> {
+    fn probe(i: usize) -> Self {
+        Complex::new(i as f64, -(i as f64))
+    }
+}
+impl Probe for i32 {
+    fn probe(i: usize) -> Self {
+        i as i32
+    }
+}
+impl Probe for u8 {
+    fn probe(i: usize) -> Self {
+        (i % 251) as u8
+    }
+}
+
+/// Runs `redist run` on `world`: every rank takes part; rank 0 writes to `out`.
+pub fn run(
+    args: &RunArgs,
+    world: &SimpleCommunicator,
+    out: &mut dyn Write,
+) -> Result<(), RedistError> {
+    match args.element {
+        ElementType::F32 => run_typed::<f32>(args, world, out),
+        ElementType::F64 => run_typed::<f64>(args, world, out),
+        ElementType::C64 => run_typed::<Complex<f64>>(args, world, out),
+        ElementType::I32 => run_typed::<i32>(args, world, out),
+        ElementType::U8 => run_typed::<u8>(args, world, out),
+    }
+}
+
+/// A grid for `layout` over the first ranks of `world` (sharing `base` when given).
+fn grid_for(
+    layout: &Layout,
+    world: &SimpleCommunicator,
+    base: Option<&ProcGrid>,
+) -> Result<ProcGrid, RedistError> {
+    let builder = ProcGrid::builder(layout.grid_extents()).subset(true);
+    Ok(match base {
+        Some(b) => builder.build_sharing(b)?,
+        None => builder.build(world)?,
+    })
+}
+
+/// Global linear index (row-major) of a global index.
+fn linear(shape: &[usize], g: &[usize]) -> usize {
+    g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
+}
+
+fn run_typed<T: Probe>(
+    args: &RunArgs,
+    world: &SimpleCommunicator,
+    out: &mut dyn Write,
+) -> Result<(), RedistError> {
+    let from = layout_for(&args.shape, &args.from)?;
+    let to = layout_for(&args.shape, &args.to)?;
+    let ranks = world.size() as usize;
+    if from.ranks().max(to.ranks()) > ranks {
+        return Err(RedistError::InvalidArgument {
+            what: "grids",
+            value: format!("{} and {}", args.from, args.to),
+            expected: format!(
+                "grids of at most {ranks} ranks (the job's size); start more ranks with mpirun -n"
+            ),
+        });
+    }
+    let root = world.rank() == 0;
+    let grid_a = grid_for(&from, world, None)?;
+    let grid_b = grid_for(&to, world, Some(&grid_a))?;
+    let mut options = Options {
+        remap: args.remap,
+        strategy: args.strategy,
+        ..Options::default()
+    };
+    if args.datatype_min_run > 0 {
+        options.datatype_min_run = args.datatype_min_run;
+    }
+    let start = Instant::now();
+    let mut r = Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?;
+    let plan_ms = start.elapsed().as_secs_f64() * 1e3;
+    let shape = from.shape().to_vec();
+    let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::probe(linear(&shape, g)))?;
+    let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
+    let comm = grid_a.communicator();
+    let progress = Progress::new(root && !args.json, args.reps);
+    r.execute_into(&src, &mut dst)?; // warm-up: buffers, connections
+    let mut exec = Vec::with_capacity(args.reps);
+    for rep in 0..args.reps {
+        comm.barrier();
+        let t = mpi::time();
+        r.execute_into(&src, &mut dst)?;
+        exec.push(max_over(comm, mpi::time() - t));
+        progress.tick("redistribution", rep + 1);
+    }
+    let verified = if args.verify {
+        let mut bad = 0u64;
+        if let Some(rank) = dst.rank() {
+            // Per dimension: the global index of every local index, times the
+            // row-major stride of that dimension.
+            let layout = dst.layout();
+            let coords = layout.coords_of_rank(rank)?;
+            let mut stride = 1;
+            let mut tables: Vec<Vec<usize>> = vec![vec![]; shape.len()];
+            for d in (0..shape.len()).rev() {
+                tables[d] = layout
+                    .axis(d)
+                    .local_to_global_table(coords[d])
+                    .iter()
+                    .map(|g| g * stride)
+                    .collect();
+                stride *= shape[d];
+            }
+            for (l, v) in dst.local().indexed_iter() {
+                let i: usize = l.slice().iter().zip(&tables).map(|(&x, t)| t[x]).sum();
+                if *v != T::probe(i) {
+                    bad += 1;
+                }
+            }
+        }
+        let mut total = 0u64;
+        comm.all_reduce_into(&bad, &mut total, SystemOperation::sum());
+        Some(total == 0)
+    } else {
+        None
+    };
+    // One copy of the local source data: the floor for an identity redistribution.
+    let mut copy_target = src.local_slice().to_vec();
+    let mut memcpy = Vec::with_capacity(args.reps);
+    for _ in 0..args.reps.max(1) {
+        comm.barrier();
+        let t = mpi::time();
+        copy_target.copy_from_slice(src.local_slice());
+        memcpy.push(max_over(comm, mpi::time() - t));
+    }
+    std::hint::black_box(&copy_target);
+    let alltoallv = match args.baseline {
+        Some(Baseline::Alltoallv) => {
+            let (sc, rc) = r.bare_alltoallv_counts();
+            // Real data in every page: an untouched zero-filled buffer would be
+            // read from the kernel's shared zero page and flatter the baseline.
+            let send: Vec<T> = (0..sc.iter().sum::<usize>()).map(T::probe).collect();
+            let mut recv: Vec<T> = (0..rc.iter().sum::<usize>()).map(T::probe).collect();
+            r.bare_alltoallv(&send, &mut recv)?; // warm-up
+            let mut times = Vec::with_capacity(args.reps);
+            for rep in 0..args.reps {
+                comm.barrier();
+                let t = mpi::time();
+                r.bare_alltoallv(&send, &mut recv)?;
+                times.push(max_over(comm, mpi::time() - t));
+                progress.tick("baseline", rep + 1);
+            }
+            Some(times)
+        }
+        None => None,
+    };
+    if !root {
+        return Ok(());
+    }
+    let elem = std::mem::size_of::<T>();
+    let stats = r.plan().stats();
+    let ms = |v: &[f64]| median(v) * 1e3;
+    let mut v = json!({
+        "shape": from.shape(),
+        "from": from.spec().to_string(),
+        "to": r.target_layout().spec().to_string(),
+        "ranks": ranks,
+        "type": format!("{:?}", args.element).to_lowercase(),
+        "strategy": r.strategy().to_string(),
+        "remap": args.remap.to_string(),
+        "reps": args.reps,
+        "elements": stats.elements,
+        "bytes_total": stats.elements * elem,
+        "bytes_moved": stats.moved * elem,
+        "plan_ms": plan_ms,
+        "exec_ms_median": ms(&exec),
+        "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
+        "memcpy_ms_median": ms(&memcpy),
+        "verified": verified,
+        "target_rank_map": r.target_layout().rank_map(),
+    });
+    if let Some(times) = &alltoallv {
+        v["alltoallv_ms_median"] = json!(ms(times));
+        v["exec_over_alltoallv"] = json!(median(&exec) / median(times).max(1e-12));
+    }
+    if args.json {
+        writeln!(out, "{v}")?;
+    } else {
+        out.write_all(summary(&v).as_bytes())?;
+    }
+    out.flush()?;
+    if verified == Some(false) {
+        return Err(RedistError::InvalidArgument {
+            what: "result",
+            value: "mismatched elements".to_string(),
+            expected: "every element equal to the value of its global index (verification failed)"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// The maximum of `x` over the ranks of `comm`.
+fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
+    let mut m = 0.0;
+    comm.all_reduce_into(&x, &mut m, SystemOperation::max());
+    m
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    s[s.len() / 2]
+}
+
+/// The readable report of a run.
+fn summary(v: &Value) -> String {
+    let mut s = format!(
+        "redistribute {} -> {}  shape {}  on {} ranks  type {}\n",
+        v["from"].as_str().unwrap_or(""),
+        v["to"].as_str().unwrap_or(""),
+        v["shape"],
+        v["ranks"],
+        v["type"].as_str().unwrap_or("")
+    );
+    s += &format!(
+        "strategy {}  remap {}  bytes moved {} of {}\n",
+        v["strategy"].as_str().unwrap_or(""),
+        v["remap"].as_str().unwrap_or(""),
+        v["bytes_moved"],
+        v["bytes_total"]
+    );
+    s += &format!(
+        "exec      median {:10.3} ms   min {:10.3} ms   ({} reps)\n",
+        v["exec_ms_median"].as_f64().unwrap_or(0.0),
+        v["exec_ms_min"].as_f64().unwrap_or(0.0),
+        v["reps"]
+    );
+    s += &format!(
+        "memcpy    median {:10.3} ms   (one copy of the local source data)\n",
+        v["memcpy_ms_median"].as_f64().unwrap_or(0.0)
+    );
+    if let Some(a) = v["alltoallv_ms_median"].as_f64() {
+        s += &format!(
+            "alltoallv median {a:10.3} ms   (bare MPI_Alltoallv, same bytes)   exec/alltoallv {:.2}\n",
+            v["exec_over_alltoallv"].as_f64().unwrap_or(0.0)
+        );
+    }
+    match v["verified"].as_bool() {
+        Some(true) => s += "verified: every element matches its global index\n",
+        Some(false) => s += "verified: MISMATCH\n",
+        None => {}
+    }
+    s
+}
+
+/// Progress on rank 0's stderr for runs longer than a few seconds.
+struct Progress {
+    on: bool,
+    total: usize,
+    start: Instant,
+    last: std::cell::Cell<f64>,
+}
+
+impl Progress {
+    fn new(on: bool, total: usize) -> Progress {
+        Progress {
+            on,
+            total,
+            start: Instant::now(),
+            last: std::cell::Cell::new(0.0),
+        }
+    }
+
+    fn tick(&self, what: &str, done: usize) {
+        let t = self.start.elapsed().as_secs_f64();
+        if !self.on || t < 3.0 || t - self.last.get() < 2.0 {
+            return;
+        }
+        self.last.set(t);
+        let rate = done as f64 / t;
+        let eta = (self.total - done) as f64 / rate.max(1e-9);
+        eprintln!(
+            "  {what}: {done}/{} reps, {t:.0} s elapsed, {rate:.2} reps/s, ETA {eta:.0} s",
+            self.total
+        );
+    }
+}
