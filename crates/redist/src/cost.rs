@@ -59,11 +59,12 @@ impl CostModel {
 }
 
 /// The cheapest strategy for `plan` under `model` (`alltoallv` only if it can
-/// address the data; ties go to the simpler strategy).
+/// address the data). Ties go to `async`, which also sends long contiguous
+/// runs straight from source storage.
 pub fn choose(model: &CostModel, plan: &Plan, elem: usize, alltoallv_fits: bool) -> Strategy {
     let mut best = (f64::INFINITY, Strategy::Async);
     let candidates: &[Strategy] = if alltoallv_fits {
-        &[Strategy::Alltoallv, Strategy::Async, Strategy::Scheduled]
+        &[Strategy::Async, Strategy::Alltoallv, Strategy::Scheduled]
     } else {
         &[Strategy::Async, Strategy::Scheduled]
     };

@@ -81,6 +81,12 @@ pub struct Options {
     /// described to MPI by a derived datatype over local storage instead of
     /// being packed into (or unpacked from) a buffer; `usize::MAX` always packs.
     pub datatype_min_run: usize,
+    /// Shortest average source run (elements) for which `async` sends a
+    /// message as one MPI message per contiguous run straight from source
+    /// storage, skipping the pack; `usize::MAX` always packs. Measured with
+    /// MPICH on 2 ranks (4096×4096 f64, `cyclic(64),cyclic(64)@1x2` →
+    /// `@2x1`): 22 ms packed, 18.5 ms sent run by run.
+    pub direct_min_run: usize,
 }
 
 impl Default for Options {
@@ -90,12 +96,33 @@ impl Default for Options {
             strategy: Strategy::Auto,
             max_message_elements: i32::MAX as usize,
             datatype_min_run: DATATYPE_MIN_RUN,
+            direct_min_run: DIRECT_MIN_RUN,
         }
     }
 }
 
-/// Tag of the library's point-to-point messages (chunk `k` uses `TAG + k`).
-const TAG: c_int = 0x6e64;
+/// Tag of the library's point-to-point messages (chunk or run `k` uses
+/// `TAG + k`; MPI guarantees tags up to 32767).
+const TAG: c_int = 1000;
+
+/// Default of [`Options::direct_min_run`].
+pub const DIRECT_MIN_RUN: usize = 4096;
+
+/// Most runs a message may be split into for direct sends.
+const DIRECT_MAX_RUNS: usize = 4096;
+
+/// The source runs of `t` if it is sent run by run straight from source
+/// storage. Sender and receiver both compute it from the same plan, so they
+/// agree on how the message is split.
+fn direct_runs(t: &Transfer, options: &Options) -> Option<Vec<(usize, usize)>> {
+    if options.direct_min_run == usize::MAX {
+        return None;
+    }
+    let cap = (t.len / options.direct_min_run.max(1)).clamp(1, DIRECT_MAX_RUNS);
+    let runs = t.runs(true, cap)?;
+    (!runs.is_empty() && runs.iter().all(|&(_, l)| l <= options.max_message_elements))
+        .then_some(runs)
+}
 
 /// Default of [`Options::datatype_min_run`]: derived datatypes are off by
 /// default. Measured with MPICH 4.0 on 2 ranks (4096×4096 f64,
@@ -211,6 +238,10 @@ pub struct Redistribution<T: Element> {
     /// Per send / receive: a derived datatype over local storage, if used.
     send_types: Vec<Option<ElementType>>,
     recv_types: Vec<Option<ElementType>>,
+    /// Per send / receive of `async`: the message's source runs when it is
+    /// sent run by run straight from source storage.
+    send_direct: Vec<Option<Vec<(usize, usize)>>>,
+    recv_direct: Vec<Option<Vec<(usize, usize)>>>,
     /// Whether every rank describes every message by datatypes (then
     /// `alltoallv` runs as one `MPI_Alltoallw` without buffers).
     alltoallw: bool,
@@ -324,6 +355,16 @@ impl<T: Element> Redistribution<T> {
             .iter()
             .map(|t| ElementType::for_transfer(t, false, &options, &datatype, bytes))
             .collect();
+        let send_direct = program
+            .sends
+            .iter()
+            .map(|t| direct_runs(t, &options))
+            .collect();
+        let recv_direct = program
+            .recvs
+            .iter()
+            .map(|t| direct_runs(t, &options))
+            .collect();
         // One MPI_Alltoallw over datatypes replaces the packed MPI_Alltoallv
         // only if every rank can use it: decided together (one all-reduce).
         let typed_here = send_types
@@ -351,6 +392,8 @@ impl<T: Element> Redistribution<T> {
             send_types,
             recv_types,
             alltoallw: typed_everywhere == 1,
+            send_direct,
+            recv_direct,
             send_offsets,
             recv_offsets,
             send_total,
@@ -656,9 +699,22 @@ impl<T: Element> Redistribution<T> {
                 owner.push(i);
                 remaining[i] += 1;
             };
-            match &self.recv_types[i] {
-                Some(ty) => post(out, 1, ty.0, 0),
-                None => {
+            match (&self.recv_types[i], &self.recv_direct[i]) {
+                (Some(ty), _) => post(out, 1, ty.0, 0),
+                (None, Some(runs)) => {
+                    let mut at = o;
+                    for (k, &(_, len)) in runs.iter().enumerate() {
+                        // SAFETY: the runs add up to t.len, within recv_buf.
+                        post(
+                            unsafe { self.recv_buf.as_mut_ptr().add(at) },
+                            len,
+                            self.datatype.0,
+                            k,
+                        );
+                        at += len;
+                    }
+                }
+                (None, None) => {
                     for k in 0..t.len.div_ceil(self.max_message) {
                         let (co, cn) = chunk(t.len, self.max_message, k);
                         // SAFETY: o + co + cn <= recv_total <= recv_buf.len().
@@ -693,9 +749,15 @@ impl<T: Element> Redistribution<T> {
                 }
                 send_requests.push(req);
             };
-            match &self.send_types[i] {
-                Some(ty) => post(src_ptr, 1, ty.0, 0),
-                None => {
+            match (&self.send_types[i], &self.send_direct[i]) {
+                (Some(ty), _) => post(src_ptr, 1, ty.0, 0),
+                (None, Some(runs)) => {
+                    for (k, &(off, len)) in runs.iter().enumerate() {
+                        // SAFETY: each run lies within the source's local storage.
+                        post(unsafe { src_ptr.add(off) }, len, self.datatype.0, k);
+                    }
+                }
+                (None, None) => {
                     t.pack(src.local_slice(), &mut self.send_buf[o..o + t.len]);
                     for k in 0..t.len.div_ceil(self.max_message) {
                         let (co, cn) = chunk(t.len, self.max_message, k);

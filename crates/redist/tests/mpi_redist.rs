@@ -172,17 +172,21 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
             .map_err(|e| e.to_string())?;
         let mut results = vec![];
         for strategy in STRATEGIES {
-            // Packed messages, split messages, and messages described by derived datatypes.
-            for (max_message_elements, datatype_min_run) in [
-                (i32::MAX as usize, usize::MAX),
-                (3, usize::MAX),
-                (i32::MAX as usize, 1),
+            // Packed messages, split messages, messages described by derived
+            // datatypes, and messages sent run by run from source storage.
+            for (max_message_elements, datatype_min_run, direct_min_run) in [
+                (i32::MAX as usize, usize::MAX, usize::MAX),
+                (3, usize::MAX, usize::MAX),
+                (i32::MAX as usize, 1, usize::MAX),
+                (i32::MAX as usize, usize::MAX, 1),
+                (4, usize::MAX, 2),
             ] {
                 let options = Options {
                     remap: Remap::None,
                     strategy,
                     max_message_elements,
                     datatype_min_run,
+                    direct_min_run,
                 };
                 let mut r = Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
                     .map_err(|e| e.to_string())?;
@@ -249,6 +253,7 @@ fn grids_of_different_sizes(world: &SimpleCommunicator) -> TestResult {
         let options = Options {
             strategy,
             datatype_min_run: if i % 2 == 0 { 2 } else { usize::MAX },
+            direct_min_run: if i % 2 == 1 { 1 } else { usize::MAX },
             ..Options::default()
         };
         let mut up = Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options)
