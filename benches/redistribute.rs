@@ -175,10 +175,11 @@ fn main() {
         .configure_from_args();
     for group in ["grid_shapes", "block_sizes", "array_sizes"] {
         let mut g = criterion.benchmark_group(format!("{group}/{}ranks", world.size()));
-        for i in 0..cases.len() {
-            if cases[i].group != group {
-                continue;
-            }
+        // Indices, not references: each measurement borrows its case mutably.
+        let members: Vec<usize> = (0..cases.len())
+            .filter(|&i| cases[i].group == group)
+            .collect();
+        for i in members {
             g.throughput(Throughput::Bytes(cases[i].bytes));
             let name = cases[i].name.clone();
             for (kind, label) in [(0u64, "redistribute"), (1, "bare_alltoallv")] {
