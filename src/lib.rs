@@ -5,7 +5,8 @@
 //!
 //! - [`procgrid`]: process grids over MPI communicators;
 //! - [`dist_array`]: block-cyclic layouts and the distributed array type;
-//! - [`redist`]: redistribution plans, schedules and their execution.
+//! - [`redist`]: redistribution plans, schedules and their execution;
+//! - [`adi`]: the ADI heat solver of `examples/adi.rs`, written against them.
 //!
 //! ```
 //! use ndcyclic::procgrid::ProcGrid;
@@ -17,6 +18,8 @@
 //! assert_eq!(grid.size(), world.size() as usize);
 //! ```
 #![deny(missing_docs)]
+
+pub mod adi;
 
 pub use dist_array;
 pub use mpi;

@@ -1,0 +1,609 @@
+//! The ADI heat solver of `examples/adi.rs`: u_t = u_xx + u_yy on the unit
+//! square, zero Dirichlet boundary, Peaceman–Rachford alternating-direction
+//! implicit steps, with the field redistributed between whole x-lines and
+//! whole y-lines twice per step.
+//!
+//! The field is `u[i][j]` with `i` along x (array dimension 0) and `j` along
+//! y (dimension 1) on an `n × n` interior grid, `h = 1/(n+1)`,
+//! `r = dt / (2h²)`. One step:
+//!
+//! ```text
+//! (I − r δx²) u* = (I + r δy²) uⁿ        y-part explicit where y-lines are whole,
+//!                                         then x-systems where x-lines are whole
+//! (I − r δy²) uⁿ⁺¹ = (I + r δx²) u*      x-part explicit where x-lines are whole,
+//!                                         then y-systems where y-lines are whole
+//! ```
+//!
+//! Every element sees the same floating-point operations in the same order
+//! whatever the number of ranks or the layouts ([`kernels`]), so results are
+//! bitwise identical for any rank count and layout pair, and equal to
+//! [`solve_serial`].
+
+use dist_array::{DistArray, Layout, LayoutSpec};
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, Ix2};
+use procgrid::ProcGrid;
+use rayon::prelude::*;
+use redist::{Options, Redistribution, Remap, Strategy};
+use std::f64::consts::PI;
+use std::time::Instant;
+use thiserror::Error;
+
+/// What can go wrong in the ADI solver.
+#[derive(Debug, Error)]
+pub enum AdiError {
+    /// A layout that does not keep the needed dimension whole.
+    #[error("{which} layout {spec} must keep dimension {dim} whole (grid extent 1 there, e.g. {example})")]
+    LineLayout {
+        /// `x-line` or `y-line`.
+        which: &'static str,
+        /// The spec as given.
+        spec: String,
+        /// The dimension that must be whole.
+        dim: usize,
+        /// A valid example.
+        example: String,
+    },
+    /// Invalid numerical parameters.
+    #[error("invalid parameter: {0}")]
+    Parameter(String),
+    /// A layout or array error.
+    #[error(transparent)]
+    Dist(#[from] dist_array::DistError),
+    /// A redistribution error.
+    #[error(transparent)]
+    Redist(#[from] redist::RedistError),
+    /// A process-grid error.
+    #[error(transparent)]
+    Grid(#[from] procgrid::GridError),
+}
+
+/// Parameters of a run.
+#[derive(Debug, Clone)]
+pub struct AdiConfig {
+    /// Interior points per dimension.
+    pub n: usize,
+    /// Time steps.
+    pub steps: usize,
+    /// Time step.
+    pub dt: f64,
+    /// Layout with whole x-lines (dimension 0 whole); `None`: `*,block@1xP`.
+    pub x_layout: Option<LayoutSpec>,
+    /// Layout with whole y-lines (dimension 1 whole); `None`: `block,*@Px1`.
+    pub y_layout: Option<LayoutSpec>,
+    /// Exchange strategy of both redistributions.
+    pub strategy: Strategy,
+    /// Remapping of the y → x redistribution (x → y returns to the y layout).
+    pub remap: Remap,
+    /// Add the mode 0.5·sin(2πx)·sin(3πy) to the initial field.
+    pub two_modes: bool,
+    /// Print progress on rank 0 for runs longer than a few seconds.
+    pub progress: bool,
+}
+
+/// What a run produced. Field, checksum and errors are the same on every rank.
+#[derive(Debug, Clone)]
+pub struct AdiResult {
+    /// Ranks in the run.
+    pub ranks: usize,
+    /// Final time.
+    pub time: f64,
+    /// Max-norm error against the exact solution.
+    pub max_error: f64,
+    /// Discrete L2 error, sqrt(h² Σ e²).
+    pub l2_error: f64,
+    /// FNV-1a 64 of the final field, global row-major order, little-endian bytes.
+    pub checksum: u64,
+    /// The final field on rank 0, `None` elsewhere.
+    pub field: Option<Array2<f64>>,
+    /// Wall time of the time loop, seconds.
+    pub time_s: f64,
+    /// Of which redistribution (rank 0's view).
+    pub redist_s: f64,
+    /// Of which computation (rank 0's view).
+    pub compute_s: f64,
+    /// Bytes moved between ranks per step (both redistributions).
+    pub bytes_moved_per_step: usize,
+    /// Strategies used (y → x, x → y).
+    pub strategies: (Strategy, Strategy),
+}
+
+/// The point-wise kernels shared by the serial and distributed solvers.
+pub mod kernels {
+    /// `c + r (l − 2c + rr)`: one explicit second-difference update.
+    #[inline]
+    pub fn explicit(l: f64, c: f64, rr: f64, r: f64) -> f64 {
+        c + r * (l - 2.0 * c + rr)
+    }
+
+    /// The eliminated coefficients of the tridiagonal system with diagonal
+    /// `1 + 2r` and off-diagonals `−r`: (c′ᵢ, mᵢ) with mᵢ the pivot.
+    pub fn thomas_coefficients(n: usize, r: f64) -> Vec<(f64, f64)> {
+        let (a, b, c) = (-r, 1.0 + 2.0 * r, -r);
+        let mut out = Vec::with_capacity(n);
+        let mut cp = 0.0;
+        for i in 0..n {
+            let m = if i == 0 { b } else { b - a * cp };
+            cp = c / m;
+            out.push((cp, m));
+        }
+        out
+    }
+
+    /// Forward elimination of element `i` of a line: (dᵢ − a d′ᵢ₋₁) / mᵢ.
+    #[inline]
+    pub fn forward(d: f64, prev: f64, r: f64, m: f64, first: bool) -> f64 {
+        if first {
+            d / m
+        } else {
+            (d + r * prev) / m
+        }
+    }
+
+    /// Back substitution: d′ᵢ − c′ᵢ xᵢ₊₁.
+    #[inline]
+    pub fn backward(dp: f64, cp: f64, next: f64) -> f64 {
+        dp - cp * next
+    }
+}
+
+use kernels::{backward, explicit, forward, thomas_coefficients};
+
+/// Explicit part along rows (dimension 1) of a block whose rows are whole.
+fn explicit_rows(src: ArrayView2<'_, f64>, mut dst: ArrayViewMut2<'_, f64>, r: f64) {
+    dst.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .zip(src.axis_iter(Axis(0)).into_par_iter())
+        .for_each(|(mut out, u)| {
+            let n = u.len();
+            for j in 0..n {
+                let l = if j > 0 { u[j - 1] } else { 0.0 };
+                let rr = if j + 1 < n { u[j + 1] } else { 0.0 };
+                out[j] = explicit(l, u[j], rr, r);
+            }
+        });
+}
+
+/// Explicit part along columns (dimension 0) of a block whose columns are whole.
+fn explicit_columns(src: ArrayView2<'_, f64>, mut dst: ArrayViewMut2<'_, f64>, r: f64) {
+    let n = src.nrows();
+    dst.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(i, mut out)| {
+            let c = src.row(i);
+            for j in 0..c.len() {
+                let l = if i > 0 { src[[i - 1, j]] } else { 0.0 };
+                let rr = if i + 1 < n { src[[i + 1, j]] } else { 0.0 };
+                out[j] = explicit(l, c[j], rr, r);
+            }
+        });
+}
+
+/// Solves the tridiagonal systems along rows (each row a whole line), in place.
+fn solve_rows(mut d: ArrayViewMut2<'_, f64>, coef: &[(f64, f64)], r: f64) {
+    d.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .for_each(|mut line| {
+            let n = line.len();
+            for i in 0..n {
+                let prev = if i > 0 { line[i - 1] } else { 0.0 };
+                line[i] = forward(line[i], prev, r, coef[i].1, i == 0);
+            }
+            for i in (0..n.saturating_sub(1)).rev() {
+                line[i] = backward(line[i], coef[i].0, line[i + 1]);
+            }
+        });
+}
+
+/// Solves the tridiagonal systems along columns (each column a whole line),
+/// in place, sweeping rows so every step reads contiguous memory.
+fn solve_columns(mut d: ArrayViewMut2<'_, f64>, coef: &[(f64, f64)], r: f64) {
+    let ncols = d.ncols();
+    let chunk = 64.max(ncols.div_ceil(rayon::current_num_threads().max(1) * 4));
+    if ncols == 0 {
+        return;
+    }
+    d.axis_chunks_iter_mut(Axis(1), chunk)
+        .into_par_iter()
+        .for_each(|mut block: ArrayViewMut2<'_, f64>| {
+            let n = block.nrows();
+            for i in 0..n {
+                for j in 0..block.ncols() {
+                    let prev = if i > 0 { block[[i - 1, j]] } else { 0.0 };
+                    block[[i, j]] = forward(block[[i, j]], prev, r, coef[i].1, i == 0);
+                }
+            }
+            for i in (0..n.saturating_sub(1)).rev() {
+                for j in 0..block.ncols() {
+                    block[[i, j]] = backward(block[[i, j]], coef[i].0, block[[i + 1, j]]);
+                }
+            }
+        });
+}
+
+/// The initial field at (x, y).
+fn initial(x: f64, y: f64, two_modes: bool) -> f64 {
+    let mut u = (PI * x).sin() * (PI * y).sin();
+    if two_modes {
+        u += 0.5 * (2.0 * PI * x).sin() * (3.0 * PI * y).sin();
+    }
+    u
+}
+
+/// The exact solution at (x, y, t).
+fn exact(x: f64, y: f64, t: f64, two_modes: bool) -> f64 {
+    let mut u = (-2.0 * PI * PI * t).exp() * (PI * x).sin() * (PI * y).sin();
+    if two_modes {
+        u += 0.5 * (-13.0 * PI * PI * t).exp() * (2.0 * PI * x).sin() * (3.0 * PI * y).sin();
+    }
+    u
+}
+
+/// FNV-1a 64 over the little-endian bytes of `values`.
+///
+/// ```
+/// assert_eq!(ndcyclic::adi::fnv1a64(&[]), 0xcbf29ce484222325);
+/// ```
+pub fn fnv1a64(values: &[f64]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for v in values {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    h
+}
+
+fn check(n: usize, steps: usize, dt: f64) -> Result<(), AdiError> {
+    if n == 0 {
+        return Err(AdiError::Parameter("n must be at least 1".into()));
+    }
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(AdiError::Parameter(format!(
+            "dt must be a positive number, got {dt}"
+        )));
+    }
+    let _ = steps;
+    Ok(())
+}
+
+/// The same computation on one process with plain arrays: the reference the
+/// distributed solver must match bit for bit.
+pub fn solve_serial(
+    n: usize,
+    steps: usize,
+    dt: f64,
+    two_modes: bool,
+) -> Result<Array2<f64>, AdiError> {
+    check(n, steps, dt)?;
+    let h = 1.0 / (n + 1) as f64;
+    let r = dt / (2.0 * h * h);
+    let coef = thomas_coefficients(n, r);
+    let mut u = Array2::from_shape_fn((n, n), |(i, j)| {
+        initial((i + 1) as f64 * h, (j + 1) as f64 * h, two_modes)
+    });
+    let mut w = Array2::zeros((n, n));
+    for _ in 0..steps {
+        explicit_rows(u.view(), w.view_mut(), r);
+        solve_columns(w.view_mut(), &coef, r);
+        explicit_columns(w.view(), u.view_mut(), r);
+        solve_rows(u.view_mut(), &coef, r);
+    }
+    Ok(u)
+}
+
+/// Checks that `spec` keeps dimension `dim` whole.
+fn line_layout(
+    spec: &LayoutSpec,
+    which: &'static str,
+    dim: usize,
+    p: usize,
+) -> Result<(), AdiError> {
+    if spec.ndim() != 2 || spec.grid()[dim] != 1 {
+        let example = if dim == 0 {
+            format!("*,cyclic(8)@1x{p}")
+        } else {
+            format!("cyclic(8),*@{p}x1")
+        };
+        return Err(AdiError::LineLayout {
+            which,
+            spec: spec.to_string(),
+            dim,
+            example,
+        });
+    }
+    Ok(())
+}
+
+fn view2(a: &DistArray<f64>) -> ArrayView2<'_, f64> {
+    a.local()
+        .into_dimensionality::<Ix2>()
+        .expect("2-D local part")
+}
+
+fn view2_mut(a: &mut DistArray<f64>) -> ArrayViewMut2<'_, f64> {
+    a.local_mut()
+        .into_dimensionality::<Ix2>()
+        .expect("2-D local part")
+}
+
+/// Runs the solver on every rank of `world` (collective).
+pub fn solve(world: &SimpleCommunicator, cfg: &AdiConfig) -> Result<AdiResult, AdiError> {
+    check(cfg.n, cfg.steps, cfg.dt)?;
+    let p = world.size() as usize;
+    let n = cfg.n;
+    let y_spec = match &cfg.y_layout {
+        Some(s) => s.clone(),
+        None => format!("block,*@{p}x1").parse()?,
+    };
+    let x_spec = match &cfg.x_layout {
+        Some(s) => s.clone(),
+        None => format!("*,block@1x{p}").parse()?,
+    };
+    line_layout(&y_spec, "y-line", 1, p)?;
+    line_layout(&x_spec, "x-line", 0, p)?;
+    for spec in [&y_spec, &x_spec] {
+        if spec.ranks() > p {
+            return Err(AdiError::Parameter(format!(
+                "layout {spec} needs {} ranks, the job has {p}",
+                spec.ranks()
+            )));
+        }
+    }
+    let ly = Layout::new(&[n, n], &y_spec)?;
+    let lx = Layout::new(&[n, n], &x_spec)?;
+    let gy = ProcGrid::builder(y_spec.grid()).subset(true).build(world)?;
+    let gx = ProcGrid::builder(x_spec.grid())
+        .subset(true)
+        .build_sharing(&gy)?;
+    let to_x_opts = Options {
+        strategy: cfg.strategy,
+        remap: cfg.remap,
+        ..Options::default()
+    };
+    let mut to_x = Redistribution::<f64>::new(&gy, &ly, &gx, &lx, to_x_opts)?;
+    let lx = to_x.target_layout().clone();
+    let to_y_opts = Options {
+        strategy: cfg.strategy,
+        remap: Remap::None,
+        ..Options::default()
+    };
+    let mut to_y = Redistribution::<f64>::new(&gx, &lx, &gy, &ly, to_y_opts)?;
+
+    let h = 1.0 / (n + 1) as f64;
+    let r = cfg.dt / (2.0 * h * h);
+    let coef = thomas_coefficients(n, r);
+    let two = cfg.two_modes;
+    let mut u_y = DistArray::from_fn(&gy, ly.clone(), |g| {
+        initial((g[0] + 1) as f64 * h, (g[1] + 1) as f64 * h, two)
+    })?;
+    let mut w_y = DistArray::<f64>::zeros(&gy, ly.clone())?;
+    let mut w_x = DistArray::<f64>::zeros(&gx, lx.clone())?;
+    let mut v_x = DistArray::<f64>::zeros(&gx, lx.clone())?;
+
+    let comm = gy.communicator();
+    comm.barrier();
+    let start = Instant::now();
+    let (mut redist_s, mut compute_s) = (0.0, 0.0);
+    let mut last_report = 0.0;
+    for step in 0..cfg.steps {
+        let t0 = Instant::now();
+        // y-part explicit on whole y-lines.
+        explicit_rows(view2(&u_y), view2_mut(&mut w_y), r);
+        let t1 = Instant::now();
+        to_x.execute_into(&w_y, &mut w_x)?;
+        let t2 = Instant::now();
+        // x-systems on whole x-lines, then the x-part explicit.
+        solve_columns(view2_mut(&mut w_x), &coef, r);
+        explicit_columns(view2(&w_x), view2_mut(&mut v_x), r);
+        let t3 = Instant::now();
+        to_y.execute_into(&v_x, &mut u_y)?;
+        let t4 = Instant::now();
+        // y-systems on whole y-lines.
+        solve_rows(view2_mut(&mut u_y), &coef, r);
+        let t5 = Instant::now();
+        compute_s += (t1 - t0).as_secs_f64() + (t3 - t2).as_secs_f64() + (t5 - t4).as_secs_f64();
+        redist_s += (t2 - t1).as_secs_f64() + (t4 - t3).as_secs_f64();
+        let elapsed = start.elapsed().as_secs_f64();
+        if cfg.progress && world.rank() == 0 && elapsed > 3.0 && elapsed - last_report > 2.0 {
+            last_report = elapsed;
+            let rate = (step + 1) as f64 / elapsed;
+            eprintln!(
+                "  step {}/{}  {elapsed:.1} s elapsed  {rate:.1} steps/s  ETA {:.0} s",
+                step + 1,
+                cfg.steps,
+                (cfg.steps - step - 1) as f64 / rate
+            );
+        }
+    }
+    comm.barrier();
+    let time_s = start.elapsed().as_secs_f64();
+
+    // Errors against the exact solution, on the y-layout.
+    let t = cfg.steps as f64 * cfg.dt;
+    let (mut max_e, mut sum_e2) = (0.0f64, 0.0f64);
+    if let Some(rank) = u_y.rank() {
+        let coords = ly.coords_of_rank(rank)?;
+        let gi = ly.axis(0).local_to_global_table(coords[0]);
+        let gj = ly.axis(1).local_to_global_table(coords[1]);
+        let u = view2(&u_y);
+        for (li, &i) in gi.iter().enumerate() {
+            for (lj, &j) in gj.iter().enumerate() {
+                let e = (u[[li, lj]] - exact((i + 1) as f64 * h, (j + 1) as f64 * h, t, two)).abs();
+                max_e = max_e.max(e);
+                sum_e2 += e * e;
+            }
+        }
+    }
+    let mut agreed = [0.0f64; 1];
+    comm.all_reduce_into(&max_e, &mut agreed[0], SystemOperation::max());
+    let mut total = 0.0f64;
+    comm.all_reduce_into(&sum_e2, &mut total, SystemOperation::sum());
+    let field = u_y
+        .gather(0)?
+        .map(|f| f.into_dimensionality::<Ix2>().expect("2-D field"));
+    let mut checksum = field.as_ref().map_or(0, |f| {
+        fnv1a64(f.as_standard_layout().as_slice().expect("contiguous"))
+    });
+    {
+        use mpi::collective::Root;
+        comm.process_at_rank(0).broadcast_into(&mut checksum);
+    }
+    let bytes_moved_per_step = (to_x.plan().stats().moved + to_y.plan().stats().moved) * 8;
+    Ok(AdiResult {
+        ranks: p,
+        time: t,
+        max_error: agreed[0],
+        l2_error: (h * h * total).sqrt(),
+        checksum,
+        field,
+        time_s,
+        redist_s,
+        compute_s,
+        bytes_moved_per_step,
+        strategies: (to_x.strategy(), to_y.strategy()),
+    })
+}
+
+/// A perceptually ordered colour map (dark blue → teal → yellow), `t` in [0, 1].
+fn colour(t: f64) -> [u8; 3] {
+    const STOPS: [[f64; 3]; 5] = [
+        [0.267, 0.005, 0.329],
+        [0.231, 0.322, 0.545],
+        [0.129, 0.569, 0.549],
+        [0.369, 0.788, 0.384],
+        [0.993, 0.906, 0.144],
+    ];
+    let t = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let k = (t.floor() as usize).min(STOPS.len() - 2);
+    let f = t - k as f64;
+    let mut out = [0u8; 3];
+    for c in 0..3 {
+        out[c] = ((STOPS[k][c] * (1.0 - f) + STOPS[k + 1][c] * f) * 255.0).round() as u8;
+    }
+    out
+}
+
+/// Writes `field` as a PNG heat-map (x to the right, y upwards) with a
+/// colour bar on the right running from the field's minimum (bottom) to its
+/// maximum (top), with tick marks at quarters.
+pub fn write_png(field: &Array2<f64>, path: &std::path::Path) -> std::io::Result<()> {
+    let (nx, ny) = (field.nrows(), field.ncols());
+    let scale = (512 / nx.max(ny).max(1)).max(1);
+    let (w_map, h_map) = (nx * scale, ny * scale);
+    let (gap, bar, ticks) = (16, 24, 8);
+    let width = w_map + gap + bar + ticks;
+    let height = h_map;
+    let lo = field.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = field.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let mut img = vec![255u8; width * height * 3];
+    let mut put = |x: usize, y: usize, c: [u8; 3]| {
+        let o = (y * width + x) * 3;
+        img[o..o + 3].copy_from_slice(&c);
+    };
+    for py in 0..h_map {
+        let j = ny - 1 - py / scale;
+        for px in 0..w_map {
+            let i = px / scale;
+            put(px, py, colour((field[[i, j]] - lo) / span));
+        }
+    }
+    for py in 0..height {
+        let c = colour(1.0 - py as f64 / (height.max(2) - 1) as f64);
+        for px in w_map + gap..w_map + gap + bar {
+            put(px, py, c);
+        }
+    }
+    for q in 0..=4 {
+        let py = ((height - 1) * q) / 4;
+        for px in w_map + gap + bar..width {
+            put(px, py, [0, 0, 0]);
+        }
+    }
+    let file = std::fs::File::create(path)?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+    writer
+        .write_image_data(&img)
+        .map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Max-norm error of the serial solver against the exact solution.
+    fn error(n: usize, steps: usize, dt: f64) -> f64 {
+        let u = solve_serial(n, steps, dt, false).unwrap();
+        let h = 1.0 / (n + 1) as f64;
+        let t = steps as f64 * dt;
+        u.indexed_iter()
+            .map(|((i, j), v)| (v - exact((i + 1) as f64 * h, (j + 1) as f64 * h, t, false)).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn second_order_convergence() {
+        // Halving h and dt together cuts the error by 4 ± 1.
+        let e = [
+            error(15, 10, 4e-3),
+            error(31, 20, 2e-3),
+            error(63, 40, 1e-3),
+        ];
+        for w in e.windows(2) {
+            let ratio = w[0] / w[1];
+            assert!((3.0..=5.0).contains(&ratio), "errors {e:?}, ratio {ratio}");
+        }
+    }
+
+    #[test]
+    fn two_modes_decay_at_their_rates() {
+        let (n, steps, dt) = (31, 20, 2e-3);
+        let u = solve_serial(n, steps, dt, true).unwrap();
+        let h = 1.0 / (n + 1) as f64;
+        let t = steps as f64 * dt;
+        let e = u
+            .indexed_iter()
+            .map(|((i, j), v)| (v - exact((i + 1) as f64 * h, (j + 1) as f64 * h, t, true)).abs())
+            .fold(0.0, f64::max);
+        assert!(e < 2e-3, "{e}");
+    }
+
+    #[test]
+    fn thomas_solves_the_system() {
+        let (n, r) = (9, 0.7);
+        let coef = thomas_coefficients(n, r);
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+        // d = (I - r δ²) x
+        let mut d = Array2::from_shape_fn((1, n), |(_, i)| {
+            let l = if i > 0 { x[i - 1] } else { 0.0 };
+            let rr = if i + 1 < n { x[i + 1] } else { 0.0 };
+            (1.0 + 2.0 * r) * x[i] - r * (l + rr)
+        });
+        let mut dt = d.t().to_owned();
+        solve_rows(d.view_mut(), &coef, r);
+        solve_columns(dt.view_mut(), &coef, r);
+        for i in 0..n {
+            assert!((d[[0, i]] - x[i]).abs() < 1e-12);
+            assert_eq!(
+                d[[0, i]].to_bits(),
+                dt[[i, 0]].to_bits(),
+                "rows and columns agree bit for bit"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_parameters() {
+        assert!(solve_serial(0, 1, 1e-3, false).is_err());
+        assert!(solve_serial(4, 1, 0.0, false).is_err());
+        assert!(solve_serial(4, 1, f64::NAN, false).is_err());
+    }
+}
