@@ -76,6 +76,26 @@ fn other_layouts(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+fn second_order_convergence(world: &SimpleCommunicator) -> TestResult {
+    // Halving h and dt together cuts the max error by 4 ± 1.
+    let mut errors = vec![];
+    for (n, steps, dt) in [(15, 10, 4e-3), (31, 20, 2e-3), (63, 40, 1e-3)] {
+        errors.push(
+            adi::solve(world, &config(n, steps, dt))
+                .map_err(|e| e.to_string())?
+                .max_error,
+        );
+    }
+    for w in errors.windows(2) {
+        let ratio = w[0] / w[1];
+        ensure!(
+            (3.0..=5.0).contains(&ratio),
+            "errors {errors:?}: ratio {ratio}"
+        );
+    }
+    Ok(())
+}
+
 fn refuses_bad_layouts(world: &SimpleCommunicator) -> TestResult {
     let p = world.size() as usize;
     let mut cfg = config(8, 1, 1e-3);
@@ -104,6 +124,7 @@ fn main() {
         &[
             MpiTest::new("default_layouts", default_layouts),
             MpiTest::new("other_layouts", other_layouts),
+            MpiTest::new("second_order_convergence", second_order_convergence),
             MpiTest::new("refuses_bad_layouts", refuses_bad_layouts),
         ],
     );

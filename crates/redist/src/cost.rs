@@ -35,12 +35,7 @@ impl CostModel {
     /// Predicted seconds of `strategy` for `plan` with elements of `elem` bytes.
     pub fn predict(&self, strategy: Strategy, plan: &Plan, elem: usize) -> f64 {
         let ranks = plan.source().ranks().max(plan.target().ranks());
-        let mut send = vec![0usize; ranks];
-        let mut recv = vec![0usize; ranks];
-        for m in plan.messages().iter().filter(|m| m.from != m.to) {
-            send[m.from] += m.len;
-            recv[m.to] += m.len;
-        }
+        let (send, recv) = plan.rank_volumes();
         let most = send.iter().chain(&recv).copied().max().unwrap_or(0) as f64 * elem as f64;
         let s = plan.stats();
         if s.messages == 0 {

@@ -875,13 +875,7 @@ fn chunk(len: usize, max: usize, k: usize) -> (usize, usize) {
 
 /// Whether every rank's total send and receive counts fit MPI's `i32`.
 fn rank_totals_fit(plan: &Plan) -> bool {
-    let ranks = plan.source().ranks().max(plan.target().ranks());
-    let mut send = vec![0usize; ranks];
-    let mut recv = vec![0usize; ranks];
-    for m in plan.messages().iter().filter(|m| m.from != m.to) {
-        send[m.from] += m.len;
-        recv[m.to] += m.len;
-    }
+    let (send, recv) = plan.rank_volumes();
     send.iter().chain(&recv).all(|&n| n <= i32::MAX as usize)
 }
 

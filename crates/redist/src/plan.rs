@@ -206,6 +206,19 @@ impl Plan {
         self.stats
     }
 
+    /// Elements every rank sends to and receives from other ranks, indexed
+    /// by rank: (sent, received).
+    pub fn rank_volumes(&self) -> (Vec<usize>, Vec<usize>) {
+        let ranks = self.source.ranks().max(self.target.ranks());
+        let mut send = vec![0usize; ranks];
+        let mut recv = vec![0usize; ranks];
+        for m in self.messages.iter().filter(|m| m.from != m.to) {
+            send[m.from] += m.len;
+            recv[m.to] += m.len;
+        }
+        (send, recv)
+    }
+
     /// The rectangular pieces of the message from source rank `from` to target
     /// rank `to`: the Cartesian product of the 1-D stretches between their
     /// coordinates, dimension by dimension.
