@@ -120,8 +120,15 @@ fn direct_runs(t: &Transfer, options: &Options) -> Option<Vec<(usize, usize)>> {
     }
     let cap = (t.len / options.direct_min_run.max(1)).clamp(1, DIRECT_MAX_RUNS);
     let runs = t.runs(true, cap)?;
-    (!runs.is_empty() && runs.iter().all(|&(_, l)| l <= options.max_message_elements))
-        .then_some(runs)
+    // Runs longer than one MPI message are sent in pieces.
+    let max = options.max_message_elements;
+    let pieces: Vec<(usize, usize)> = runs
+        .iter()
+        .flat_map(|&(off, len)| {
+            (0..len.div_ceil(max)).map(move |k| (off + k * max, (len - k * max).min(max)))
+        })
+        .collect();
+    (!pieces.is_empty() && pieces.len() <= DIRECT_MAX_RUNS).then_some(pieces)
 }
 
 /// Default of [`Options::datatype_min_run`]: derived datatypes are off by
@@ -668,7 +675,17 @@ impl<T: Element> Redistribution<T> {
     }
 
     fn run_async(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
-        self.ensure_buffers(self.send_total, self.recv_total);
+        // No send buffer when every message leaves straight from source storage.
+        let packed_sends = self
+            .send_types
+            .iter()
+            .zip(&self.send_direct)
+            .any(|(ty, direct)| ty.is_none() && direct.is_none());
+        let packed_recvs = self.recv_types.iter().any(Option::is_none);
+        self.ensure_buffers(
+            if packed_sends { self.send_total } else { 0 },
+            if packed_recvs { self.recv_total } else { 0 },
+        );
         let comm = self.comm_raw();
         let out = dst.local_slice_mut().as_mut_ptr();
         let mut recv_requests = Vec::new();
