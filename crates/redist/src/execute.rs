@@ -260,6 +260,30 @@ pub struct Redistribution<T: Element> {
     steps: Vec<(Option<usize>, Option<usize>)>,
     send_buf: Vec<T>,
     recv_buf: Vec<T>,
+    /// Per-rank arguments of the collective strategies, built once.
+    counts: CollectiveArgs,
+    /// Request lists of `async`, kept so that executing allocates nothing.
+    recv_requests: Vec<ffi::MPI_Request>,
+    send_requests: Vec<ffi::MPI_Request>,
+    /// Per receive request: the message it belongs to.
+    owner: Vec<usize>,
+    /// Per receive message: requests still outstanding.
+    remaining: Vec<usize>,
+}
+
+/// Counts, displacements and datatypes of `MPI_Alltoallv` / `MPI_Alltoallw`,
+/// one entry per rank of the communicator.
+struct CollectiveArgs {
+    scounts: Vec<c_int>,
+    sdispls: Vec<c_int>,
+    rcounts: Vec<c_int>,
+    rdispls: Vec<c_int>,
+    /// `MPI_Alltoallw`: one derived datatype per peer, at displacement zero.
+    wcounts_send: Vec<c_int>,
+    wcounts_recv: Vec<c_int>,
+    zeros: Vec<c_int>,
+    stypes: Vec<ffi::MPI_Datatype>,
+    rtypes: Vec<ffi::MPI_Datatype>,
 }
 
 impl<T: Element> Redistribution<T> {
@@ -387,7 +411,43 @@ impl<T: Element> Redistribution<T> {
                 SystemOperation::min(),
             );
         }
+        let size = comm.size() as usize;
+        let mut counts = CollectiveArgs {
+            scounts: vec![0; size],
+            sdispls: vec![0; size],
+            rcounts: vec![0; size],
+            rdispls: vec![0; size],
+            wcounts_send: vec![0; size],
+            wcounts_recv: vec![0; size],
+            zeros: vec![0; size],
+            stypes: vec![datatype.0; size],
+            rtypes: vec![datatype.0; size],
+        };
+        // Counts fit i32 whenever alltoallv is chosen (checked above); only
+        // that strategy reads them.
+        for ((t, &o), ty) in program.sends.iter().zip(&send_offsets).zip(&send_types) {
+            counts.scounts[t.peer] = t.len as c_int;
+            counts.sdispls[t.peer] = o as c_int;
+            if let Some(ty) = ty {
+                counts.wcounts_send[t.peer] = 1;
+                counts.stypes[t.peer] = ty.0;
+            }
+        }
+        for ((t, &o), ty) in program.recvs.iter().zip(&recv_offsets).zip(&recv_types) {
+            counts.rcounts[t.peer] = t.len as c_int;
+            counts.rdispls[t.peer] = o as c_int;
+            if let Some(ty) = ty {
+                counts.wcounts_recv[t.peer] = 1;
+                counts.rtypes[t.peer] = ty.0;
+            }
+        }
+        let remaining = vec![0; program.recvs.len()];
         Ok(Redistribution {
+            counts,
+            recv_requests: Vec::new(),
+            send_requests: Vec::new(),
+            owner: Vec::new(),
+            remaining,
             plan,
             source_grid: source_grid.clone(),
             target_grid: target_grid.clone(),
@@ -518,19 +578,8 @@ impl<T: Element> Redistribution<T> {
             return self.run_alltoallw(src, dst);
         }
         self.ensure_buffers(self.send_total, self.recv_total);
-        let size = self.source_grid.communicator().size() as usize;
-        let mut scounts = vec![0 as c_int; size];
-        let mut sdispls = vec![0 as c_int; size];
-        let mut rcounts = vec![0 as c_int; size];
-        let mut rdispls = vec![0 as c_int; size];
         for (t, &o) in self.program.sends.iter().zip(&self.send_offsets) {
             t.pack(src.local_slice(), &mut self.send_buf[o..o + t.len]);
-            scounts[t.peer] = t.len as c_int;
-            sdispls[t.peer] = o as c_int;
-        }
-        for (t, &o) in self.program.recvs.iter().zip(&self.recv_offsets) {
-            rcounts[t.peer] = t.len as c_int;
-            rdispls[t.peer] = o as c_int;
         }
         self.copy_local(src, dst);
         // SAFETY: counts and displacements address the buffers, which hold
@@ -538,12 +587,12 @@ impl<T: Element> Redistribution<T> {
         unsafe {
             ffi::MPI_Alltoallv(
                 self.send_buf.as_ptr().cast(),
-                scounts.as_ptr(),
-                sdispls.as_ptr(),
+                self.counts.scounts.as_ptr(),
+                self.counts.sdispls.as_ptr(),
                 self.datatype.0,
                 self.recv_buf.as_mut_ptr().cast(),
-                rcounts.as_ptr(),
-                rdispls.as_ptr(),
+                self.counts.rcounts.as_ptr(),
+                self.counts.rdispls.as_ptr(),
                 self.datatype.0,
                 self.comm_raw(),
             );
@@ -557,20 +606,6 @@ impl<T: Element> Redistribution<T> {
     /// Every message described by derived datatypes over local storage: one
     /// `MPI_Alltoallw` with no pack buffers at all.
     fn run_alltoallw(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
-        let size = self.source_grid.communicator().size() as usize;
-        let mut scounts = vec![0 as c_int; size];
-        let mut rcounts = vec![0 as c_int; size];
-        let zero = vec![0 as c_int; size];
-        let mut stypes = vec![self.datatype.0; size];
-        let mut rtypes = vec![self.datatype.0; size];
-        for (t, ty) in self.program.sends.iter().zip(&self.send_types) {
-            scounts[t.peer] = 1;
-            stypes[t.peer] = ty.as_ref().expect("all typed").0;
-        }
-        for (t, ty) in self.program.recvs.iter().zip(&self.recv_types) {
-            rcounts[t.peer] = 1;
-            rtypes[t.peer] = ty.as_ref().expect("all typed").0;
-        }
         self.copy_local(src, dst);
         let out = dst.local_slice_mut();
         // SAFETY: each datatype addresses elements of the local storage it is
@@ -578,13 +613,13 @@ impl<T: Element> Redistribution<T> {
         unsafe {
             ffi::MPI_Alltoallw(
                 src.local_slice().as_ptr().cast(),
-                scounts.as_ptr(),
-                zero.as_ptr(),
-                stypes.as_ptr(),
+                self.counts.wcounts_send.as_ptr(),
+                self.counts.zeros.as_ptr(),
+                self.counts.stypes.as_ptr(),
                 out.as_mut_ptr().cast(),
-                rcounts.as_ptr(),
-                zero.as_ptr(),
-                rtypes.as_ptr(),
+                self.counts.wcounts_recv.as_ptr(),
+                self.counts.zeros.as_ptr(),
+                self.counts.rtypes.as_ptr(),
                 self.comm_raw(),
             );
         }
@@ -688,9 +723,12 @@ impl<T: Element> Redistribution<T> {
         );
         let comm = self.comm_raw();
         let out = dst.local_slice_mut().as_mut_ptr();
-        let mut recv_requests = Vec::new();
-        let mut owner = Vec::new();
-        let mut remaining = vec![0usize; self.program.recvs.len()];
+        let mut recv_requests = std::mem::take(&mut self.recv_requests);
+        let mut owner = std::mem::take(&mut self.owner);
+        let mut remaining = std::mem::take(&mut self.remaining);
+        recv_requests.clear();
+        owner.clear();
+        remaining.iter_mut().for_each(|r| *r = 0);
         for (i, (t, &o)) in self
             .program
             .recvs
@@ -741,7 +779,8 @@ impl<T: Element> Redistribution<T> {
                 }
             }
         }
-        let mut send_requests = Vec::new();
+        let mut send_requests = std::mem::take(&mut self.send_requests);
+        send_requests.clear();
         let src_ptr = src.local_slice().as_ptr();
         for (i, (t, &o)) in self
             .program
@@ -817,6 +856,10 @@ impl<T: Element> Redistribution<T> {
                 ffi::RSMPI_STATUSES_IGNORE,
             );
         }
+        self.recv_requests = recv_requests;
+        self.send_requests = send_requests;
+        self.owner = owner;
+        self.remaining = remaining;
     }
 }
 

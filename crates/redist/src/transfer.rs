@@ -39,6 +39,10 @@ pub(crate) struct Transfer {
     dst_strides: Vec<usize>,
     /// Buffer strides in loop order (row-major over the message box).
     buf_strides: Vec<usize>,
+    /// The outermost indices as (stretch, index within it), in buffer order:
+    /// the units of parallel work (empty for one dimension). Built once, so
+    /// executing allocates nothing.
+    units: Vec<(usize, usize)>,
 }
 
 /// Strides of a local array of `shape` stored in `order`.
@@ -101,9 +105,19 @@ impl Transfer {
         for d in (0..extents.len().saturating_sub(1)).rev() {
             buf_strides[d] = buf_strides[d + 1] * extents[d + 1];
         }
+        let units = if stretches.len() > 1 {
+            stretches[0]
+                .iter()
+                .enumerate()
+                .flat_map(|(i, st)| (0..st.len).map(move |j| (i, j)))
+                .collect()
+        } else {
+            vec![]
+        };
         Transfer {
             peer,
             len: extents.iter().product(),
+            units,
             stretches,
             src_strides: order.iter().map(|&d| ss[d]).collect(),
             dst_strides: order.iter().map(|&d| ds[d]).collect(),
@@ -155,12 +169,8 @@ impl Transfer {
 
     /// The outermost indices of the message as (stretch, index within it):
     /// the units of parallel work, in buffer order.
-    fn outer_units(&self) -> Vec<(usize, usize)> {
-        self.stretches[0]
-            .iter()
-            .enumerate()
-            .flat_map(|(i, st)| (0..st.len).map(move |j| (i, j)))
-            .collect()
+    fn outer_units(&self) -> &[(usize, usize)] {
+        &self.units
     }
 
     /// Strides (source, target) along the innermost loop dimension.
@@ -207,7 +217,7 @@ impl Transfer {
             return Some(runs);
         }
         let mut ok = true;
-        for u in self.outer_units() {
+        for &u in self.outer_units() {
             self.walk_outer(u, &mut |s, d, _, len| {
                 if ok {
                     ok = push(if source { s } else { d }, len);
