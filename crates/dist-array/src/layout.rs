@@ -405,6 +405,7 @@ impl Iterator for LocalBlocks {
 mod tests {
     use super::*;
     use crate::spec::Dist;
+    use mpi_harness::all_indices;
     use quickcheck::{quickcheck, Arbitrary, Gen};
     use std::collections::HashSet;
 
@@ -462,17 +463,6 @@ mod tests {
                 (owner, l)
             })
             .collect()
-    }
-
-    fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
-        let mut out = vec![vec![]];
-        for &n in shape {
-            out = out
-                .into_iter()
-                .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
-                .collect();
-        }
-        out
     }
 
     quickcheck! {

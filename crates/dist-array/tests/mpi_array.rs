@@ -3,7 +3,7 @@
 use dist_array::{Complex, Dist, DistArray, DistError, Element, Layout, LayoutSpec, Order};
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
 use ndarray::{ArrayD, Dimension, IxDyn, ShapeBuilder};
 use procgrid::{balanced_extents, ProcGrid};
 
@@ -68,17 +68,6 @@ fn grids(world: &SimpleCommunicator) -> Vec<ProcGrid> {
 
 fn code(g: &[usize]) -> i64 {
     g.iter().fold(0i64, |acc, &x| acc * 1000 + x as i64 + 1)
-}
-
-fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
-    let mut out = vec![vec![]];
-    for &n in shape {
-        out = out
-            .into_iter()
-            .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
-            .collect();
-    }
-    out
 }
 
 /// Every local element holds the code of its global index.

@@ -121,6 +121,24 @@ macro_rules! ensure_eq {
     };
 }
 
+/// Every index of an array of `shape`, in row-major order: the naive
+/// oracle that property and MPI tests scan element by element.
+///
+/// ```
+/// assert_eq!(mpi_harness::all_indices(&[2, 2]), vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]);
+/// assert_eq!(mpi_harness::all_indices(&[3, 0]).len(), 0);
+/// ```
+pub fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
+    let mut out = vec![vec![]];
+    for &n in shape {
+        out = out
+            .into_iter()
+            .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
+            .collect();
+    }
+    out
+}
+
 /// Number of ranks the current launch was started with (the launcher's view;
 /// 1 for a process started without the harness).
 pub fn ranks() -> usize {

@@ -356,6 +356,7 @@ fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, 
 mod tests {
     use super::*;
     use dist_array::{Dist, LayoutSpec};
+    use mpi_harness::all_indices;
     use quickcheck::{quickcheck, Arbitrary, Gen};
     use std::collections::HashMap;
 
@@ -395,17 +396,6 @@ mod tests {
             let shape: Vec<usize> = (0..ndim).map(|_| usize::arbitrary(g) % max + 1).collect();
             Pair(random_layout(g, &shape), random_layout(g, &shape))
         }
-    }
-
-    fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
-        let mut out = vec![vec![]];
-        for &n in shape {
-            out = out
-                .into_iter()
-                .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
-                .collect();
-        }
-        out
     }
 
     /// (source local index, target local index) of one element.

@@ -2,7 +2,7 @@
 
 use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
 use ndarray::IxDyn;
 use procgrid::{balanced_extents, ProcGrid};
 use redist::{Options, Redistribution, Remap, Strategy};
@@ -62,17 +62,6 @@ fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
 
 fn code(g: &[usize]) -> f64 {
     g.iter().fold(0.0, |acc, &x| acc * 1000.0 + x as f64 + 1.0)
-}
-
-fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
-    let mut out = vec![vec![]];
-    for &n in shape {
-        out = out
-            .into_iter()
-            .flat_map(|v| (0..n).map(move |i| [v.clone(), vec![i]].concat()))
-            .collect();
-    }
-    out
 }
 
 /// Every local element of `a` holds `f` of its global index.
