@@ -1,5 +1,6 @@
 //! The distributed array: a layout, a process grid, and this rank's local part.
 
+use crate::storage::{SharedStorage, Storage};
 use crate::{DistError, Element, Layout};
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder};
 use procgrid::{Order, ProcGrid};
@@ -12,11 +13,14 @@ pub(crate) const PIECE: usize = 1 << 14;
 
 /// An n-dimensional array distributed block-cyclically over a process grid.
 ///
-/// Each rank holds its local part as an ndarray [`ArrayD`] in the layout's
-/// storage order (row-major unless the layout says column-major), so every
-/// ndarray habit works on [`local`](Self::local) and
+/// Each rank holds its local part contiguously in the layout's storage order
+/// (row-major unless the layout says column-major) and lends it out as
+/// ndarray views, so every ndarray habit works on [`local`](Self::local) and
 /// [`local_mut`](Self::local_mut). Ranks of the grid's communicator that are
-/// not in the layout's grid hold an empty local part.
+/// not in the layout's grid hold an empty local part. Large local parts live
+/// in memory other processes of the node can map
+/// ([`shared_storage`](Self::shared_storage)), so redistributions can copy
+/// them straight into another rank's storage.
 ///
 /// ```
 /// use dist_array::{DistArray, Layout};
@@ -36,12 +40,25 @@ pub(crate) const PIECE: usize = 1 << 14;
 ///     assert_eq!(whole.unwrap()[[6, 4]], 128.0);
 /// }
 /// ```
-#[derive(Clone)]
 pub struct DistArray<T> {
     layout: Layout,
     grid: ProcGrid,
     rank: Option<usize>,
-    local: ArrayD<T>,
+    /// The local shape, in the layout's storage order.
+    dim: IxDyn,
+    storage: Storage<T>,
+}
+
+impl<T: Element> Clone for DistArray<T> {
+    fn clone(&self) -> Self {
+        DistArray {
+            layout: self.layout.clone(),
+            grid: self.grid.clone(),
+            rank: self.rank,
+            dim: self.dim.clone(),
+            storage: self.storage.clone(),
+        }
+    }
 }
 
 impl<T: Element> DistArray<T> {
@@ -65,16 +82,32 @@ impl<T: Element> DistArray<T> {
         IxDyn(&shape)
     }
 
-    fn build(layout: Layout, grid: &ProcGrid, rank: Option<usize>, data: Vec<T>) -> DistArray<T> {
+    fn build(
+        layout: Layout,
+        grid: &ProcGrid,
+        rank: Option<usize>,
+        storage: Storage<T>,
+    ) -> DistArray<T> {
         let dim = Self::local_dim(&layout, rank);
-        let shape = dim.set_f(layout.storage() == Order::ColumnMajor);
-        let local = ArrayD::from_shape_vec(shape, data).expect("buffer length is the local size");
+        assert_eq!(
+            dim.size(),
+            storage.as_slice().len(),
+            "storage of the local size"
+        );
         DistArray {
             layout,
             grid: grid.clone(),
             rank,
-            local,
+            dim,
+            storage,
         }
+    }
+
+    /// The local shape with the layout's storage order.
+    fn shape_in_order(&self) -> ndarray::Shape<IxDyn> {
+        self.dim
+            .clone()
+            .set_f(self.layout.storage() == Order::ColumnMajor)
     }
 
     /// An array of zeros. Not collective: every rank builds its own part.
@@ -84,7 +117,7 @@ impl<T: Element> DistArray<T> {
     pub fn zeros(grid: &ProcGrid, layout: Layout) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
         let len = Self::local_dim(&layout, rank).size();
-        Ok(Self::build(layout, grid, rank, vec![T::zeroed(); len]))
+        Ok(Self::build(layout, grid, rank, Storage::zeros(len, true)))
     }
 
     /// An array whose element at global index `g` is `f(g)`. Not collective.
@@ -95,7 +128,7 @@ impl<T: Element> DistArray<T> {
     {
         let rank = Self::check(grid, &layout)?;
         let Some(r) = rank else {
-            return Ok(Self::build(layout, grid, rank, vec![]));
+            return Ok(Self::build(layout, grid, rank, Storage::Heap(vec![])));
         };
         let coords = layout.coords_of_rank(r)?;
         let local_shape = layout.local_shape(r)?;
@@ -110,16 +143,18 @@ impl<T: Element> DistArray<T> {
             .map(|&d| layout.axis(d).local_to_global_table(coords[d]))
             .collect();
         let extents: Vec<usize> = axes.iter().map(|&d| local_shape[d]).collect();
-        let mut data: Vec<T> = Vec::with_capacity(len);
-        data.spare_capacity_mut()
+        let mut storage = Storage::zeros(len, true);
+        let data = storage.as_mut_slice();
+        // SAFETY: MaybeUninit<T> has T's layout; every slot is written below
+        // with an initialised value.
+        let slots = unsafe { &mut *(data as *mut [T] as *mut [MaybeUninit<T>]) };
+        slots
             .par_chunks_mut(PIECE)
             .enumerate()
             .for_each(|(piece, chunk)| {
                 fill_piece(chunk, piece * PIECE, &axes, &extents, &tables, &f)
             });
-        // SAFETY: the parallel loop above wrote every one of the `len` slots.
-        unsafe { data.set_len(len) };
-        Ok(Self::build(layout, grid, rank, data))
+        Ok(Self::build(layout, grid, rank, storage))
     }
 
     /// An array from this rank's local part, which must have the local shape
@@ -144,19 +179,21 @@ impl<T: Element> DistArray<T> {
         } else {
             local.is_standard_layout()
         };
-        let local = if in_order {
-            local
+        let len = expected.size();
+        let data = if in_order {
+            match local.into_raw_vec_and_offset() {
+                (v, Some(0)) if v.len() == len => v,
+                (v, offset) => {
+                    let o = offset.unwrap_or(0);
+                    v[o..o + len].to_vec()
+                }
+            }
         } else {
             let mut copy = ArrayD::from_elem(expected.set_f(f), T::zeroed());
             copy.assign(&local);
-            copy
+            copy.into_raw_vec_and_offset().0
         };
-        Ok(DistArray {
-            layout,
-            grid: grid.clone(),
-            rank,
-            local,
-        })
+        Ok(Self::build(layout, grid, rank, Storage::Heap(data)))
     }
 
     /// The layout.
@@ -181,31 +218,50 @@ impl<T: Element> DistArray<T> {
 
     /// This rank's local part.
     pub fn local(&self) -> ArrayViewD<'_, T> {
-        self.local.view()
+        ArrayViewD::from_shape(self.shape_in_order(), self.storage.as_slice())
+            .expect("storage of the local size")
     }
 
     /// This rank's local part, mutable.
     pub fn local_mut(&mut self) -> ArrayViewMutD<'_, T> {
-        self.local.view_mut()
+        let shape = self.shape_in_order();
+        ArrayViewMutD::from_shape(shape, self.storage.as_mut_slice())
+            .expect("storage of the local size")
     }
 
     /// The local part as one slice in memory order.
     pub fn local_slice(&self) -> &[T] {
-        self.local
-            .as_slice_memory_order()
-            .expect("local storage is contiguous")
+        self.storage.as_slice()
     }
 
     /// The local part as one mutable slice in memory order.
     pub fn local_slice_mut(&mut self) -> &mut [T] {
-        self.local
-            .as_slice_memory_order_mut()
-            .expect("local storage is contiguous")
+        self.storage.as_mut_slice()
     }
 
-    /// Takes the local part out of the array.
+    /// Takes the local part out of the array (copied out of shared storage).
     pub fn into_local(self) -> ArrayD<T> {
-        self.local
+        let shape = self.shape_in_order();
+        ArrayD::from_shape_vec(shape, self.storage.into_vec()).expect("storage of the local size")
+    }
+
+    /// How other processes of this node can map the local storage, if it is
+    /// in shared memory (local parts of at least
+    /// [`SHARED_MIN_BYTES`](crate::storage::SHARED_MIN_BYTES), where the
+    /// system allows it). Redistributions use it to copy straight from this
+    /// array's storage.
+    pub fn shared_storage(&self) -> Option<SharedStorage> {
+        self.storage.shared()
+    }
+
+    /// The same array with its local part in shared memory whatever its size
+    /// (unless the system refuses it). Not collective.
+    pub fn into_shared(self) -> DistArray<T> {
+        if self.storage.shared().is_some() {
+            return self;
+        }
+        let storage = Storage::shared_copy(self.storage.as_slice());
+        DistArray { storage, ..self }
     }
 
     /// Applies `f` to every local element, in parallel. Not collective.

@@ -7,8 +7,11 @@
 //! - [`layout`]: [`Layout`], shape + distributions + grid + rank map + storage
 //!   order, with owner, global ↔ local maps, local shapes and local blocks;
 //! - [`element`]: [`Element`], the types an array can hold;
-//! - [`array`]: [`DistArray`], a layout plus this rank's local ndarray, with
-//!   parallel `from_fn`, `map_inplace`, `zip_with`;
+//! - [`array`](mod@array): [`DistArray`], a layout plus this rank's local
+//!   part (lent out as ndarray views), with parallel `from_fn`,
+//!   `map_inplace`, `zip_with`;
+//! - [`storage`]: where a local part lives — heap memory, or shared memory
+//!   other processes of the node can map ([`SharedStorage`]);
 //! - [`collective`]: reductions (sum, max-abs, 2-norm), gather and scatter;
 //! - [`error`]: [`DistError`], the one error type.
 //!
@@ -28,6 +31,7 @@ pub mod element;
 pub mod error;
 pub mod layout;
 pub mod spec;
+pub mod storage;
 
 pub use array::DistArray;
 pub use axis::AxisMap;
@@ -36,6 +40,7 @@ pub use error::DistError;
 pub use layout::{Layout, LocalBlock, LocalBlocks};
 pub use procgrid::{self, Order, ProcGrid};
 pub use spec::{Dist, LayoutSpec};
+pub use storage::SharedStorage;
 
 /// Re-export of `num_complex::Complex`, a supported element type.
 pub use num_complex::Complex;

@@ -239,7 +239,7 @@ impl ProcGrid {
     }
 
     /// A grid of `ndims` dimensions over all ranks of `comm`, with extents chosen
-    /// by [`balanced_extents`](crate::balanced_extents). Collective over `comm`.
+    /// by [`balanced_extents`]. Collective over `comm`.
     ///
     /// ```
     /// use procgrid::ProcGrid;

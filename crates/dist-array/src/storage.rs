@@ -1,0 +1,208 @@
+//! Where a rank's local part lives: ordinary heap memory, or memory that
+//! other processes on the same node can map.
+//!
+//! Large local parts are kept in an anonymous shared-memory file (Linux
+//! `memfd_create`) mapped into this process. Nothing changes for the owner:
+//! it reads and writes a slice as before. But a process of the same user on
+//! the same machine can map the same pages read-only (through
+//! `/proc/<pid>/fd/<fd>`), which is what lets a redistribution copy an
+//! element once, straight from the sender's storage into the receiver's,
+//! instead of packing, sending and unpacking it. The file has no name, so
+//! nothing outlives the process; the pages are freed when the owner and
+//! every reader have unmapped them.
+//!
+//! Where shared memory cannot be had (another system, a limit on open files)
+//! the part lives on the heap, and redistributions fall back to messages.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Local parts of at least this many bytes are put in shared memory; smaller
+/// ones gain nothing from it and would each cost an open file.
+pub const SHARED_MIN_BYTES: usize = 1 << 20;
+
+/// How another process on this node can map an array's local storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedStorage {
+    /// The owning process.
+    pub pid: u32,
+    /// The file descriptor of the shared-memory file in that process.
+    pub fd: i32,
+    /// Distinguishes the storages one process creates (never reused, unlike
+    /// file descriptors), so that a mapping can be cached by it.
+    pub id: u64,
+    /// Size in bytes.
+    pub bytes: usize,
+}
+
+/// Numbers the shared storages of this process.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A local part's memory.
+pub(crate) enum Storage<T> {
+    Heap(Vec<T>),
+    Shared(SharedBuffer<T>),
+}
+
+impl<T: bytemuck::Pod> Storage<T> {
+    /// `len` zeros, in shared memory when `share` and the part is large
+    /// enough, on the heap otherwise.
+    pub fn zeros(len: usize, share: bool) -> Storage<T> {
+        if share && len * std::mem::size_of::<T>() >= SHARED_MIN_BYTES {
+            if let Some(b) = SharedBuffer::zeros(len) {
+                return Storage::Shared(b);
+            }
+        }
+        Storage::Heap(vec![T::zeroed(); len])
+    }
+
+    /// A copy of `data` in shared memory (on the heap if the system refuses).
+    pub fn shared_copy(data: &[T]) -> Storage<T> {
+        let mut s = match SharedBuffer::zeros(data.len()) {
+            Some(b) => Storage::Shared(b),
+            None => Storage::Heap(vec![T::zeroed(); data.len()]),
+        };
+        s.as_mut_slice().copy_from_slice(data);
+        s
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Storage::Heap(v) => v,
+            Storage::Shared(b) => b.as_slice(),
+        }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Storage::Heap(v) => v,
+            Storage::Shared(b) => b.as_mut_slice(),
+        }
+    }
+
+    pub fn shared(&self) -> Option<SharedStorage> {
+        match self {
+            Storage::Heap(_) => None,
+            Storage::Shared(b) => Some(b.info()),
+        }
+    }
+
+    /// The elements as a vector (moved out of heap storage, copied out of
+    /// shared storage).
+    pub fn into_vec(self) -> Vec<T> {
+        match self {
+            Storage::Heap(v) => v,
+            Storage::Shared(b) => b.as_slice().to_vec(),
+        }
+    }
+}
+
+impl<T: bytemuck::Pod> Clone for Storage<T> {
+    fn clone(&self) -> Self {
+        let mut copy = Storage::zeros(self.as_slice().len(), self.shared().is_some());
+        copy.as_mut_slice().copy_from_slice(self.as_slice());
+        copy
+    }
+}
+
+/// `len` elements in a shared-memory file mapped read-write; unmapped and
+/// closed on drop.
+pub(crate) struct SharedBuffer<T> {
+    ptr: *mut T,
+    len: usize,
+    fd: libc::c_int,
+    id: u64,
+}
+
+// SAFETY: the buffer is owned memory like a Vec's; other processes only ever
+// read it while the owner has lent it out (see the redistribution protocol).
+unsafe impl<T: Send> Send for SharedBuffer<T> {}
+// SAFETY: as above; shared references only read.
+unsafe impl<T: Sync> Sync for SharedBuffer<T> {}
+
+impl<T: bytemuck::Pod> SharedBuffer<T> {
+    /// `len` zeros in a new shared-memory file, or `None` if the system
+    /// refuses one.
+    fn zeros(len: usize) -> Option<SharedBuffer<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>())?;
+        if bytes == 0 {
+            return None;
+        }
+        // SAFETY: plain system calls on our own file descriptor.
+        unsafe {
+            let fd = libc::memfd_create(c"ndcyclic-local".as_ptr(), libc::MFD_CLOEXEC);
+            if fd < 0 {
+                return None;
+            }
+            if libc::ftruncate(fd, bytes as libc::off_t) != 0 {
+                libc::close(fd);
+                return None;
+            }
+            let ptr = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            if ptr == libc::MAP_FAILED {
+                libc::close(fd);
+                return None;
+            }
+            Some(SharedBuffer {
+                ptr: ptr.cast(),
+                len,
+                fd,
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            })
+        }
+    }
+
+    fn as_slice(&self) -> &[T] {
+        // SAFETY: `len` zero-initialised (then written) Pod elements, mapped
+        // for as long as `self` lives.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as above, and `&mut self` makes the access exclusive here.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    fn info(&self) -> SharedStorage {
+        SharedStorage {
+            pid: std::process::id(),
+            fd: self.fd,
+            id: self.id,
+            bytes: self.len * std::mem::size_of::<T>(),
+        }
+    }
+}
+
+impl<T> Drop for SharedBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: the mapping and descriptor were created by `zeros`.
+        unsafe {
+            libc::munmap(self.ptr.cast(), self.len * std::mem::size_of::<T>());
+            libc::close(self.fd);
+        }
+    }
+}
+
+/// One value in shared storage: lets other ranks check, before relying on
+/// it, that they can map this process's shared storage (see [`probe`]).
+pub struct Probe(SharedBuffer<u64>);
+
+impl Probe {
+    /// How to map the probe.
+    pub fn info(&self) -> SharedStorage {
+        self.0.info()
+    }
+}
+
+/// A shared storage holding `value`, or `None` if the system refuses one.
+pub fn probe(value: u64) -> Option<Probe> {
+    let mut b = SharedBuffer::zeros(1)?;
+    b.as_mut_slice()[0] = value;
+    Some(Probe(b))
+}
