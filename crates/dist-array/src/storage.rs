@@ -98,9 +98,10 @@ impl<T: bytemuck::Pod> Storage<T> {
 
 impl<T: bytemuck::Pod> Clone for Storage<T> {
     fn clone(&self) -> Self {
-        let mut copy = Storage::zeros(self.as_slice().len(), self.shared().is_some());
-        copy.as_mut_slice().copy_from_slice(self.as_slice());
-        copy
+        match self {
+            Storage::Heap(v) => Storage::Heap(v.clone()),
+            Storage::Shared(b) => Storage::shared_copy(b.as_slice()),
+        }
     }
 }
 
@@ -205,4 +206,68 @@ pub fn probe(value: u64) -> Option<Probe> {
     let mut b = SharedBuffer::zeros(1)?;
     b.as_mut_slice()[0] = value;
     Some(Probe(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_parts_are_shared_and_small_ones_on_the_heap() {
+        let big = SHARED_MIN_BYTES / 8;
+        let s: Storage<f64> = Storage::zeros(big, true);
+        let info = s.shared().expect("a large part in shared memory");
+        assert_eq!(info.bytes, big * 8);
+        assert_eq!(info.pid, std::process::id());
+        assert!(s.as_slice().iter().all(|&x| x == 0.0));
+        assert!(Storage::<f64>::zeros(big - 1, true).shared().is_none());
+        assert!(Storage::<f64>::zeros(big, false).shared().is_none());
+    }
+
+    #[test]
+    fn ids_are_never_reused() {
+        let a = probe(1).unwrap().info();
+        let b = probe(2).unwrap().info();
+        assert_ne!(a.id, b.id);
+    }
+
+    #[test]
+    fn copies_and_clones_hold_their_own_values() {
+        let data: Vec<u32> = (0..1000).collect();
+        let mut s = Storage::shared_copy(&data);
+        assert!(s.shared().is_some());
+        assert_eq!(s.as_slice(), &data[..]);
+        let c = s.clone();
+        assert!(c.shared().is_some());
+        assert_ne!(c.shared().unwrap().id, s.shared().unwrap().id);
+        s.as_mut_slice()[5] = 77;
+        assert_eq!(c.as_slice()[5], 5);
+        assert_eq!(s.into_vec()[5], 77);
+    }
+
+    #[test]
+    fn another_mapping_sees_the_owners_writes() {
+        // What a reader on the node does: map /proc/<pid>/fd/<fd> read-only.
+        let mut s = Storage::shared_copy(&[0u64; 512]);
+        let info = s.shared().unwrap();
+        s.as_mut_slice()[3] = 42;
+        let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", info.pid, info.fd)).unwrap();
+        // SAFETY: plain system calls on a path to our own descriptor.
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
+            assert!(fd >= 0);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                info.bytes,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            libc::close(fd);
+            assert_ne!(p, libc::MAP_FAILED);
+            assert_eq!(*p.cast::<u64>().add(3), 42);
+            libc::munmap(p, info.bytes);
+        }
+    }
 }

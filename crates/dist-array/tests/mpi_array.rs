@@ -271,6 +271,40 @@ fn subset_grid(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// Large local parts live in shared storage, small ones can be moved there,
+/// and either way the array reads, writes, reduces and gathers the same.
+fn shared_storage(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    // 256 rows of 512 i64 per rank: 1 MiB, the sharing threshold.
+    let large = Layout::parse(&[256 * n, 512], &format!("cyclic(8),*@{n}x1")).unwrap();
+    let a = DistArray::from_fn(&grid, large.clone(), code).map_err(|e| e.to_string())?;
+    let s = a.shared_storage();
+    ensure!(s.is_some(), "a 1 MiB local part is in shared storage");
+    ensure_eq!(s.unwrap().bytes, 256 * 512 * 8);
+    check_local(&a, code)?;
+    let z = DistArray::<i64>::zeros(&grid, large).map_err(|e| e.to_string())?;
+    ensure!(z.shared_storage().is_some());
+    ensure!(z.local_slice().iter().all(|&x| x == 0));
+    let small = Layout::parse(&[37, 5], &format!("cyclic(2),*@{n}x1")).unwrap();
+    let b = DistArray::from_fn(&grid, small, code).map_err(|e| e.to_string())?;
+    ensure!(b.shared_storage().is_none());
+    let sum = b.sum().map_err(|e| e.to_string())?;
+    let whole = b.gather(0).map_err(|e| e.to_string())?;
+    let mut c = b.clone().into_shared();
+    ensure_eq!(c.shared_storage().is_some(), !b.local().is_empty());
+    check_local(&c, code)?;
+    ensure_eq!(c.sum().map_err(|e| e.to_string())?, sum);
+    ensure!(c.gather(0).map_err(|e| e.to_string())? == whole);
+    // A clone is its own storage; into_local copies the values out.
+    let d = c.clone();
+    c.map_inplace(|x| *x = -*x);
+    check_local(&d, code)?;
+    check_local(&c, |g| -code(g))?;
+    ensure!(d.clone().into_local() == d.local().to_owned());
+    Ok(())
+}
+
 fn errors_agree(world: &SimpleCommunicator) -> TestResult {
     let n = world.size() as usize;
     let me = world.rank() as usize;
@@ -350,6 +384,7 @@ fn main() {
             MpiTest::new("element_types", element_types),
             MpiTest::new("bulk_operations", bulk_operations),
             MpiTest::new("subset_grid", subset_grid),
+            MpiTest::new("shared_storage", shared_storage),
             MpiTest::new("errors_agree", errors_agree),
         ],
     );
