@@ -5,7 +5,11 @@
 //! - `scheduled`: one `MPI_Sendrecv` per step of the plan's contention-free
 //!   schedule, with buffers no larger than the largest message;
 //! - `async`: post every receive, pack and send each message, unpack each
-//!   message as it arrives (seed 000's asynchronous scheme);
+//!   message as it arrives (seed 000's asynchronous scheme). Between ranks
+//!   of one node whose source storage is shared (every large
+//!   [`DistArray`]), the receiver instead copies the message straight from
+//!   the sender's storage into its own: one pass over the data, like the
+//!   bare exchange ([`Options::node_direct`]);
 //! - `auto`: the cheapest of the three under an α–β cost model whose α and β
 //!   are measured once per communicator ([`crate::cost`]).
 //!
@@ -13,6 +17,7 @@
 //! source to target storage, with no buffer and no MPI call.
 
 use crate::cost::{self, CostModel};
+use crate::node_memory::{self, PeerCache};
 use crate::plan::{Plan, Remap};
 use crate::transfer::{RankProgram, Transfer};
 use crate::RedistError;
@@ -87,6 +92,12 @@ pub struct Options {
     /// MPICH on 2 ranks (4096×4096 f64, `cyclic(64),cyclic(64)@1x2` →
     /// `@2x1`): 22 ms packed, 18.5 ms sent run by run.
     pub direct_min_run: usize,
+    /// Whether `async` lets a receiver on the sender's node copy a message
+    /// straight from the sender's source storage, when that storage is
+    /// shared ([`DistArray::shared_storage`]): one pass over the data
+    /// instead of pack, transfer and unpack. Falls back to messages on every
+    /// rank if any rank cannot map its peers' storage.
+    pub node_direct: bool,
 }
 
 impl Default for Options {
@@ -97,6 +108,7 @@ impl Default for Options {
             max_message_elements: i32::MAX as usize,
             datatype_min_run: DATATYPE_MIN_RUN,
             direct_min_run: DIRECT_MIN_RUN,
+            node_direct: true,
         }
     }
 }
@@ -104,6 +116,11 @@ impl Default for Options {
 /// Tag of the library's point-to-point messages (chunk or run `k` uses
 /// `TAG + k`; MPI guarantees tags up to 32767).
 const TAG: c_int = 1000;
+
+/// Tags of the notes between ranks of one node: the sender's note (whether
+/// and how its source storage can be mapped) and the receiver's "done".
+const NOTE: c_int = 30000;
+const DONE: c_int = 30001;
 
 /// Default of [`Options::direct_min_run`].
 pub const DIRECT_MIN_RUN: usize = 4096;
@@ -266,10 +283,12 @@ pub struct Redistribution<T: Element> {
     /// Request lists of `async`, kept so that executing allocates nothing.
     recv_requests: Vec<ffi::MPI_Request>,
     send_requests: Vec<ffi::MPI_Request>,
-    /// Per receive request: the message it belongs to.
-    owner: Vec<usize>,
+    /// Per receive request: its message, and whether it is a note.
+    owner: Vec<(usize, bool)>,
     /// Per receive message: requests still outstanding.
     remaining: Vec<usize>,
+    /// `async` between ranks of one node, when their storage can be mapped.
+    node: Option<NodeDirect>,
 }
 
 /// Counts, displacements and datatypes of `MPI_Alltoallv` / `MPI_Alltoallw`,
@@ -443,7 +462,15 @@ impl<T: Element> Redistribution<T> {
             }
         }
         let remaining = vec![0; program.recvs.len()];
+        // Every rank evaluates the same condition, so all or none take part.
+        let node =
+            if options.node_direct && strategy == Strategy::Async && plan.stats().messages > 0 {
+                NodeDirect::new(comm, &program, me)
+            } else {
+                None
+            };
         Ok(Redistribution {
+            node,
             counts,
             recv_requests: Vec::new(),
             send_requests: Vec::new(),
@@ -486,6 +513,13 @@ impl<T: Element> Redistribution<T> {
     /// The strategy in use (never `Auto`).
     pub fn strategy(&self) -> Strategy {
         self.strategy
+    }
+
+    /// Whether receivers on a sender's node copy straight from the sender's
+    /// source storage when it is shared ([`Options::node_direct`], set up
+    /// on every rank).
+    pub fn reads_shared_sources(&self) -> bool {
+        self.node.is_some()
     }
 
     /// Elements this rank sends to other ranks per execution.
@@ -711,12 +745,13 @@ impl<T: Element> Redistribution<T> {
     }
 
     fn run_async(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) {
-        // No send buffer when every message leaves straight from source storage.
-        let packed_sends = self
-            .send_types
-            .iter()
-            .zip(&self.send_direct)
-            .any(|(ty, direct)| ty.is_none() && direct.is_none());
+        // What goes straight from a shared source storage needs no buffer.
+        let source = src.shared_storage();
+        let direct = |i: usize, list: &[bool]| source.is_some() && list.get(i) == Some(&true);
+        let node_sends = self.node.as_ref().map_or(&[][..], |n| &n.sends[..]);
+        let packed_sends = (0..self.program.sends.len()).any(|i| {
+            self.send_types[i].is_none() && self.send_direct[i].is_none() && !direct(i, node_sends)
+        });
         let packed_recvs = self.recv_types.iter().any(Option::is_none);
         self.ensure_buffers(
             if packed_sends { self.send_total } else { 0 },
@@ -724,64 +759,35 @@ impl<T: Element> Redistribution<T> {
         );
         let comm = self.comm_raw();
         let out = dst.local_slice_mut().as_mut_ptr();
-        let mut recv_requests = std::mem::take(&mut self.recv_requests);
-        let mut owner = std::mem::take(&mut self.owner);
-        let mut remaining = std::mem::take(&mut self.remaining);
-        recv_requests.clear();
-        owner.clear();
-        remaining.iter_mut().for_each(|r| *r = 0);
-        for (i, (t, &o)) in self
-            .program
-            .recvs
-            .iter()
-            .zip(&self.recv_offsets)
-            .enumerate()
-        {
-            let mut post = |ptr: *mut T, count: usize, ty: ffi::MPI_Datatype, k: usize| {
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: the storage outlives the request (waited below).
-                unsafe {
-                    ffi::MPI_Irecv(
-                        ptr.cast(),
-                        count as c_int,
-                        ty,
-                        t.peer as c_int,
-                        TAG + k as c_int,
-                        comm,
-                        &mut req,
-                    );
+        let recv_buf = self.recv_buf.as_mut_ptr();
+        let mut state = AsyncState {
+            recv_requests: std::mem::take(&mut self.recv_requests),
+            owner: std::mem::take(&mut self.owner),
+            remaining: std::mem::take(&mut self.remaining),
+            send_requests: std::mem::take(&mut self.send_requests),
+        };
+        state.recv_requests.clear();
+        state.owner.clear();
+        state.remaining.iter_mut().for_each(|r| *r = 0);
+        state.send_requests.clear();
+        let mut node = self.node.take();
+        // Receives: from ranks of this node, first the sender's note.
+        for i in 0..self.program.recvs.len() {
+            match &mut node {
+                Some(n) if n.recvs[i] => {
+                    let peer = self.program.recvs[i].peer;
+                    // SAFETY: four u64s in `n.notes_in`, untouched until the note arrives.
+                    let req = unsafe {
+                        let p = n.notes_in.as_mut_ptr().add(i);
+                        irecv(p.cast(), 4, ffi::RSMPI_UINT64_T, peer, NOTE, comm)
+                    };
+                    state.recv_requests.push(req);
+                    state.owner.push((i, true));
+                    state.remaining[i] += 1;
                 }
-                recv_requests.push(req);
-                owner.push(i);
-                remaining[i] += 1;
-            };
-            match (&self.recv_types[i], &self.recv_direct[i]) {
-                (Some(ty), _) => post(out, 1, ty.0, 0),
-                (None, Some(runs)) => {
-                    let mut at = o;
-                    for (k, &(_, len)) in runs.iter().enumerate() {
-                        // SAFETY: the runs add up to t.len, within recv_buf.
-                        post(
-                            unsafe { self.recv_buf.as_mut_ptr().add(at) },
-                            len,
-                            self.datatype.0,
-                            k,
-                        );
-                        at += len;
-                    }
-                }
-                (None, None) => {
-                    for k in 0..t.len.div_ceil(self.max_message) {
-                        let (co, cn) = chunk(t.len, self.max_message, k);
-                        // SAFETY: o + co + cn <= recv_total <= recv_buf.len().
-                        let ptr = unsafe { self.recv_buf.as_mut_ptr().add(o + co) };
-                        post(ptr, cn, self.datatype.0, k);
-                    }
-                }
+                _ => self.post_recv_data(i, &mut state, out, recv_buf, comm),
             }
         }
-        let mut send_requests = std::mem::take(&mut self.send_requests);
-        send_requests.clear();
         let src_ptr = src.local_slice().as_ptr();
         for (i, (t, &o)) in self
             .program
@@ -790,28 +796,37 @@ impl<T: Element> Redistribution<T> {
             .zip(&self.send_offsets)
             .enumerate()
         {
-            let mut post = |ptr: *const T, count: usize, ty: ffi::MPI_Datatype, k: usize| {
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: the storage is untouched until the Waitall below.
-                unsafe {
-                    ffi::MPI_Isend(
-                        ptr.cast(),
-                        count as c_int,
-                        ty,
-                        t.peer as c_int,
-                        TAG + k as c_int,
-                        comm,
-                        &mut req,
-                    );
+            if let Some(n) = node.as_mut().filter(|n| n.sends[i]) {
+                n.notes_out[i] = match &source {
+                    Some(s) => [1, s.fd as u64, s.id, s.bytes as u64],
+                    None => [0; 4],
+                };
+                // SAFETY: four u64s in `n.notes_out`, untouched until the Waitall.
+                let note = unsafe {
+                    let p = n.notes_out.as_ptr().add(i);
+                    isend(p.cast(), 4, ffi::RSMPI_UINT64_T, t.peer, NOTE, comm)
+                };
+                state.send_requests.push(note);
+                if source.is_some() {
+                    // The receiver reads the source itself; wait for its "done".
+                    // SAFETY: a zero-byte receive.
+                    let done = unsafe { irecv(out.cast(), 0, self.datatype.0, t.peer, DONE, comm) };
+                    state.send_requests.push(done);
+                    continue;
                 }
-                send_requests.push(req);
+            }
+            let mut post = |ptr: *const T, count: usize, ty: ffi::MPI_Datatype, tag: c_int| {
+                // SAFETY: the storage is untouched until the Waitall below.
+                let req = unsafe { isend(ptr.cast(), count, ty, t.peer, tag, comm) };
+                state.send_requests.push(req);
             };
             match (&self.send_types[i], &self.send_direct[i]) {
-                (Some(ty), _) => post(src_ptr, 1, ty.0, 0),
+                (Some(ty), _) => post(src_ptr, 1, ty.0, TAG),
                 (None, Some(runs)) => {
                     for (k, &(off, len)) in runs.iter().enumerate() {
                         // SAFETY: each run lies within the source's local storage.
-                        post(unsafe { src_ptr.add(off) }, len, self.datatype.0, k);
+                        let ptr = unsafe { src_ptr.add(off) };
+                        post(ptr, len, self.datatype.0, TAG + k as c_int);
                     }
                 }
                 (None, None) => {
@@ -819,31 +834,62 @@ impl<T: Element> Redistribution<T> {
                     for k in 0..t.len.div_ceil(self.max_message) {
                         let (co, cn) = chunk(t.len, self.max_message, k);
                         // SAFETY: o + co + cn <= send_total <= send_buf.len().
-                        post(
-                            unsafe { self.send_buf.as_ptr().add(o + co) },
-                            cn,
-                            self.datatype.0,
-                            k,
-                        );
+                        let ptr = unsafe { self.send_buf.as_ptr().add(o + co) };
+                        post(ptr, cn, self.datatype.0, TAG + k as c_int);
                     }
                 }
             }
         }
         self.copy_local(src, dst);
-        for _ in 0..recv_requests.len() {
+        // SAFETY: reads a constant of the MPI library.
+        let undefined = unsafe { ffi::RSMPI_UNDEFINED };
+        loop {
             let mut index: c_int = 0;
-            // SAFETY: the request array is valid; completed ones become MPI_REQUEST_NULL.
+            // SAFETY: the request array is valid; completed ones become
+            // MPI_REQUEST_NULL, and an all-null array gives MPI_UNDEFINED.
             unsafe {
                 ffi::MPI_Waitany(
-                    recv_requests.len() as c_int,
-                    recv_requests.as_mut_ptr(),
+                    state.recv_requests.len() as c_int,
+                    state.recv_requests.as_mut_ptr(),
                     &mut index,
                     ffi::RSMPI_STATUS_IGNORE,
                 );
             }
-            let i = owner[index as usize];
-            remaining[i] -= 1;
-            if remaining[i] == 0 && self.recv_types[i].is_none() {
+            if index == undefined {
+                break;
+            }
+            let (i, is_note) = state.owner[index as usize];
+            state.remaining[i] -= 1;
+            if is_note {
+                let n = node.as_mut().expect("notes come from ranks of this node");
+                let note = n.notes_in[i];
+                if note[0] == 0 {
+                    // The sender's source is private: its data follows as messages.
+                    self.post_recv_data(i, &mut state, out, recv_buf, comm);
+                    continue;
+                }
+                let t = &self.program.recvs[i];
+                let storage = dist_array::SharedStorage {
+                    pid: n.pids[t.peer],
+                    fd: note[1] as i32,
+                    id: note[2],
+                    bytes: note[3] as usize,
+                };
+                let peer = match n.cache.get(t.peer, &storage) {
+                    Ok(p) => p,
+                    // Checked at construction; failing now means the sender's
+                    // memory is gone, and no rank could go on consistently.
+                    Err(e) => panic!("mapping the storage of rank {} failed: {e}", t.peer),
+                };
+                // SAFETY: the sender's source storage holds `T`s and stays
+                // untouched until this rank's "done".
+                t.copy_local(unsafe { peer.slice::<T>() }, dst.local_slice_mut());
+                // SAFETY: a zero-byte send.
+                let done = unsafe { isend(out.cast(), 0, self.datatype.0, t.peer, DONE, comm) };
+                state.send_requests.push(done);
+                continue;
+            }
+            if state.remaining[i] == 0 && self.recv_types[i].is_none() {
                 let t = &self.program.recvs[i];
                 let o = self.recv_offsets[i];
                 t.unpack(&self.recv_buf[o..o + t.len], dst.local_slice_mut());
@@ -852,16 +898,156 @@ impl<T: Element> Redistribution<T> {
         // SAFETY: as above.
         unsafe {
             ffi::MPI_Waitall(
-                send_requests.len() as c_int,
-                send_requests.as_mut_ptr(),
+                state.send_requests.len() as c_int,
+                state.send_requests.as_mut_ptr(),
                 ffi::RSMPI_STATUSES_IGNORE,
             );
         }
-        self.recv_requests = recv_requests;
-        self.send_requests = send_requests;
-        self.owner = owner;
-        self.remaining = remaining;
+        self.node = node;
+        self.recv_requests = state.recv_requests;
+        self.send_requests = state.send_requests;
+        self.owner = state.owner;
+        self.remaining = state.remaining;
     }
+
+    /// Posts the receives of message `i`'s data: one derived datatype over
+    /// target storage, or runs or chunks into the receive buffer.
+    fn post_recv_data(
+        &self,
+        i: usize,
+        state: &mut AsyncState,
+        out: *mut T,
+        recv_buf: *mut T,
+        comm: ffi::MPI_Comm,
+    ) {
+        let t = &self.program.recvs[i];
+        let o = self.recv_offsets[i];
+        let mut post = |ptr: *mut T, count: usize, ty: ffi::MPI_Datatype, tag: c_int| {
+            // SAFETY: the storage outlives the request (waited in run_async).
+            let req = unsafe { irecv(ptr.cast(), count, ty, t.peer, tag, comm) };
+            state.recv_requests.push(req);
+            state.owner.push((i, false));
+            state.remaining[i] += 1;
+        };
+        match (&self.recv_types[i], &self.recv_direct[i]) {
+            (Some(ty), _) => post(out, 1, ty.0, TAG),
+            (None, Some(runs)) => {
+                let mut at = o;
+                for (k, &(_, len)) in runs.iter().enumerate() {
+                    // SAFETY: the runs add up to t.len, within recv_buf.
+                    post(
+                        unsafe { recv_buf.add(at) },
+                        len,
+                        self.datatype.0,
+                        TAG + k as c_int,
+                    );
+                    at += len;
+                }
+            }
+            (None, None) => {
+                for k in 0..t.len.div_ceil(self.max_message) {
+                    let (co, cn) = chunk(t.len, self.max_message, k);
+                    // SAFETY: o + co + cn <= recv_total <= recv_buf.len().
+                    let ptr = unsafe { recv_buf.add(o + co) };
+                    post(ptr, cn, self.datatype.0, TAG + k as c_int);
+                }
+            }
+        }
+    }
+}
+
+/// The request lists of one `async` execution (kept between executions so
+/// that executing allocates nothing).
+struct AsyncState {
+    recv_requests: Vec<ffi::MPI_Request>,
+    /// Per receive request: its message, and whether it is the sender's note.
+    owner: Vec<(usize, bool)>,
+    /// Per receive message: requests still outstanding.
+    remaining: Vec<usize>,
+    send_requests: Vec<ffi::MPI_Request>,
+}
+
+/// `async` between ranks of one node: which messages may be read straight
+/// from the sender's shared source storage ([`crate::node_memory`]).
+struct NodeDirect {
+    /// Per send / receive: whether the peer is on this node.
+    sends: Vec<bool>,
+    recvs: Vec<bool>,
+    /// Process id of every rank.
+    pids: Vec<u32>,
+    /// Per send / receive: the note (shared?, fd, storage id, bytes).
+    notes_out: Vec<[u64; 4]>,
+    notes_in: Vec<[u64; 4]>,
+    cache: PeerCache,
+}
+
+impl NodeDirect {
+    /// Collective over `comm`: `None` on every rank unless every rank can
+    /// map the storage of the ranks of its node it receives from.
+    fn new(
+        comm: &mpi::topology::SimpleCommunicator,
+        program: &RankProgram,
+        me: usize,
+    ) -> Option<NodeDirect> {
+        use mpi::collective::CommunicatorCollectives;
+        let node = node_memory::nodes(comm);
+        let same = |a: usize, b: usize| a != b && node[a] == node[b];
+        let recvs: Vec<bool> = program.recvs.iter().map(|t| same(t.peer, me)).collect();
+        let sends: Vec<bool> = program.sends.iter().map(|t| same(me, t.peer)).collect();
+        let read_from: Vec<usize> = program
+            .recvs
+            .iter()
+            .filter(|t| same(t.peer, me))
+            .map(|t| t.peer)
+            .collect();
+        let mut pids = vec![0u32; comm.size() as usize];
+        comm.all_gather_into(&std::process::id(), &mut pids[..]);
+        if !node_memory::can_map_peers(comm, &read_from) {
+            return None;
+        }
+        Some(NodeDirect {
+            notes_out: vec![[0; 4]; sends.len()],
+            notes_in: vec![[0; 4]; recvs.len()],
+            sends,
+            recvs,
+            pids,
+            cache: PeerCache::default(),
+        })
+    }
+}
+
+/// `MPI_Irecv` of `count` elements of `ty` from `peer`.
+///
+/// # Safety
+/// `ptr` addresses `count` elements of `ty` that outlive the request.
+unsafe fn irecv(
+    ptr: *mut std::ffi::c_void,
+    count: usize,
+    ty: ffi::MPI_Datatype,
+    peer: usize,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+) -> ffi::MPI_Request {
+    let mut req = ffi::RSMPI_REQUEST_NULL;
+    ffi::MPI_Irecv(ptr, count as c_int, ty, peer as c_int, tag, comm, &mut req);
+    req
+}
+
+/// `MPI_Isend` of `count` elements of `ty` to `peer`.
+///
+/// # Safety
+/// `ptr` addresses `count` elements of `ty`, untouched until the request completes.
+unsafe fn isend(
+    ptr: *const std::ffi::c_void,
+    count: usize,
+    ty: ffi::MPI_Datatype,
+    peer: usize,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+) -> ffi::MPI_Request {
+    let mut req = ffi::RSMPI_REQUEST_NULL;
+    ffi::MPI_Isend(ptr, count as c_int, ty, peer as c_int, tag, comm, &mut req);
+    req
 }
 
 impl<T: Element> Redistribution<T> {

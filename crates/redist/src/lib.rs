@@ -15,7 +15,9 @@
 //! - [`execute`]: [`Redistribution`], a plan executed under MPI with one of
 //!   the exchange [`Strategy`]s (`alltoallv`, `scheduled`, `async`, `auto`);
 //!   its copy programs (pack, unpack, local copy by whole stretches) live in
-//!   the private `transfer` module, the `auto` cost model in [`cost`];
+//!   the private `transfer` module, the mapping of another rank's shared
+//!   storage (one-pass copies between ranks of one node) in the private
+//!   `node_memory` module, the `auto` cost model in [`cost`];
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes;
 //! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
@@ -43,6 +45,7 @@ pub mod cost;
 pub mod error;
 pub mod execute;
 pub mod measure;
+mod node_memory;
 pub mod plan;
 pub mod remap;
 pub mod report;

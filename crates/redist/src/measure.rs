@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// instead of packed; `0` uses the library default.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub datatype_min_run: usize,
+    /// Send data between ranks of one node as MPI messages even where the
+    /// receiver could read it straight from the sender's shared storage.
+    #[arg(long)]
+    pub no_node_direct: bool,
 }
 
 /// A value for every global linear index, per element type.
@@ -173,6 +177,7 @@ fn run_typed<T: Probe>(
     if args.datatype_min_run > 0 {
         options.datatype_min_run = args.datatype_min_run;
     }
+    options.node_direct = !args.no_node_direct;
     let start = Instant::now();
     let mut r = Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?;
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -259,6 +264,7 @@ fn run_typed<T: Probe>(
         }
         None => None,
     };
+    let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
     if !root {
         return Ok(());
     }
@@ -283,6 +289,7 @@ fn run_typed<T: Probe>(
         "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(&memcpy)),
         "verified": verified,
         "target_rank_map": r.target_layout().rank_map(),
+        "node_direct": node_direct,
     });
     if let Some(times) = &alltoallv {
         v["alltoallv_ms_median"] = json!(ms(times));

@@ -117,7 +117,11 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
         };
         let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
             .map_err(|e| e.to_string())?;
-        let a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        if rng.below(2) == 0 {
+            // Shared source storage: ranks of one node read it directly.
+            a = a.into_shared();
+        }
         let b = r
             .execute(&a)
             .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
@@ -136,6 +140,11 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
             },
         )
         .map_err(|e| e.to_string())?;
+        let b = if rng.below(2) == 0 {
+            b.into_shared()
+        } else {
+            b
+        };
         let c = back.execute(&b).map_err(|e| e.to_string())?;
         ensure!(
             c.local() == a.local(),
@@ -159,6 +168,7 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
         let to = random_layout(&mut rng, &shape, grid.extents());
         let a = DistArray::from_fn(&grid, from.clone(), |g| Complex::new(code(g), -code(g)))
             .map_err(|e| e.to_string())?;
+        let shared = a.clone().into_shared();
         let mut results = vec![];
         for strategy in STRATEGIES {
             // Packed messages, split messages, messages described by derived
@@ -170,25 +180,75 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
                 (i32::MAX as usize, usize::MAX, 1),
                 (4, usize::MAX, 2),
             ] {
-                let options = Options {
-                    remap: Remap::None,
-                    strategy,
-                    max_message_elements,
-                    datatype_min_run,
-                    direct_min_run,
-                };
-                let mut r = Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
-                    .map_err(|e| e.to_string())?;
-                let mut b = DistArray::zeros(&grid, r.target_layout().clone())
-                    .map_err(|e| e.to_string())?;
-                r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
-                results.push(b.local().to_owned());
+                for node_direct in [true, false] {
+                    let options = Options {
+                        remap: Remap::None,
+                        strategy,
+                        max_message_elements,
+                        datatype_min_run,
+                        direct_min_run,
+                        node_direct,
+                    };
+                    let mut r =
+                        Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
+                            .map_err(|e| e.to_string())?;
+                    let mut b = DistArray::zeros(&grid, r.target_layout().clone())
+                        .map_err(|e| e.to_string())?;
+                    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+                    results.push(b.local().to_owned());
+                    r.execute_into(&shared, &mut b).map_err(|e| e.to_string())?;
+                    results.push(b.local().to_owned());
+                }
             }
         }
         ensure!(
             results.windows(2).all(|w| w[0] == w[1]),
             "strategies disagree for {from} -> {to}"
         );
+    }
+    Ok(())
+}
+
+/// One plan executed on shared and private sources, old and new, more of
+/// them than the mappings a receiver keeps: every result is its source's.
+fn shared_sources(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let rows = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let cols = ProcGrid::builder(&[1, n])
+        .build_sharing(&rows)
+        .map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[37, 29], &format!("cyclic(3),*@{n}x1")).unwrap();
+    let to = Layout::parse(&[37, 29], &format!("*,cyclic(2)@1x{n}")).unwrap();
+    let options = Options {
+        strategy: Strategy::Async,
+        ..Options::default()
+    };
+    let mut r =
+        Redistribution::<f64>::new(&rows, &from, &cols, &to, options).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&cols, r.target_layout().clone()).map_err(|e| e.to_string())?;
+    let make =
+        |k: usize| DistArray::from_fn(&rows, from.clone(), move |g| code(g) + 1000.0 * k as f64);
+    let kept = make(0).map_err(|e| e.to_string())?.into_shared();
+    for k in 0..9usize {
+        // The kept source again and again (a cached mapping), new shared
+        // sources (new mappings, old ones evicted), and private sources,
+        // whose data goes as messages.
+        let fresh;
+        let a = match k % 3 {
+            0 => &kept,
+            1 => {
+                fresh = make(k).map_err(|e| e.to_string())?.into_shared();
+                &fresh
+            }
+            _ => {
+                fresh = make(k).map_err(|e| e.to_string())?;
+                &fresh
+            }
+        };
+        ensure_eq!(a.shared_storage().is_some(), k % 3 != 2);
+        r.execute_into(a, &mut b).map_err(|e| e.to_string())?;
+        let shift = if k % 3 == 0 { 0.0 } else { 1000.0 * k as f64 };
+        check(&b, |g| code(g) + shift).map_err(|e| format!("source {k}: {e}"))?;
     }
     Ok(())
 }
@@ -337,6 +397,7 @@ fn main() {
         &[
             MpiTest::new("random_pairs", random_pairs),
             MpiTest::new("strategies_agree", strategies_agree),
+            MpiTest::new("shared_sources", shared_sources),
             MpiTest::new("element_types", element_types),
             MpiTest::new("grids_of_different_sizes", grids_of_different_sizes),
             MpiTest::new("thousand_executions", thousand_executions),
