@@ -12,9 +12,10 @@ REPS=${REPS:-7}
 cargo build --release -q -p redist --bin redist
 REDIST=target/release/redist
 
-# shape | from | to | strategy
+# shape | from | to | strategy [| extra redist run flags]
 CASES=(
   "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|auto"
+  "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|auto|--no-node-direct"
   "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|alltoallv"
   "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@1x${RANKS}|auto"
   "4096x4096|block,*@${RANKS}x1|*,block@1x${RANKS}|auto"
@@ -28,16 +29,18 @@ CASES=(
   "256x256x256|block,*,*@${RANKS}x1x1|*,*,block@1x1x${RANKS}|auto"
 )
 
-echo "| shape | from | to | strategy | MB moved | exec ms | alltoallv ms | exec/alltoallv | verified |"
-echo "|---|---|---|---|---:|---:|---:|---:|---|"
+echo "| shape | from | to | strategy | node direct | MB moved | exec ms | alltoallv ms | exec/alltoallv | verified |"
+echo "|---|---|---|---|---|---:|---:|---:|---:|---|"
 for c in "${CASES[@]}"; do
-  IFS='|' read -r shape from to strategy <<<"$c"
+  IFS='|' read -r shape from to strategy extra <<<"$c"
+  # shellcheck disable=SC2086 # extra holds zero or more flags
   line=$(mpirun -n "$RANKS" "$REDIST" run --shape "$shape" --from "$from" --to "$to" \
-      --strategy "$strategy" --reps "$REPS" --verify --baseline alltoallv --json | tail -n 1)
+      --strategy "$strategy" --reps "$REPS" --verify --baseline alltoallv --json ${extra:-} | tail -n 1)
   python3 - "$line" <<'PY'
 import json, sys
 v = json.loads(sys.argv[1])
 print(f"| {'x'.join(map(str, v['shape']))} | `{v['from']}` | `{v['to']}` | {v['strategy']} | "
+      f"{'yes' if v['node_direct'] else 'no'} | "
       f"{v['bytes_moved'] / 1e6:.1f} | {v['exec_ms_median']:.2f} | {v['alltoallv_ms_median']:.2f} | "
       f"{v['exec_over_alltoallv']:.2f} | {v['verified']} |")
 PY
