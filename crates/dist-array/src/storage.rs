@@ -34,6 +34,87 @@ pub struct SharedStorage {
     pub bytes: usize,
 }
 
+impl SharedStorage {
+    /// Maps the storage read-only into this process, through
+    /// `/proc/<pid>/fd/<fd>` (allowed between processes of one user unless a
+    /// security policy forbids it). The mapping stays valid, and keeps the
+    /// memory alive, until dropped, even after the owner frees the storage.
+    pub fn map_read_only(&self) -> std::io::Result<ReadMapping> {
+        if self.bytes == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "empty storage",
+            ));
+        }
+        let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", self.pid, self.fd))
+            .expect("no NUL in a path");
+        // SAFETY: plain system calls; the descriptor is closed right after
+        // mapping (the mapping keeps the memory).
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let ptr = libc::mmap(
+                std::ptr::null_mut(),
+                self.bytes,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            let err = std::io::Error::last_os_error();
+            libc::close(fd);
+            if ptr == libc::MAP_FAILED {
+                return Err(err);
+            }
+            Ok(ReadMapping {
+                ptr: ptr.cast_const().cast(),
+                bytes: self.bytes,
+            })
+        }
+    }
+}
+
+/// A read-only mapping of (possibly another process's) shared storage,
+/// unmapped on drop.
+#[derive(Debug)]
+pub struct ReadMapping {
+    ptr: *const u8,
+    bytes: usize,
+}
+
+// SAFETY: read-only memory; when the owner writes it is for the users of the
+// mapping to order (a redistribution does so with messages).
+unsafe impl Send for ReadMapping {}
+// SAFETY: as above.
+unsafe impl Sync for ReadMapping {}
+
+impl ReadMapping {
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The storage as elements of `T`.
+    ///
+    /// # Safety
+    /// The owner wrote the storage as `T`s (plain data) and does not write
+    /// it while the slice is in use.
+    pub unsafe fn slice<T>(&self) -> &[T] {
+        std::slice::from_raw_parts(self.ptr.cast(), self.bytes / std::mem::size_of::<T>())
+    }
+}
+
+impl Drop for ReadMapping {
+    fn drop(&mut self) {
+        // SAFETY: ptr and bytes come from a successful mmap.
+        unsafe {
+            libc::munmap(self.ptr.cast_mut().cast(), self.bytes);
+        }
+    }
+}
+
 /// Numbers the shared storages of this process.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -247,27 +328,12 @@ mod tests {
 
     #[test]
     fn another_mapping_sees_the_owners_writes() {
-        // What a reader on the node does: map /proc/<pid>/fd/<fd> read-only.
+        // What a reader on the node does: map the storage read-only.
         let mut s = Storage::shared_copy(&[0u64; 512]);
         let info = s.shared().unwrap();
         s.as_mut_slice()[3] = 42;
-        let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", info.pid, info.fd)).unwrap();
-        // SAFETY: plain system calls on a path to our own descriptor.
-        unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
-            assert!(fd >= 0);
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                info.bytes,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
-            libc::close(fd);
-            assert_ne!(p, libc::MAP_FAILED);
-            assert_eq!(*p.cast::<u64>().add(3), 42);
-            libc::munmap(p, info.bytes);
-        }
+        let m = info.map_read_only().unwrap();
+        // SAFETY: u64s, not written while read.
+        assert_eq!(unsafe { m.slice::<u64>() }[3], 42);
     }
 }

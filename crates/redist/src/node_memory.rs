@@ -14,10 +14,9 @@
 //! keeps the last few mappings, keyed by the sender's rank and storage id
 //! (never reused), so repeated executions on the same arrays map nothing.
 
-use dist_array::SharedStorage;
+use dist_array::{ReadMapping, SharedStorage};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use std::ffi::CString;
 
 /// Mappings of other ranks' storage kept per redistribution.
 const CACHED_MAPPINGS: usize = 4;
@@ -33,95 +32,26 @@ pub(crate) fn nodes(comm: &SimpleCommunicator) -> Vec<usize> {
     all.into_iter().map(|r| r as usize).collect()
 }
 
-/// A read-only mapping of another process's shared storage.
-#[derive(Debug)]
-pub(crate) struct PeerStorage {
-    ptr: *const u8,
-    bytes: usize,
-}
-
-// SAFETY: read-only memory; when it is read is ordered by the note/done
-// protocol in the module docs.
-unsafe impl Send for PeerStorage {}
-// SAFETY: as above.
-unsafe impl Sync for PeerStorage {}
-
-impl PeerStorage {
-    /// Maps `s` read-only through `/proc/<pid>/fd/<fd>`.
-    pub fn map(s: &SharedStorage) -> std::io::Result<PeerStorage> {
-        let path = CString::new(format!("/proc/{}/fd/{}", s.pid, s.fd)).expect("no NUL in a path");
-        if s.bytes == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "empty storage",
-            ));
-        }
-        // SAFETY: plain system calls; the descriptor is closed right after
-        // mapping (the mapping keeps the memory).
-        unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            let ptr = libc::mmap(
-                std::ptr::null_mut(),
-                s.bytes,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
-            let err = std::io::Error::last_os_error();
-            libc::close(fd);
-            if ptr == libc::MAP_FAILED {
-                return Err(err);
-            }
-            Ok(PeerStorage {
-                ptr: ptr.cast_const().cast(),
-                bytes: s.bytes,
-            })
-        }
-    }
-
-    /// The storage as elements of `T`.
-    ///
-    /// # Safety
-    /// The owner wrote the storage as `T`s and does not write it while the
-    /// slice is in use.
-    pub unsafe fn slice<T>(&self) -> &[T] {
-        std::slice::from_raw_parts(self.ptr.cast(), self.bytes / std::mem::size_of::<T>())
-    }
-}
-
-impl Drop for PeerStorage {
-    fn drop(&mut self) {
-        // SAFETY: ptr and bytes come from a successful mmap.
-        unsafe {
-            libc::munmap(self.ptr.cast_mut().cast(), self.bytes);
-        }
-    }
-}
-
 /// The last few mappings of other ranks' storage, by (rank, storage id).
 #[derive(Debug, Default)]
 pub(crate) struct PeerCache {
-    entries: Vec<(usize, u64, PeerStorage)>,
+    entries: Vec<(usize, u64, ReadMapping)>,
 }
 
 impl PeerCache {
     /// The mapping of `s`, owned by `rank`, mapped now if not cached.
-    pub fn get(&mut self, rank: usize, s: &SharedStorage) -> std::io::Result<&PeerStorage> {
+    pub fn get(&mut self, rank: usize, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
         let at = match self
             .entries
             .iter()
-            .position(|e| e.0 == rank && e.1 == s.id && e.2.bytes == s.bytes)
+            .position(|e| e.0 == rank && e.1 == s.id && e.2.bytes() == s.bytes)
         {
             Some(at) => at,
             None => {
                 if self.entries.len() == CACHED_MAPPINGS {
                     self.entries.remove(0);
                 }
-                self.entries.push((rank, s.id, PeerStorage::map(s)?));
+                self.entries.push((rank, s.id, s.map_read_only()?));
                 self.entries.len() - 1
             }
         };
@@ -158,7 +88,8 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
             bytes: e[4] as usize,
         };
         // SAFETY: the probe holds u64s and is not written after creation.
-        ok &= PeerStorage::map(&s)
+        ok &= s
+            .map_read_only()
             .is_ok_and(|m| unsafe { m.slice::<u64>() }.first() == Some(&(MAGIC ^ r as u64)));
     }
     let mut every = 0i32;
