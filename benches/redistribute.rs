@@ -17,13 +17,14 @@ use dist_array::{DistArray, Layout};
 use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::{balanced_extents, ProcGrid};
-use redist::{Options, Redistribution};
+use redist::{BareAlltoallv, Options, Redistribution};
 use std::time::Duration;
 
 struct Case {
     group: &'static str,
     name: String,
     redistribution: Redistribution<f64>,
+    bare: BareAlltoallv<f64>,
     src: DistArray<f64>,
     dst: DistArray<f64>,
     send: Vec<f64>,
@@ -54,9 +55,9 @@ impl Case {
         let src =
             DistArray::from_fn(&a, from_l, |g| g.iter().sum::<usize>() as f64).expect("source");
         let dst = DistArray::zeros(&b, r.target_layout().clone()).expect("target");
-        let (sc, rc) = r.bare_alltoallv_counts();
-        let send = vec![1.0; sc.iter().sum()];
-        let recv = vec![1.0; rc.iter().sum()];
+        let bare = BareAlltoallv::new(&r).expect("counts within MPI's i32");
+        let send = vec![1.0; bare.send_len()];
+        let recv = vec![1.0; bare.recv_len()];
         let bytes = (r.plan().stats().elements * 8) as u64;
         Case {
             group,
@@ -69,6 +70,7 @@ impl Case {
                     .join("x")
             ),
             redistribution: r,
+            bare,
             src,
             dst,
             send,
@@ -85,8 +87,8 @@ impl Case {
                     .execute_into(&self.src, &mut self.dst)
                     .expect("execute");
             } else {
-                self.redistribution
-                    .bare_alltoallv(&self.send, &mut self.recv)
+                self.bare
+                    .run(&self.send, &mut self.recv)
                     .expect("alltoallv");
             }
         }

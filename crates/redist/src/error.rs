@@ -114,6 +114,33 @@ pub enum RedistError {
         message: String,
     },
 
+    /// A size beyond what the library or MPI can address.
+    #[error("{what} is {value}, above the limit of {limit}")]
+    Limit {
+        /// What is too large.
+        what: &'static str,
+        /// Its value.
+        value: u128,
+        /// The largest value allowed.
+        limit: u128,
+    },
+
+    /// An MPI call returned an error (only when an error handler lets MPI
+    /// return errors instead of aborting).
+    #[error("{call} failed with MPI error {code}: {message}")]
+    Mpi {
+        /// The MPI function.
+        call: &'static str,
+        /// MPI's error code.
+        code: i32,
+        /// MPI's description of the error.
+        message: String,
+    },
+
+    /// A broken internal invariant: a bug in this library. Please report it.
+    #[error("internal error (a bug in redist, please report it): {0}")]
+    Internal(String),
+
     /// An error from a layout or distributed array.
     #[error(transparent)]
     Dist(#[from] DistError),

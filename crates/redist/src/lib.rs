@@ -12,12 +12,12 @@
 //!   variant that lowers the total cost, and the closed form for r → Kr;
 //! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
 //!   runs), its statistics, remapping and schedule;
-//! - [`execute`]: [`Redistribution`], a plan executed under MPI with one of
-//!   the exchange [`Strategy`]s (`alltoallv`, `scheduled`, `async`, `auto`);
-//!   its copy programs (pack, unpack, local copy by whole stretches) live in
-//!   the private `transfer` module, the mapping of another rank's shared
-//!   storage (one-pass copies between ranks of one node) in the private
-//!   `node_memory` module, the `auto` cost model in [`cost`];
+//! - [`options`]: [`Options`] and the exchange [`Strategy`]s;
+//! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
+//!   programs, message routes, one file per exchange strategy (`alltoallv`,
+//!   `scheduled`, `async`), one-pass copies between ranks of one node, the
+//!   `auto` cost model ([`cost`]), and the bare all-to-all it is measured
+//!   against ([`BareAlltoallv`]);
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes;
 //! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
@@ -41,21 +41,21 @@
 
 pub mod axis_plan;
 pub mod cli_args;
-pub mod cost;
 pub mod error;
-pub mod execute;
+pub mod exec;
 pub mod measure;
-mod node_memory;
+pub mod options;
 pub mod plan;
 pub mod remap;
 pub mod report;
 pub mod schedule;
 pub mod show;
-mod transfer;
 
 pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
 pub use error::RedistError;
-pub use execute::{Options, Redistribution, Strategy};
+pub use exec::baseline::BareAlltoallv;
+pub use exec::{cost, Redistribution};
+pub use options::{Options, Strategy};
 pub use plan::{Piece, Plan, PlanStats, Remap};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -7,9 +7,9 @@
 //! the report gives the median and the minimum.
 
 use crate::cli_args::{layout_for, Shape};
-use crate::execute::{Options, Redistribution, Strategy};
 use crate::plan::Remap;
 use crate::RedistError;
+use crate::{Options, Redistribution, Strategy};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
@@ -246,17 +246,17 @@ fn run_typed<T: Probe>(
     }
     let alltoallv = match args.baseline {
         Some(Baseline::Alltoallv) => {
-            let (sc, rc) = r.bare_alltoallv_counts();
+            let bare = crate::BareAlltoallv::new(&r)?;
             // Real data in every page: an untouched zero-filled buffer would be
             // read from the kernel's shared zero page and flatter the baseline.
-            let send: Vec<T> = (0..sc.iter().sum::<usize>()).map(T::probe).collect();
-            let mut recv: Vec<T> = (0..rc.iter().sum::<usize>()).map(T::probe).collect();
-            r.bare_alltoallv(&send, &mut recv)?; // warm-up
+            let send: Vec<T> = (0..bare.send_len()).map(T::probe).collect();
+            let mut recv: Vec<T> = (0..bare.recv_len()).map(T::probe).collect();
+            bare.run(&send, &mut recv)?; // warm-up
             let mut times = Vec::with_capacity(args.reps);
             for rep in 0..args.reps {
                 comm.barrier();
                 let t = mpi::time();
-                r.bare_alltoallv(&send, &mut recv)?;
+                bare.run(&send, &mut recv)?;
                 times.push(max_over(comm, mpi::time() - t));
                 progress.tick("baseline", rep + 1);
             }

@@ -10,7 +10,7 @@
 //! storage on both sides is contiguous along it. Nothing is stored per
 //! element: a transfer keeps one list of stretches per dimension.
 
-use crate::plan::Plan;
+use crate::Plan;
 use dist_array::Order;
 use rayon::prelude::*;
 
@@ -405,5 +405,154 @@ impl RankProgram {
             recvs,
             local,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Remap;
+    use dist_array::{Dist, Layout, LayoutSpec};
+    use mpi_harness::all_indices;
+    use quickcheck::{quickcheck, Arbitrary, Gen};
+
+    /// A random layout of `shape`: block, cyclic(1..5) or collapsed per
+    /// dimension, random first processes, rank map and storage order.
+    fn random_layout(g: &mut Gen, shape: &[usize]) -> Layout {
+        let mut dists = vec![];
+        let mut grid = vec![];
+        for _ in shape {
+            let p = usize::arbitrary(g) % 3 + 1;
+            let first = usize::arbitrary(g) % p;
+            dists.push(match u8::arbitrary(g) % 4 {
+                0 if p == 1 => Dist::Collapsed,
+                0 | 1 => Dist::block().starting_at(first),
+                _ => Dist::cyclic(usize::arbitrary(g) % 5 + 1).starting_at(first),
+            });
+            grid.push(p);
+        }
+        let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid).unwrap()).unwrap();
+        let mut map: Vec<usize> = (0..l.ranks()).collect();
+        for i in (1..map.len()).rev() {
+            map.swap(i, usize::arbitrary(g) % (i + 1));
+        }
+        l = l.with_rank_map(map).unwrap();
+        if bool::arbitrary(g) {
+            l = l.with_storage(Order::ColumnMajor);
+        }
+        l
+    }
+
+    #[derive(Clone, Debug)]
+    struct Pair(Layout, Layout);
+
+    impl Arbitrary for Pair {
+        fn arbitrary(g: &mut Gen) -> Self {
+            let ndim = usize::arbitrary(g) % 3 + 1;
+            let max = [40, 12, 6][ndim - 1];
+            let shape: Vec<usize> = (0..ndim).map(|_| usize::arbitrary(g) % max + 1).collect();
+            Pair(random_layout(g, &shape), random_layout(g, &shape))
+        }
+    }
+
+    /// Flat offset of local index `l` in the local storage of `rank`.
+    fn flat(layout: &Layout, rank: usize, l: &[usize]) -> usize {
+        let shape = layout.local_shape(rank).unwrap();
+        let s = strides(&shape, layout.storage());
+        l.iter().zip(&s).map(|(i, s)| i * s).sum()
+    }
+
+    /// The oracle: for the message from `a` to `b`, every element as
+    /// (source flat offset, target flat offset), scanning every global index.
+    fn pairs(plan: &Plan, a: usize, b: usize) -> Vec<(usize, usize)> {
+        let (s, t) = (plan.source(), plan.target());
+        let mut out = vec![];
+        for g in all_indices(s.shape()) {
+            let (ra, la) = s.global_to_local(&g).unwrap();
+            let (rb, lb) = t.global_to_local(&g).unwrap();
+            if (ra, rb) == (a, b) {
+                out.push((flat(s, a, &la), flat(t, b, &lb)));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Pack, unpack and the direct copy of every message of a plan agree
+    /// with the oracle, and the runs cover exactly the message.
+    fn programs_match_scan(p: Pair) -> bool {
+        let plan = Plan::new(&p.0, &p.1, Remap::None).unwrap();
+        let (s, t) = (plan.source(), plan.target());
+        for m in plan.messages() {
+            let want = pairs(&plan, m.from, m.to);
+            let tr = Transfer::new(&plan, m.from, m.to, m.to);
+            if tr.len != want.len() || tr.len != m.len {
+                return false;
+            }
+            // The source holds its own flat offsets.
+            let src: Vec<u64> = (0..s.local_len(m.from).unwrap() as u64).collect();
+            let mut buf = vec![u64::MAX; tr.len];
+            tr.pack(&src, &mut buf);
+            // The buffer is in source memory order.
+            let mut sorted = want.iter().map(|&(a, _)| a as u64).collect::<Vec<_>>();
+            sorted.sort();
+            if buf != sorted {
+                return false;
+            }
+            let n = t.local_len(m.to).unwrap();
+            let mut dst = vec![u64::MAX; n];
+            tr.unpack(&buf, &mut dst);
+            let mut direct = vec![u64::MAX; n];
+            tr.copy_local(&src, &mut direct);
+            let mut expect = vec![u64::MAX; n];
+            for &(a, b) in &want {
+                expect[b] = a as u64;
+            }
+            if dst != expect || direct != expect {
+                return false;
+            }
+            for source in [true, false] {
+                if let Some(runs) = tr.runs(source, usize::MAX) {
+                    let mut covered: Vec<usize> =
+                        runs.iter().flat_map(|&(o, l)| o..o + l).collect();
+                    covered.sort();
+                    let mut side: Vec<usize> = want
+                        .iter()
+                        .map(|&(a, b)| if source { a } else { b })
+                        .collect();
+                    side.sort();
+                    if covered != side {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    quickcheck! {
+        fn copy_programs_match_scan(p: Pair) -> bool {
+            programs_match_scan(p)
+        }
+    }
+
+    #[test]
+    fn rank_program_splits_sends_receives_and_the_local_part() {
+        let s = Layout::parse(&[12], "block@3").unwrap();
+        let t = Layout::parse(&[12], "cyclic@3").unwrap();
+        let plan = Plan::new(&s, &t, Remap::None).unwrap();
+        let p = RankProgram::new(&plan, 1);
+        // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
+        assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
+        assert_eq!(
+            p.sends.iter().map(|t| (t.peer, t.len)).collect::<Vec<_>>(),
+            vec![(0, 1), (2, 1)]
+        );
+        // It receives 1 from rank 0 and 10 from rank 2.
+        assert_eq!(
+            p.recvs.iter().map(|t| (t.peer, t.len)).collect::<Vec<_>>(),
+            vec![(0, 1), (2, 1)]
+        );
+        assert!(programs_match_scan(Pair(s, t)));
     }
 }

@@ -14,8 +14,7 @@
 //! - `async`: `α·δ + β·B`, with `δ` the most partners of any rank
 //!   (seed 000, eq. 12: `T = δ·T_s + (N/M)·T_d`).
 
-use crate::execute::Strategy;
-use crate::plan::Plan;
+use crate::{Plan, Strategy};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -75,25 +74,12 @@ pub fn choose(model: &CostModel, plan: &Plan, elem: usize, alltoallv_fits: bool)
 /// Cached models, keyed by the communicator handle's bytes.
 static MODELS: Mutex<Option<HashMap<Vec<u8>, CostModel>>> = Mutex::new(None);
 
-fn key(comm: &SimpleCommunicator) -> Vec<u8> {
-    use mpi::raw::AsRaw;
-    let raw = comm.as_raw();
-    // SAFETY: reads the bytes of a plain handle value (an int or a pointer).
-    unsafe {
-        std::slice::from_raw_parts(
-            (&raw as *const mpi::ffi::MPI_Comm).cast::<u8>(),
-            std::mem::size_of::<mpi::ffi::MPI_Comm>(),
-        )
-    }
-    .to_vec()
-}
-
 /// The model of `comm`, measured on first use. Collective over `comm`: the
 /// ranks agree (one all-reduce) on whether every one of them has the model
 /// cached, since communicator handles are local and may be reused after a
 /// communicator is freed; if any lacks it, all measure together.
 pub fn model_for(comm: &SimpleCommunicator) -> CostModel {
-    let k = key(comm);
+    let k = super::mpi_raw::handle_key(comm);
     let cached = MODELS
         .lock()
         .ok()

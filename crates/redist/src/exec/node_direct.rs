@@ -14,9 +14,70 @@
 //! keeps the last few mappings, keyed by the sender's rank and storage id
 //! (never reused), so repeated executions on the same arrays map nothing.
 
+use super::program::RankProgram;
 use dist_array::{ReadMapping, SharedStorage};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
+
+/// Which messages of `async` may be read straight from the sender's shared
+/// source storage: those between ranks of one node, when every rank can map
+/// the storage of the peers it receives from.
+pub(crate) struct NodeDirect {
+    /// Per send / receive: whether the peer is on this node.
+    pub sends: Vec<bool>,
+    pub recvs: Vec<bool>,
+    /// Process id of every rank.
+    pub pids: Vec<u32>,
+    /// Mappings of the senders' storage.
+    pub cache: PeerCache,
+}
+
+impl NodeDirect {
+    /// Collective over `comm`: `None` on every rank unless every rank can
+    /// map the storage of the ranks of its node it receives from.
+    pub fn new(comm: &SimpleCommunicator, program: &RankProgram, me: usize) -> Option<NodeDirect> {
+        let node = nodes(comm);
+        let same = |a: usize, b: usize| a != b && node[a] == node[b];
+        let recvs: Vec<bool> = program.recvs.iter().map(|t| same(t.peer, me)).collect();
+        let sends: Vec<bool> = program.sends.iter().map(|t| same(me, t.peer)).collect();
+        let read_from: Vec<usize> = program
+            .recvs
+            .iter()
+            .filter(|t| same(t.peer, me))
+            .map(|t| t.peer)
+            .collect();
+        let mut pids = vec![0u32; comm.size() as usize];
+        comm.all_gather_into(&std::process::id(), &mut pids[..]);
+        if !can_map_peers(comm, &read_from) {
+            return None;
+        }
+        Some(NodeDirect {
+            sends,
+            recvs,
+            pids,
+            cache: PeerCache::default(),
+        })
+    }
+
+    /// The note a sender sends: whether its source storage is shared, and
+    /// how to map it.
+    pub fn note_for(source: Option<&SharedStorage>) -> [u64; 4] {
+        match source {
+            Some(s) => [1, s.fd as u64, s.id, s.bytes as u64],
+            None => [0; 4],
+        }
+    }
+
+    /// The sender's storage a note from `peer` describes, if it is shared.
+    pub fn storage_in(&self, note: [u64; 4], peer: usize) -> Option<SharedStorage> {
+        (note[0] != 0).then(|| SharedStorage {
+            pid: self.pids[peer],
+            fd: note[1] as i32,
+            id: note[2],
+            bytes: note[3] as usize,
+        })
+    }
+}
 
 /// Mappings of other ranks' storage kept per redistribution.
 const CACHED_MAPPINGS: usize = 4;

@@ -1,0 +1,131 @@
+//! `alltoallv`: pack every outgoing message into one buffer, exchange with
+//! one `MPI_Alltoallv`, unpack. When every rank describes every message by
+//! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
+//! data with no buffer at all.
+
+use super::mpi_raw::{self, count, Alltoallw};
+use super::route::{Routes, Send};
+use super::Traffic;
+use crate::RedistError;
+use dist_array::{DistArray, Element};
+use mpi::topology::SimpleCommunicator;
+use mpi::Count;
+
+/// The `alltoallv` exchange of one redistribution.
+pub(crate) struct Alltoallv<T> {
+    way: Way,
+    send_buf: Vec<T>,
+    recv_buf: Vec<T>,
+}
+
+/// Packed buffers and `MPI_Alltoallv`, or datatypes and `MPI_Alltoallw`.
+enum Way {
+    Packed {
+        scounts: Vec<Count>,
+        sdispls: Vec<Count>,
+        rcounts: Vec<Count>,
+        rdispls: Vec<Count>,
+    },
+    Typed(Alltoallw),
+}
+
+impl<T: Element> Alltoallv<T> {
+    /// The exchange over a communicator of `size` ranks; `typed` when every
+    /// rank routes every message by datatypes (agreed on by all ranks).
+    pub fn new(
+        traffic: &Traffic,
+        routes: Routes,
+        size: usize,
+        typed: bool,
+    ) -> Result<Alltoallv<T>, RedistError> {
+        let program = &traffic.program;
+        let way = if typed {
+            let sends = program
+                .sends
+                .iter()
+                .zip(routes.send)
+                .filter_map(|(t, s)| match s {
+                    Send::Typed(ty) => Some((t.peer, ty)),
+                    _ => None,
+                })
+                .collect();
+            let recvs = program
+                .recvs
+                .iter()
+                .zip(routes.recv)
+                .filter_map(|(t, r)| r.typed.map(|ty| (t.peer, ty)))
+                .collect();
+            Way::Typed(Alltoallw::new(size, sends, recvs, &traffic.elem)?)
+        } else {
+            let mut scounts = vec![0; size];
+            let mut sdispls = vec![0; size];
+            let mut rcounts = vec![0; size];
+            let mut rdispls = vec![0; size];
+            for (t, &(o, n)) in program.sends.iter().zip(&traffic.send_slots) {
+                scounts[t.peer] = count(n, "elements one rank sends in one MPI_Alltoallv")?;
+                sdispls[t.peer] = count(o, "elements one rank sends in one MPI_Alltoallv")?;
+            }
+            for (t, &(o, n)) in program.recvs.iter().zip(&traffic.recv_slots) {
+                rcounts[t.peer] = count(n, "elements one rank receives in one MPI_Alltoallv")?;
+                rdispls[t.peer] = count(o, "elements one rank receives in one MPI_Alltoallv")?;
+            }
+            Way::Packed {
+                scounts,
+                sdispls,
+                rcounts,
+                rdispls,
+            }
+        };
+        Ok(Alltoallv {
+            way,
+            send_buf: Vec::new(),
+            recv_buf: Vec::new(),
+        })
+    }
+
+    /// One execution: `src` into `dst`. Collective.
+    pub fn run(
+        &mut self,
+        traffic: &Traffic,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        let program = &traffic.program;
+        let src = src.local_slice();
+        let out = dst.local_slice_mut();
+        match &self.way {
+            Way::Typed(w) => {
+                traffic.copy_local(src, out);
+                w.run(comm, src, out)
+            }
+            Way::Packed {
+                scounts,
+                sdispls,
+                rcounts,
+                rdispls,
+            } => {
+                super::ensure_len(&mut self.send_buf, traffic.send_total);
+                super::ensure_len(&mut self.recv_buf, traffic.recv_total);
+                for (t, &(o, n)) in program.sends.iter().zip(&traffic.send_slots) {
+                    t.pack(src, &mut self.send_buf[o..o + n]);
+                }
+                traffic.copy_local(src, out);
+                mpi_raw::alltoallv(
+                    comm,
+                    &self.send_buf,
+                    scounts,
+                    sdispls,
+                    &mut self.recv_buf,
+                    rcounts,
+                    rdispls,
+                    &traffic.elem,
+                )?;
+                for (t, &(o, n)) in program.recvs.iter().zip(&traffic.recv_slots) {
+                    t.unpack(&self.recv_buf[o..o + n], out);
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Executing a plan under MPI: the [`Redistribution`] object, built once and
+//! run many times.
+//!
+//! Building one turns the plan into this rank's copy programs
+//! ([`program`]), decides how each message travels ([`route`]), and sets
+//! up one exchange strategy, each in its own file:
+//!
+//! - [`alltoallv`]: pack every outgoing message, one `MPI_Alltoallv`, unpack;
+//! - [`scheduled`]: one `MPI_Sendrecv` per step of the plan's
+//!   contention-free schedule, with buffers no larger than the largest
+//!   message;
+//! - [`asynchronous`]: post every receive, pack and send each message,
+//!   unpack each message as it arrives; between ranks of one node whose
+//!   source storage is shared, the receiver copies straight from the
+//!   sender's storage ([`node_direct`]);
+//! - `auto`: the cheapest of the three under the α–β model of [`cost`].
+//!
+//! In every strategy the part that stays on a rank is copied straight from
+//! source to target storage, with no buffer and no MPI call. Every call into
+//! MPI's C interface goes through [`mpi_raw`]. [`baseline`] holds the bare
+//! all-to-all the engine is measured against.
+
+mod alltoallv;
+mod asynchronous;
+pub mod baseline;
+pub mod cost;
+mod mpi_raw;
+mod node_direct;
+mod program;
+mod route;
+mod scheduled;
+
+use crate::{Options, Plan, RedistError, Strategy};
+use dist_array::{DistArray, Element, Layout};
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::topology::Communicator;
+use mpi::Tag;
+use procgrid::ProcGrid;
+use program::RankProgram;
+use std::fmt;
+
+/// Tag of the data messages. MPI keeps the messages of one sender, tag and
+/// communicator in order, so every piece of every message can share it.
+const DATA: Tag = 1000;
+/// Tag of a sender's note between ranks of one node (whether and how its
+/// source storage can be mapped).
+const NOTE: Tag = 1001;
+/// Tag of a receiver's "done" after copying straight from the sender.
+const DONE: Tag = 1002;
+
+/// A redistribution from one layout to another, planned once and executed
+/// many times.
+///
+/// Building it and executing it are collective over the grids'
+/// communicator.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use redist::{Options, Redistribution, Strategy};
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let rows = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let cols = ProcGrid::builder(&[1, p]).build_sharing(&rows).unwrap();
+/// let from = Layout::parse(&[6, 5], &format!("block,*@{p}x1")).unwrap();
+/// let to = Layout::parse(&[6, 5], &format!("*,block@1x{p}")).unwrap();
+/// let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, Options::default()).unwrap();
+/// let a = DistArray::from_fn(&rows, from, |g| (g[0] * 10 + g[1]) as f64).unwrap();
+/// let b = r.execute(&a).unwrap();
+/// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
+/// ```
+pub struct Redistribution<T: Element> {
+    plan: Plan,
+    source_grid: ProcGrid,
+    target_grid: ProcGrid,
+    me: usize,
+    strategy: Strategy,
+    traffic: Traffic,
+    exchange: Exchange<T>,
+}
+
+/// This rank's part of a redistribution, shared by every strategy: its copy
+/// programs, where each message sits in a buffer holding all of them, and
+/// how elements meet MPI.
+pub(crate) struct Traffic {
+    program: RankProgram,
+    /// Per send / receive: (offset, length) in a buffer holding every
+    /// message of this rank, in order.
+    send_slots: Vec<(usize, usize)>,
+    recv_slots: Vec<(usize, usize)>,
+    send_total: usize,
+    recv_total: usize,
+    /// Largest number of elements in one point-to-point MPI message.
+    max_message: usize,
+    /// The element datatype.
+    elem: mpi_raw::Datatype,
+}
+
+impl Traffic {
+    fn new(program: RankProgram, max_message: usize, elem: mpi_raw::Datatype) -> Traffic {
+        let slots = |list: &[program::Transfer]| {
+            let mut total = 0;
+            let slots = list
+                .iter()
+                .map(|t| {
+                    total += t.len;
+                    (total - t.len, t.len)
+                })
+                .collect::<Vec<_>>();
+            (slots, total)
+        };
+        let (send_slots, send_total) = slots(&program.sends);
+        let (recv_slots, recv_total) = slots(&program.recvs);
+        Traffic {
+            program,
+            send_slots,
+            recv_slots,
+            send_total,
+            recv_total,
+            max_message,
+            elem,
+        }
+    }
+
+    /// Copies the part that stays on this rank.
+    fn copy_local<T: Element>(&self, src: &[T], dst: &mut [T]) {
+        if let Some(t) = &self.program.local {
+            t.copy_local(src, dst);
+        }
+    }
+}
+
+/// The strategy in use, with its buffers and state.
+enum Exchange<T> {
+    Alltoallv(alltoallv::Alltoallv<T>),
+    Scheduled(scheduled::Scheduled<T>),
+    Async(asynchronous::Async<T>),
+}
+
+/// Grows `buf` to at least `len` elements (never shrinks: executing again
+/// allocates nothing).
+fn ensure_len<T: Element>(buf: &mut Vec<T>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, T::zeroed());
+    }
+}
+
+impl<T: Element> Redistribution<T> {
+    /// Plans the redistribution of arrays laid out as `source` on
+    /// `source_grid` into `target` on `target_grid`. The two grids must be
+    /// built over the same communicator (the same grid, or one built with
+    /// [`GridBuilder::build_sharing`](procgrid::GridBuilder::build_sharing)).
+    pub fn new(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        options: Options,
+    ) -> Result<Redistribution<T>, RedistError> {
+        if !source_grid.shares_communicator(target_grid) {
+            return Err(RedistError::InvalidArgument {
+                what: "grids",
+                value: format!("{source_grid} and {target_grid}"),
+                expected: "two grids over one communicator (GridBuilder::build_sharing)"
+                    .to_string(),
+            });
+        }
+        for (grid, layout) in [(source_grid, source), (target_grid, target)] {
+            if grid.extents() != layout.grid_extents() {
+                return Err(dist_array::DistError::GridMismatch {
+                    layout_grid: layout.grid_extents().to_vec(),
+                    grid: grid.extents().to_vec(),
+                }
+                .into());
+            }
+        }
+        if options.max_message_elements == 0 || options.max_message_elements > i32::MAX as usize {
+            return Err(RedistError::InvalidArgument {
+                what: "max_message_elements",
+                value: options.max_message_elements.to_string(),
+                expected: format!("1..={}", i32::MAX),
+            });
+        }
+        let plan = Plan::new(source, target, options.remap)?;
+        let comm = source_grid.communicator();
+        let me = comm.rank() as usize;
+        let program = RankProgram::new(&plan, me);
+        // alltoallv addresses whole buffers with i32 counts and displacements.
+        let alltoallv_fits =
+            plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);
+        let strategy = match options.strategy {
+            Strategy::Auto => {
+                let model = cost::model_for(comm);
+                cost::choose(&model, &plan, std::mem::size_of::<T>(), alltoallv_fits)
+            }
+            Strategy::Alltoallv if !alltoallv_fits => {
+                return Err(RedistError::InvalidArgument {
+                    what: "strategy",
+                    value: "alltoallv".to_string(),
+                    expected: "scheduled or async: a rank exchanges more than 2^31-1 elements, \
+                               which one MPI_Alltoallv cannot address"
+                        .to_string(),
+                })
+            }
+            s => s,
+        };
+        let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
+        let routes = route::Routes::new(&program, &options, strategy, &elem)?;
+        let traffic = Traffic::new(program, options.max_message_elements, elem);
+        let exchange = match strategy {
+            Strategy::Alltoallv | Strategy::Auto => {
+                // One MPI_Alltoallw over datatypes replaces the packed
+                // MPI_Alltoallv only if every rank can use it: decided
+                // together (one all-reduce).
+                let mut everywhere = 0i32;
+                comm.all_reduce_into(
+                    &i32::from(routes.all_typed()),
+                    &mut everywhere,
+                    SystemOperation::min(),
+                );
+                let size = comm.size() as usize;
+                Exchange::Alltoallv(alltoallv::Alltoallv::new(
+                    &traffic,
+                    routes,
+                    size,
+                    everywhere == 1,
+                )?)
+            }
+            Strategy::Scheduled => {
+                Exchange::Scheduled(scheduled::Scheduled::new(&plan, &traffic, routes, me))
+            }
+            Strategy::Async => {
+                // Every rank evaluates the same condition, so all or none take part.
+                let node = (options.node_direct && plan.stats().messages > 0)
+                    .then(|| node_direct::NodeDirect::new(comm, &traffic.program, me))
+                    .flatten();
+                Exchange::Async(asynchronous::Async::new(routes, node))
+            }
+        };
+        Ok(Redistribution {
+            plan,
+            source_grid: source_grid.clone(),
+            target_grid: target_grid.clone(),
+            me,
+            strategy,
+            traffic,
+            exchange,
+        })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The target layout, carrying the chosen rank map: arrays built on it
+    /// (with the target grid) receive the result.
+    pub fn target_layout(&self) -> &Layout {
+        self.plan.target()
+    }
+
+    /// The strategy in use (never `Auto`).
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Whether receivers on a sender's node copy straight from the sender's
+    /// source storage when it is shared ([`Options::node_direct`], set up
+    /// on every rank).
+    pub fn reads_shared_sources(&self) -> bool {
+        matches!(&self.exchange, Exchange::Async(a) if a.node_direct())
+    }
+
+    /// Elements this rank sends to other ranks per execution.
+    pub fn elements_sent(&self) -> usize {
+        self.traffic.send_total
+    }
+
+    /// Elements this rank receives from other ranks per execution.
+    pub fn elements_received(&self) -> usize {
+        self.traffic.recv_total
+    }
+
+    /// Elements this rank copies locally per execution.
+    pub fn elements_kept(&self) -> usize {
+        self.traffic.program.local.as_ref().map_or(0, |t| t.len)
+    }
+
+    /// Redistributes `src` into a new array on the target grid and layout.
+    /// Collective.
+    pub fn execute(&mut self, src: &DistArray<T>) -> Result<DistArray<T>, RedistError> {
+        self.check_source(src)?;
+        let mut dst = DistArray::zeros(&self.target_grid, self.plan.target().clone())?;
+        self.execute_into(src, &mut dst)?;
+        Ok(dst)
+    }
+
+    fn check_source(&self, src: &DistArray<T>) -> Result<(), RedistError> {
+        if src.layout() != self.plan.source() || !src.grid().shares_communicator(&self.source_grid)
+        {
+            return Err(dist_array::DistError::LayoutMismatch {
+                left: src.layout().to_string(),
+                right: self.plan.source().to_string(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Redistributes `src` into `dst`, which must be laid out as
+    /// [`target_layout`](Self::target_layout). Collective. After the first
+    /// call it allocates nothing.
+    pub fn execute_into(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        self.check_source(src)?;
+        if dst.layout() != self.plan.target() || !dst.grid().shares_communicator(&self.target_grid)
+        {
+            return Err(dist_array::DistError::LayoutMismatch {
+                left: dst.layout().to_string(),
+                right: self.plan.target().to_string(),
+            }
+            .into());
+        }
+        if self.plan.stats().messages == 0 {
+            // Nothing crosses ranks (every rank knows it from the plan): no MPI call at all.
+            self.traffic
+                .copy_local(src.local_slice(), dst.local_slice_mut());
+            return Ok(());
+        }
+        let comm = self.source_grid.communicator();
+        match &mut self.exchange {
+            Exchange::Alltoallv(x) => x.run(&self.traffic, comm, src, dst),
+            Exchange::Scheduled(x) => x.run(&self.traffic, comm, src, dst),
+            Exchange::Async(x) => x.run(&self.traffic, comm, src, dst),
+        }
+    }
+}
+
+/// Whether every rank's total send and receive counts fit MPI's `i32`.
+fn rank_totals_fit(plan: &Plan) -> bool {
+    let (send, recv) = plan.rank_volumes();
+    send.iter().chain(&recv).all(|&n| n <= i32::MAX as usize)
+}
+
+impl<T: Element> fmt::Debug for Redistribution<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Redistribution")
+            .field("source", &self.plan.source().to_string())
+            .field("target", &self.plan.target().to_string())
+            .field("strategy", &self.strategy)
+            .field("rank", &self.me)
+            .finish()
+    }
+}

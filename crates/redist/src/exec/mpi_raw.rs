@@ -1,0 +1,772 @@
+//! The engine's only door to MPI's C interface (`mpi::ffi`).
+//!
+//! The exchange strategies talk to MPI through the functions here, which
+//! check their arguments against the buffers they are given and turn MPI's
+//! return codes into [`RedistError::Mpi`]. Where rsmpi wraps a call safely
+//! we use it: element and run datatypes are rsmpi [`UserDatatype`]s,
+//! [`alltoallv`] calls `all_to_all_varcount_into`, [`sendrecv`]
+//! `send_receive_into_with_tags`. What rsmpi 0.8 lacks lives here:
+//!
+//! - [`Alltoallw`] (`MPI_Alltoallw`, one derived datatype per peer);
+//! - [`Requests`]: non-blocking sends and receives tied to the lifetime of
+//!   their buffers, kept in a [`RequestStore`] reused from one execution to
+//!   the next. rsmpi's `wait_any` copies the whole request list on every
+//!   call (quadratic over an exchange of many messages) and its
+//!   `RequestCollection` panics when every request is complete; here
+//!   [`Requests::wait_any`] returns `None` then. A list dropped with
+//!   requests pending waits for them, or aborts the job when the thread is
+//!   unwinding from a panic, so MPI never writes into freed memory;
+//! - [`handle_key`], the bytes of a communicator handle, to key caches.
+//!
+//! Element types are moved as bytes: an element of `n` bytes is a
+//! contiguous datatype of `n` `MPI_BYTE`s ([`Datatype::element`]), so any
+//! plain-old-data type moves without an MPI equivalent of its own.
+
+use crate::RedistError;
+use bytemuck::Pod;
+use mpi::datatype::{DynBuffer, DynBufferMut, Partition, PartitionMut, UserDatatype};
+use mpi::ffi;
+use mpi::point_to_point::{self as p2p, Destination, Source};
+use mpi::raw::{AsRaw, FromRaw};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::Equivalence;
+use mpi::{Count, Tag};
+use std::marker::PhantomData;
+use std::mem::{size_of, ManuallyDrop};
+use std::os::raw::c_int;
+
+/// An MPI count from an element count, or an error naming the limit.
+pub(crate) fn count(n: usize, what: &'static str) -> Result<Count, RedistError> {
+    Count::try_from(n).map_err(|_| RedistError::Limit {
+        what,
+        value: n as u128,
+        limit: Count::MAX as u128,
+    })
+}
+
+/// `Err` unless `code` is `MPI_SUCCESS`. Only reachable when a
+/// communicator's error handler returns errors instead of aborting.
+fn check(code: c_int, call: &'static str) -> Result<(), RedistError> {
+    // The standard fixes MPI_SUCCESS to 0.
+    if code == 0 {
+        return Ok(());
+    }
+    let mut text = vec![0u8; 1024];
+    let mut len: c_int = 0;
+    // SAFETY: the buffer holds MPI_MAX_ERROR_STRING (at most 1024) bytes.
+    unsafe {
+        ffi::MPI_Error_string(code, text.as_mut_ptr().cast(), &mut len);
+    }
+    text.truncate(usize::try_from(len).unwrap_or(0).min(1024));
+    Err(RedistError::Mpi {
+        call,
+        code,
+        message: String::from_utf8_lossy(&text).into_owned(),
+    })
+}
+
+/// A committed MPI datatype and the bytes one instance of it spans from
+/// its base address, freed on drop while MPI is running.
+pub(crate) struct Datatype {
+    inner: ManuallyDrop<UserDatatype>,
+    span: usize,
+}
+
+impl Datatype {
+    /// One element of `bytes` bytes.
+    pub fn element(bytes: usize) -> Result<Datatype, RedistError> {
+        let inner =
+            UserDatatype::contiguous(count(bytes, "element size")?, &u8::equivalent_datatype());
+        Ok(Datatype {
+            inner: ManuallyDrop::new(inner),
+            span: bytes,
+        })
+    }
+
+    /// The runs `(offset, len)` (in elements of `elem`) of one side of a
+    /// message as a single datatype, so MPI reads or writes local storage
+    /// directly.
+    pub fn runs(runs: &[(usize, usize)], elem: &Datatype) -> Result<Datatype, RedistError> {
+        let mut lens = Vec::with_capacity(runs.len());
+        let mut displs = Vec::with_capacity(runs.len());
+        let mut span = 0usize;
+        for &(off, len) in runs {
+            lens.push(count(len, "run length")?);
+            let start = off.checked_mul(elem.span);
+            let end = off.checked_add(len).and_then(|e| e.checked_mul(elem.span));
+            let (Some(start), Some(end)) = (start, end) else {
+                return Err(RedistError::Limit {
+                    what: "run offset in bytes",
+                    value: off as u128 * elem.span as u128,
+                    limit: usize::MAX as u128,
+                });
+            };
+            displs.push(
+                ffi::MPI_Aint::try_from(start).map_err(|_| RedistError::Limit {
+                    what: "run offset in bytes",
+                    value: start as u128,
+                    limit: ffi::MPI_Aint::MAX as u128,
+                })?,
+            );
+            span = span.max(end);
+        }
+        let inner = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
+        Ok(Datatype {
+            inner: ManuallyDrop::new(inner),
+            span,
+        })
+    }
+
+    fn raw(&self) -> ffi::MPI_Datatype {
+        self.inner.as_raw()
+    }
+
+    /// `buf` as a buffer of `elem`s for rsmpi, after checking that `elem`
+    /// is an element datatype of `T`'s size.
+    fn elements<'a, T: Pod>(&'a self, buf: &'a [T]) -> Result<DynBuffer<'a>, RedistError> {
+        debug_assert_eq!(self.span, size_of::<T>());
+        let n = count(buf.len(), "elements in one MPI buffer")?;
+        // SAFETY: `buf` holds `n` elements of `size_of::<T>()` bytes, which
+        // is what one instance of this datatype covers; it lives for 'a.
+        Ok(unsafe { DynBuffer::from_raw(buf.as_ptr(), n, self.inner.as_ref()) })
+    }
+
+    /// Like [`elements`](Self::elements), writable.
+    fn elements_mut<'a, T: Pod>(
+        &'a self,
+        buf: &'a mut [T],
+    ) -> Result<DynBufferMut<'a>, RedistError> {
+        debug_assert_eq!(self.span, size_of::<T>());
+        let n = count(buf.len(), "elements in one MPI buffer")?;
+        // SAFETY: as in `elements`, and `buf` is borrowed exclusively for 'a.
+        Ok(unsafe { DynBufferMut::from_raw(buf.as_mut_ptr(), n, self.inner.as_ref()) })
+    }
+
+    /// Checks that one instance laid over `base` stays inside it.
+    fn fits<T>(&self, base: &[T]) -> Result<(), RedistError> {
+        let bytes = std::mem::size_of_val(base);
+        if self.span > bytes {
+            return Err(RedistError::Internal(format!(
+                "a datatype spanning {} bytes laid over {bytes} bytes",
+                self.span
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Datatype {
+    fn drop(&mut self) {
+        if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
+            // SAFETY: dropped once, here; MPI is running.
+            unsafe { ManuallyDrop::drop(&mut self.inner) }
+        }
+        // After MPI_Finalize the handle is gone with the library: nothing to free.
+    }
+}
+
+/// One side of a point-to-point message: a slice of elements, or one
+/// instance of a derived datatype laid over a slice (its base address).
+pub(crate) enum Part<'a, T> {
+    /// The elements of the slice, in order.
+    Elements(&'a [T]),
+    /// The elements the datatype picks out of the slice.
+    Typed(&'a [T], &'a Datatype),
+}
+
+/// Like [`Part`], for the receiving side.
+pub(crate) enum PartMut<'a, T> {
+    /// The elements of the slice, in order.
+    Elements(&'a mut [T]),
+    /// The elements the datatype picks out of the slice.
+    Typed(&'a mut [T], &'a Datatype),
+}
+
+impl<T: Pod> Part<'_, T> {
+    /// Pointer, count and datatype for MPI, after the bounds checks.
+    fn raw(&self, elem: &Datatype) -> Result<(*const T, Count, ffi::MPI_Datatype), RedistError> {
+        match self {
+            Part::Elements(b) => Ok((b.as_ptr(), count(b.len(), "message length")?, elem.raw())),
+            Part::Typed(b, t) => {
+                t.fits(b)?;
+                Ok((b.as_ptr(), 1, t.raw()))
+            }
+        }
+    }
+}
+
+impl<T: Pod> PartMut<'_, T> {
+    /// Pointer, count and datatype for MPI, after the bounds checks.
+    fn raw(&mut self, elem: &Datatype) -> Result<(*mut T, Count, ffi::MPI_Datatype), RedistError> {
+        match self {
+            PartMut::Elements(b) => Ok((
+                b.as_mut_ptr(),
+                count(b.len(), "message length")?,
+                elem.raw(),
+            )),
+            PartMut::Typed(b, t) => {
+                t.fits(b)?;
+                Ok((b.as_mut_ptr(), 1, t.raw()))
+            }
+        }
+    }
+}
+
+/// `MPI_Alltoallv` of `elem`s: `scounts[r]` elements from `sdispls[r]` of
+/// `send` go to rank `r`, `rcounts[r]` arrive at `rdispls[r]` of `recv`.
+/// Collective.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn alltoallv<T: Pod>(
+    comm: &SimpleCommunicator,
+    send: &[T],
+    scounts: &[Count],
+    sdispls: &[Count],
+    recv: &mut [T],
+    rcounts: &[Count],
+    rdispls: &[Count],
+    elem: &Datatype,
+) -> Result<(), RedistError> {
+    let within = |counts: &[Count], displs: &[Count], len: usize| {
+        counts
+            .iter()
+            .zip(displs)
+            .all(|(&c, &d)| c >= 0 && d >= 0 && (c as usize) + (d as usize) <= len)
+    };
+    if !within(scounts, sdispls, send.len()) || !within(rcounts, rdispls, recv.len()) {
+        return Err(RedistError::Internal(
+            "MPI_Alltoallv counts and displacements outside the buffers".to_string(),
+        ));
+    }
+    let s = elem.elements(send)?;
+    let mut r = elem.elements_mut(recv)?;
+    mpi::collective::CommunicatorCollectives::all_to_all_varcount_into(
+        comm,
+        &Partition::new(&s, scounts, sdispls),
+        &mut PartitionMut::new(&mut r, rcounts, rdispls),
+    );
+    Ok(())
+}
+
+/// The arguments of an `MPI_Alltoallw` with zero displacements, built once:
+/// to rank `r` goes one instance of its send datatype laid over the send
+/// buffer (if it has one), from rank `r` one instance of its receive
+/// datatype laid over the receive buffer.
+pub(crate) struct Alltoallw {
+    types: Vec<Datatype>,
+    scounts: Vec<c_int>,
+    rcounts: Vec<c_int>,
+    sraw: Vec<ffi::MPI_Datatype>,
+    rraw: Vec<ffi::MPI_Datatype>,
+    zeros: Vec<c_int>,
+    /// Bytes the send and receive datatypes reach into their buffers.
+    spans: (usize, usize),
+}
+
+impl Alltoallw {
+    /// Arguments for `size` ranks: `sends` and `recvs` list (rank, datatype).
+    pub fn new(
+        size: usize,
+        sends: Vec<(usize, Datatype)>,
+        recvs: Vec<(usize, Datatype)>,
+        elem: &Datatype,
+    ) -> Result<Alltoallw, RedistError> {
+        let mut w = Alltoallw {
+            types: Vec::with_capacity(sends.len() + recvs.len()),
+            scounts: vec![0; size],
+            rcounts: vec![0; size],
+            sraw: vec![elem.raw(); size],
+            rraw: vec![elem.raw(); size],
+            zeros: vec![0; size],
+            spans: (0, 0),
+        };
+        for (list, counts, raw, span) in [
+            (sends, &mut w.scounts, &mut w.sraw, &mut w.spans.0),
+            (recvs, &mut w.rcounts, &mut w.rraw, &mut w.spans.1),
+        ] {
+            for (rank, t) in list {
+                if rank >= size {
+                    return Err(RedistError::Internal(format!("rank {rank} of {size}")));
+                }
+                counts[rank] = 1;
+                raw[rank] = t.raw();
+                *span = (*span).max(t.span);
+                w.types.push(t);
+            }
+        }
+        Ok(w)
+    }
+
+    /// Runs the exchange from `send` into `recv`. Collective.
+    pub fn run<T: Pod>(
+        &self,
+        comm: &SimpleCommunicator,
+        send: &[T],
+        recv: &mut [T],
+    ) -> Result<(), RedistError> {
+        if self.spans.0 > std::mem::size_of_val(send) || self.spans.1 > std::mem::size_of_val(recv)
+        {
+            return Err(RedistError::Internal(
+                "MPI_Alltoallw datatypes reach outside their buffers".to_string(),
+            ));
+        }
+        // SAFETY: every count is 0 or one instance of a datatype that stays
+        // inside its buffer (checked above); the datatypes live in `self`;
+        // the arrays hold one entry per rank.
+        let code = unsafe {
+            ffi::MPI_Alltoallw(
+                send.as_ptr().cast(),
+                self.scounts.as_ptr(),
+                self.zeros.as_ptr(),
+                self.sraw.as_ptr(),
+                recv.as_mut_ptr().cast(),
+                self.rcounts.as_ptr(),
+                self.zeros.as_ptr(),
+                self.rraw.as_ptr(),
+                comm.as_raw(),
+            )
+        };
+        check(code, "MPI_Alltoallw")
+    }
+}
+
+/// One step of a schedule: sends `send` to its peer and receives `recv`
+/// from its peer at the same time (either may be absent), tagged `tag`.
+pub(crate) fn sendrecv<T: Pod>(
+    comm: &SimpleCommunicator,
+    send: Option<(Part<'_, T>, usize)>,
+    recv: Option<(PartMut<'_, T>, usize)>,
+    tag: Tag,
+    elem: &Datatype,
+) -> Result<(), RedistError> {
+    let rank = |r: usize| {
+        mpi::Rank::try_from(r)
+            .ok()
+            .filter(|&r| r < comm.size())
+            .ok_or_else(|| RedistError::Internal(format!("peer {r} outside the communicator")))
+    };
+    let dyn_send = |p: &Part<'_, T>| -> Result<DynBuffer<'_>, RedistError> {
+        let (ptr, n, ty) = p.raw(elem)?;
+        // SAFETY: `raw` checked that `n` instances of `ty` stay inside the
+        // borrowed slice, which outlives the buffer.
+        Ok(unsafe { DynBuffer::from_raw(ptr, n, datatype_ref(ty)) })
+    };
+    match (send, recv) {
+        (None, None) => {}
+        (Some((s, to)), None) => {
+            let b = dyn_send(&s)?;
+            comm.process_at_rank(rank(to)?).send_with_tag(&b, tag);
+        }
+        (None, Some((mut r, from))) => {
+            let (ptr, n, ty) = r.raw(elem)?;
+            // SAFETY: as above, for the exclusively borrowed receive slice.
+            let mut b = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
+            comm.process_at_rank(rank(from)?)
+                .receive_into_with_tag(&mut b, tag);
+        }
+        (Some((s, to)), Some((mut r, from))) => {
+            let sb = dyn_send(&s)?;
+            let (ptr, n, ty) = r.raw(elem)?;
+            // SAFETY: as above.
+            let mut rb = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
+            p2p::send_receive_into_with_tags(
+                &sb,
+                &comm.process_at_rank(rank(to)?),
+                tag,
+                &mut rb,
+                &comm.process_at_rank(rank(from)?),
+                tag,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `MPI_REQUEST_NULL`, which the standard defines as a handle constant.
+fn null_request() -> ffi::MPI_Request {
+    // SAFETY: reads a constant of the MPI library.
+    unsafe { ffi::RSMPI_REQUEST_NULL }
+}
+
+/// An rsmpi view of a raw datatype handle owned by a [`Datatype`].
+fn datatype_ref<'a>(raw: ffi::MPI_Datatype) -> mpi::datatype::DatatypeRef<'a> {
+    // SAFETY: `raw` comes from a committed `Datatype` (or element datatype)
+    // that outlives the call the reference is used in.
+    unsafe { mpi::datatype::DatatypeRef::from_raw(raw) }
+}
+
+/// What a pending request is, so that its completion can be reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    /// A piece of receive message `i`.
+    Piece(usize),
+    /// The note of receive message `i`.
+    Note(usize),
+    /// A send, or a receive without data.
+    Plain,
+}
+
+/// What [`Requests::wait_any`] saw complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// Every piece of receive message `i` has arrived: read it with
+    /// [`Requests::message`].
+    Message(usize),
+    /// The note of receive message `i` has arrived: read it with
+    /// [`Requests::note`].
+    Note(usize),
+    /// A send, or a receive without data, completed.
+    Other,
+}
+
+/// A note between two ranks: four words of the node-direct protocol.
+pub(crate) type Note = [u64; 4];
+
+/// Storage of one exchange's requests, kept from one execution to the next
+/// so that executing allocates nothing after the first call: request
+/// handles, what each one is, per receive message its pieces outstanding,
+/// and the notes sent and received.
+#[derive(Default)]
+pub(crate) struct RequestStore {
+    raw: Vec<ffi::MPI_Request>,
+    what: Vec<What>,
+    /// Per receive message: pieces not yet arrived.
+    outstanding: Vec<usize>,
+    /// Per receive message: whether data was ever posted for it.
+    posted: Vec<bool>,
+    notes_in: Vec<Note>,
+    notes_out: Vec<Note>,
+}
+
+impl RequestStore {
+    /// A list of requests over `comm` for an exchange of `T`s (moved as
+    /// `elem`s) with `slots[i] = (offset, len)` the place of receive message
+    /// `i` in `inbox`, and `sends` messages sent. The slots must be
+    /// disjoint and inside `inbox`.
+    pub fn list<'s, 'b, T: Pod>(
+        &'s mut self,
+        comm: &'b SimpleCommunicator,
+        elem: &'b Datatype,
+        inbox: &'b mut [T],
+        slots: &'b [(usize, usize)],
+        sends: usize,
+    ) -> Result<Requests<'s, 'b, T>, RedistError> {
+        let mut end = 0;
+        for &(o, n) in slots {
+            if o < end || o.checked_add(n).is_none_or(|e| e > inbox.len()) {
+                return Err(RedistError::Internal(
+                    "receive slots overlap or leave the buffer".to_string(),
+                ));
+            }
+            end = o + n;
+        }
+        debug_assert_eq!(elem.span, size_of::<T>());
+        self.raw.clear();
+        self.what.clear();
+        self.outstanding.clear();
+        self.outstanding.resize(slots.len(), 0);
+        self.posted.clear();
+        self.posted.resize(slots.len(), false);
+        self.notes_in.resize(slots.len(), [0; 4]);
+        self.notes_out.resize(sends, [0; 4]);
+        Ok(Requests {
+            store: self,
+            pending: 0,
+            comm: comm.as_raw(),
+            elem,
+            inbox: inbox.as_mut_ptr(),
+            slots,
+            _inbox: PhantomData,
+        })
+    }
+}
+
+/// Non-blocking sends and receives of one exchange, tied to their buffers.
+///
+/// Sends read slices borrowed for `'b`. Receives write into the slots of
+/// one receive buffer (the inbox) that the list borrows exclusively for
+/// `'b`; a message's slot is handed back ([`message`](Self::message)) only
+/// once all its pieces have arrived. Notes live in the [`RequestStore`].
+/// Dropping the list with requests pending waits for them (or aborts the
+/// job while unwinding from a panic), so no buffer is freed while MPI may
+/// still use it.
+pub(crate) struct Requests<'s, 'b, T> {
+    store: &'s mut RequestStore,
+    pending: usize,
+    comm: ffi::MPI_Comm,
+    elem: &'b Datatype,
+    inbox: *mut T,
+    slots: &'b [(usize, usize)],
+    _inbox: PhantomData<&'b mut [T]>,
+}
+
+impl<'b, T: Pod> Requests<'_, 'b, T> {
+    /// Posts a send of `part` to `peer`.
+    pub fn isend(&mut self, part: Part<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let (ptr, n, ty) = part.raw(self.elem)?;
+        // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
+        // which outlives this list, and the list completes every request
+        // before it is dropped.
+        unsafe { self.post_send(ptr.cast(), n, ty, peer, tag) }
+    }
+
+    /// Posts a send of no data to `peer`: a signal.
+    pub fn isend_empty(&mut self, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        // SAFETY: nothing is read.
+        unsafe {
+            self.post_send(
+                self.inbox.cast_const().cast(),
+                0,
+                self.elem.raw(),
+                peer,
+                tag,
+            )
+        }
+    }
+
+    /// Posts a send of `note` as the note of send message `i`.
+    pub fn isend_note(
+        &mut self,
+        i: usize,
+        note: Note,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let slot = self
+            .store
+            .notes_out
+            .get_mut(i)
+            .ok_or_else(|| no_slot("note", i))?;
+        *slot = note;
+        let ptr: *const Note = slot;
+        // SAFETY: the note lives in the store, which the list borrows until
+        // every request is complete.
+        unsafe {
+            self.post_send(
+                ptr.cast(),
+                32,
+                u8::equivalent_datatype().as_raw(),
+                peer,
+                tag,
+            )
+        }
+    }
+
+    /// # Safety
+    /// `ptr` addresses `n` instances of `ty` that stay valid and unwritten
+    /// until the request completes.
+    unsafe fn post_send(
+        &mut self,
+        ptr: *const std::ffi::c_void,
+        n: Count,
+        ty: ffi::MPI_Datatype,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let peer = count(peer, "rank")?;
+        let mut req = null_request();
+        let code = ffi::MPI_Isend(ptr, n, ty, peer, tag, self.comm, &mut req);
+        check(code, "MPI_Isend")?;
+        self.push(req, What::Plain);
+        Ok(())
+    }
+
+    /// Posts the receive of a piece of receive message `i`: `len` elements
+    /// at `offset` within its slot, from `peer`.
+    pub fn irecv_piece(
+        &mut self,
+        i: usize,
+        offset: usize,
+        len: usize,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
+        if offset.checked_add(len).is_none_or(|e| e > n) {
+            return Err(RedistError::Internal(format!(
+                "piece {offset}+{len} outside message {i} of {n} elements"
+            )));
+        }
+        // SAFETY: inside slot `i` of the inbox, which the list borrows
+        // exclusively for 'b; the slot is not handed out until this
+        // request (and the slot's other pieces) completed.
+        let ptr = unsafe { self.inbox.add(start + offset) };
+        let peer = count(peer, "rank")?;
+        let c = count(len, "message length")?;
+        let mut req = null_request();
+        // SAFETY: as above.
+        let code = unsafe {
+            ffi::MPI_Irecv(
+                ptr.cast(),
+                c,
+                self.elem.raw(),
+                peer,
+                tag,
+                self.comm,
+                &mut req,
+            )
+        };
+        check(code, "MPI_Irecv")?;
+        self.store.outstanding[i] += 1;
+        self.store.posted[i] = true;
+        self.push(req, What::Piece(i));
+        Ok(())
+    }
+
+    /// Posts the receive of the note of receive message `i` from `peer`.
+    pub fn irecv_note(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let slot = self
+            .store
+            .notes_in
+            .get_mut(i)
+            .ok_or_else(|| no_slot("note", i))?;
+        let ptr: *mut Note = slot;
+        let peer = count(peer, "rank")?;
+        let mut req = null_request();
+        // SAFETY: the note lives in the store, borrowed by the list until
+        // every request is complete; it is read only after completion.
+        let code = unsafe {
+            ffi::MPI_Irecv(
+                ptr.cast(),
+                32,
+                u8::equivalent_datatype().as_raw(),
+                peer,
+                tag,
+                self.comm,
+                &mut req,
+            )
+        };
+        check(code, "MPI_Irecv")?;
+        self.push(req, What::Note(i));
+        Ok(())
+    }
+
+    /// Posts a receive of no data from `peer`: waits for a signal.
+    pub fn irecv_empty(&mut self, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let peer = count(peer, "rank")?;
+        let mut req = null_request();
+        // SAFETY: a zero-element receive writes nothing.
+        let code = unsafe {
+            ffi::MPI_Irecv(
+                self.inbox.cast(),
+                0,
+                self.elem.raw(),
+                peer,
+                tag,
+                self.comm,
+                &mut req,
+            )
+        };
+        check(code, "MPI_Irecv")?;
+        self.push(req, What::Plain);
+        Ok(())
+    }
+
+    fn push(&mut self, req: ffi::MPI_Request, what: What) {
+        self.store.raw.push(req);
+        self.store.what.push(what);
+        self.pending += 1;
+    }
+
+    /// Waits until a pending request completes and says what it was;
+    /// `None` once every request is complete.
+    pub fn wait_any(&mut self) -> Result<Option<Event>, RedistError> {
+        if self.pending == 0 {
+            return Ok(None);
+        }
+        let n = count(self.store.raw.len(), "pending requests")?;
+        let mut index: c_int = 0;
+        // SAFETY: the array holds `n` handles; completed ones are
+        // MPI_REQUEST_NULL, which MPI_Waitany skips.
+        let code = unsafe {
+            ffi::MPI_Waitany(
+                n,
+                self.store.raw.as_mut_ptr(),
+                &mut index,
+                ffi::RSMPI_STATUS_IGNORE,
+            )
+        };
+        check(code, "MPI_Waitany")?;
+        // SAFETY: reads a constant of the MPI library.
+        let Ok(index) = usize::try_from(index) else {
+            // MPI_UNDEFINED: nothing was pending after all.
+            self.pending = 0;
+            return Ok(None);
+        };
+        self.pending -= 1;
+        Ok(Some(match self.store.what[index] {
+            What::Piece(i) => {
+                self.store.outstanding[i] -= 1;
+                if self.store.outstanding[i] == 0 {
+                    Event::Message(i)
+                } else {
+                    Event::Other
+                }
+            }
+            What::Note(i) => Event::Note(i),
+            What::Plain => Event::Other,
+        }))
+    }
+
+    /// Receive message `i`, once every piece of it has arrived.
+    pub fn message(&self, i: usize) -> Result<&[T], RedistError> {
+        let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
+        if !self.store.posted[i] || self.store.outstanding[i] != 0 {
+            return Err(RedistError::Internal(format!(
+                "message {i} read before it arrived"
+            )));
+        }
+        // SAFETY: inside the exclusively borrowed inbox; every receive into
+        // this slot has completed, and new ones need `&mut self`, which the
+        // returned borrow excludes.
+        Ok(unsafe { std::slice::from_raw_parts(self.inbox.add(start), n) })
+    }
+
+    /// The note of receive message `i` (meaningful once it has arrived).
+    pub fn note(&self, i: usize) -> Note {
+        self.store.notes_in.get(i).copied().unwrap_or_default()
+    }
+}
+
+fn no_slot(what: &str, i: usize) -> RedistError {
+    RedistError::Internal(format!("no {what} slot {i}"))
+}
+
+impl<T> Drop for Requests<'_, '_, T> {
+    fn drop(&mut self) {
+        if self.pending == 0 {
+            return;
+        }
+        if std::thread::panicking() {
+            // Unwinding would free buffers MPI still reads or writes.
+            eprintln!("redist: a panic during an exchange with requests pending; aborting the job");
+            // SAFETY: aborting is always allowed while MPI runs.
+            unsafe {
+                ffi::MPI_Abort(self.comm, 101);
+            }
+        }
+        let n = c_int::try_from(self.store.raw.len()).unwrap_or(c_int::MAX);
+        // SAFETY: as in `wait_any`.
+        let code =
+            unsafe { ffi::MPI_Waitall(n, self.store.raw.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+        if check(code, "MPI_Waitall").is_err() {
+            // SAFETY: as above; the buffers must not be freed while in use.
+            unsafe {
+                ffi::MPI_Abort(self.comm, 101);
+            }
+        }
+    }
+}
+
+/// The bytes of `comm`'s handle: a key for per-communicator caches (valid
+/// while the communicator lives; handles may be reused after it is freed).
+pub(crate) fn handle_key(comm: &SimpleCommunicator) -> Vec<u8> {
+    let raw = comm.as_raw();
+    // SAFETY: reads the bytes of a plain handle value (an int or a pointer).
+    unsafe {
+        std::slice::from_raw_parts(
+            (&raw as *const ffi::MPI_Comm).cast::<u8>(),
+            size_of::<ffi::MPI_Comm>(),
+        )
+    }
+    .to_vec()
+}
