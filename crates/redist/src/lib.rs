@@ -4,7 +4,7 @@
 //! The pipeline reads as a row of small steps: runs → plan → remap →
 //! schedule → exchange. The modules so far:
 //!
-//! - [`axis_plan`]: [`AxisPlan`], the 1-D plan of one dimension — the runs of
+//! - `plan::axis`: [`AxisPlan`], the 1-D plan of one dimension — the runs of
 //!   one basic period between every source and target process;
 //! - [`remap`]: relabelling the target's ranks so data stays put — the exact
 //!   optimum by linear assignment, and the papers' closed forms;
@@ -39,7 +39,6 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod axis_plan;
 pub mod cli_args;
 pub mod cost;
 pub mod error;
@@ -53,9 +52,8 @@ pub mod schedule;
 pub mod show;
 mod transfer;
 
-pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
 pub use error::RedistError;
 pub use execute::{Options, Redistribution, Strategy};
-pub use plan::{Piece, Plan, PlanStats, Remap};
+pub use plan::{AxisPlan, Piece, Plan, PlanStats, Remap, Run, Segments};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -6,7 +6,10 @@
 //! `b`'s grid coordinates ([`AxisPlan`]); its size is the product of the 1-D
 //! volumes.
 
-use crate::axis_plan::AxisPlan;
+mod axis;
+
+pub use axis::{AxisPlan, Run, Segments};
+
 use crate::remap;
 use crate::schedule::{self, Message, Schedule};
 use crate::RedistError;
