@@ -39,6 +39,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod arith;
 pub mod cli_args;
 pub mod cost;
 pub mod error;

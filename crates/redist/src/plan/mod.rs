@@ -358,6 +358,7 @@ fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arith::gcd;
     use dist_array::{Dist, LayoutSpec};
     use mpi_harness::all_indices;
     use quickcheck::{quickcheck, Arbitrary, Gen};
@@ -573,14 +574,6 @@ mod tests {
                 "{s} -> {t}"
             );
             assert!((0..72).all(|a| with_self(a) == seen[a].len()));
-        }
-    }
-
-    fn gcd(a: usize, b: usize) -> usize {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
         }
     }
 }

@@ -146,28 +146,11 @@
 //! - Closed forms are per dimension; composing them over an n-D grid is exact
 //!   only for whole cycles on grids of the same shape (see DESIGN.md).
 
+use crate::arith::{gcd, mul_div, mul_mod};
 use crate::{AxisPlan, RedistError};
 use dist_array::AxisMap;
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-/// `(a · b) mod m` without overflow; `m ≥ 1`.
-fn mul_mod(a: usize, b: usize, m: usize) -> usize {
-    ((a as u128 * b as u128) % m as u128) as usize
-}
-
-/// `⌊a · b / d⌋` without overflow; `d ≥ 1`, result fits (`a < d` in every use).
-fn mul_div(a: usize, b: usize, d: usize) -> usize {
-    (a as u128 * b as u128 / d as u128) as usize
-}
 
 // ---------------------------------------------------------------------------
 // The exact referee
