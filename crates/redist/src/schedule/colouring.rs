@@ -46,7 +46,7 @@ use super::{Message, Schedule};
 /// s.check(&messages).unwrap();
 /// ```
 pub fn minimal(messages: &[Message]) -> Schedule {
-    colour_edges(messages, Strategy::InputOrder, Representation::Auto)
+    colour_edges(messages, EdgeOrder::InputOrder, Representation::Auto)
 }
 
 /// A schedule with the fewest possible steps,
@@ -86,7 +86,7 @@ pub fn minimal(messages: &[Message]) -> Schedule {
 /// assert_eq!(minimal(&messages).cost(&messages), 100 + 100);
 /// ```
 pub fn greedy(messages: &[Message]) -> Schedule {
-    colour_edges(messages, Strategy::LongestFirst, Representation::Auto)
+    colour_edges(messages, EdgeOrder::LongestFirst, Representation::Auto)
 }
 
 /// Marks an unused slot of a dense colour table.
@@ -94,7 +94,7 @@ const FREE: usize = usize::MAX;
 
 /// The order in which edges are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Strategy {
+enum EdgeOrder {
     /// Input order.
     InputOrder,
     /// Longest first, ties in input order.
@@ -301,7 +301,7 @@ fn lowest_common_free(x: &ColourTable, y: &ColourTable, colours: usize) -> Optio
 /// with `max_degree` colours and returns the colour classes as steps.
 fn colour_edges(
     messages: &[Message],
-    strategy: Strategy,
+    edge_order: EdgeOrder,
     representation: Representation,
 ) -> Schedule {
     // Edges are the scheduled messages; `message_of[e]` is the index of edge
@@ -348,7 +348,7 @@ fn colour_edges(
     let at_receiver = tables(&receiver_degree);
 
     let mut order: Vec<usize> = (0..message_of.len()).collect();
-    if strategy == Strategy::LongestFirst {
+    if edge_order == EdgeOrder::LongestFirst {
         // Stable: equal lengths keep input order, so the result is determined.
         order.sort_by(|&e, &f| {
             messages[message_of[f]]
@@ -628,7 +628,7 @@ mod tests {
         assert_eq!(s.steps(), &[vec![1, 3], vec![0, 2]]);
         assert_eq!(s.check(&messages), Ok(()));
         for forced in [Representation::Dense, Representation::Sparse] {
-            assert_eq!(colour_edges(&messages, Strategy::InputOrder, forced), s);
+            assert_eq!(colour_edges(&messages, EdgeOrder::InputOrder, forced), s);
         }
         // Lengthen the path from rank 0 by 7→5 and 7→8: now the path from
         // rank 1 is flipped (2→1 to step 0, 2→6 to step 1) and 0→1 takes
@@ -645,7 +645,7 @@ mod tests {
         assert_eq!(s.steps(), &[vec![0, 1, 4], vec![2, 3, 5]]);
         assert_eq!(s.check(&messages), Ok(()));
         for forced in [Representation::Dense, Representation::Sparse] {
-            assert_eq!(colour_edges(&messages, Strategy::InputOrder, forced), s);
+            assert_eq!(colour_edges(&messages, EdgeOrder::InputOrder, forced), s);
         }
     }
 
@@ -680,12 +680,12 @@ mod tests {
     fn forced_table_stores_agree_on_a_larger_graph() {
         let mut rng = Rng(0x5eed);
         let messages = random_set(&mut rng, 40, 30);
-        for strategy in [Strategy::InputOrder, Strategy::LongestFirst] {
-            let auto = colour_edges(&messages, strategy, Representation::Auto);
+        for edge_order in [EdgeOrder::InputOrder, EdgeOrder::LongestFirst] {
+            let auto = colour_edges(&messages, edge_order, Representation::Auto);
             assert_eq!(auto.check(&messages), Ok(()));
             assert_eq!(auto.len(), max_degree(&messages));
             for forced in [Representation::Dense, Representation::Sparse] {
-                assert_eq!(colour_edges(&messages, strategy, forced), auto);
+                assert_eq!(colour_edges(&messages, edge_order, forced), auto);
             }
         }
     }
@@ -759,11 +759,11 @@ mod tests {
 
         fn table_stores_do_not_change_the_result(n: u8, raw: Vec<(u8, u8, u8)>) -> bool {
             let messages = message_set(n, &raw);
-            [Strategy::InputOrder, Strategy::LongestFirst].into_iter().all(|strategy| {
-                let auto = colour_edges(&messages, strategy, Representation::Auto);
+            [EdgeOrder::InputOrder, EdgeOrder::LongestFirst].into_iter().all(|edge_order| {
+                let auto = colour_edges(&messages, edge_order, Representation::Auto);
                 [Representation::Dense, Representation::Sparse]
                     .into_iter()
-                    .all(|r| colour_edges(&messages, strategy, r) == auto)
+                    .all(|r| colour_edges(&messages, edge_order, r) == auto)
             })
         }
 
