@@ -157,9 +157,128 @@ pub use closed_form::{
     kept_per_cycle_unmapped, merge_blocks, split_blocks, ClosedForm, ClosedFormRule,
 };
 
-// For the links of the module docs.
-#[cfg(doc)]
-use crate::RedistError;
+use crate::plan::Remap;
+use crate::{AxisPlan, RedistError};
+use dist_array::Layout;
+use procgrid::{coords_to_rank, rank_to_coords, Order};
+
+/// Non-zero volumes `(source rank, target position, elements)` of an n-D
+/// redistribution, target positions being row-major indices of the target's
+/// grid coordinates (before any rank map).
+pub(crate) fn position_volumes(
+    source: &Layout,
+    target: &Layout,
+    axes: &[AxisPlan],
+) -> Vec<(usize, usize, usize)> {
+    let grid = target.grid_extents();
+    let mut out = vec![];
+    for a in 0..source.ranks() {
+        let coords = source.coords_of_rank(a).expect("rank within layout");
+        // Per dimension, the target coordinates receiving anything, with volumes.
+        let per_dim: Vec<Vec<(usize, usize)>> = axes
+            .iter()
+            .zip(&coords)
+            .map(|(plan, &p)| {
+                (0..plan.target().procs())
+                    .map(|q| (q, plan.volume(p, q)))
+                    .filter(|&(_, v)| v > 0)
+                    .collect()
+            })
+            .collect();
+        let mut partial: Vec<(Vec<usize>, usize)> = vec![(vec![], 1)];
+        for list in &per_dim {
+            partial = partial
+                .into_iter()
+                .flat_map(|(c, v)| {
+                    list.iter().map(move |&(q, w)| {
+                        let mut c = c.clone();
+                        c.push(q);
+                        (c, v * w)
+                    })
+                })
+                .collect();
+        }
+        for (c, v) in partial {
+            let position =
+                coords_to_rank(&c, grid, Order::RowMajor).expect("coordinates within grid");
+            out.push((a, position, v));
+        }
+    }
+    out
+}
+
+/// The target's rank map as `remap` allows, given the volumes `by_position`
+/// from [`position_volumes`]: the target layout's own map, the exact optimum
+/// ([`assign_max`] on the rank × position volume matrix), or the composition
+/// of per-dimension closed forms ([`closed_form`]).
+pub(crate) fn target_rank_map(
+    source: &Layout,
+    target: &Layout,
+    by_position: &[(usize, usize, usize)],
+    remap: Remap,
+) -> Result<Vec<usize>, RedistError> {
+    match remap {
+        Remap::None => Ok(target.rank_map().to_vec()),
+        Remap::Optimal => optimal_rank_map(source, target, by_position),
+        Remap::ClosedForm => closed_form_rank_map(source, target),
+    }
+}
+
+/// The rank map that keeps the most data local: a maximum-weight assignment
+/// of ranks to target positions.
+fn optimal_rank_map(
+    source: &Layout,
+    target: &Layout,
+    by_position: &[(usize, usize, usize)],
+) -> Result<Vec<usize>, RedistError> {
+    let n = target.ranks();
+    let mut weights = vec![vec![0u64; n]; n];
+    for &(rank, position, v) in by_position {
+        if rank < n {
+            weights[rank][position] += v as u64;
+        }
+    }
+    let _ = source;
+    assign_max(&weights)
+}
+
+/// The composition of per-dimension closed-form relabellings.
+fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, RedistError> {
+    let refuse = |reason: String| RedistError::Remap {
+        remap: Remap::ClosedForm.to_string(),
+        reason,
+    };
+    if source.grid_extents() != target.grid_extents() {
+        return Err(refuse(format!(
+            "closed forms relabel each dimension separately and need grids of the same shape, \
+             not {:?} and {:?}; use --remap optimal",
+            source.grid_extents(),
+            target.grid_extents()
+        )));
+    }
+    let mut perms = vec![];
+    for (d, (s, t)) in source.axes().iter().zip(target.axes()).enumerate() {
+        match closed_form(s, t)? {
+            Some(p) => perms.push(p),
+            None => {
+                return Err(refuse(format!(
+                    "no closed form covers dimension {d} ({} -> {}); they cover block sizes \
+                     where one divides the other; use --remap optimal",
+                    source.spec().dists()[d],
+                    target.spec().dists()[d]
+                )))
+            }
+        }
+    }
+    let grid = target.grid_extents();
+    (0..target.ranks())
+        .map(|position| {
+            let c = rank_to_coords(position, grid, Order::RowMajor).expect("position within grid");
+            let physical: Vec<usize> = c.iter().zip(&perms).map(|(&x, p)| p[x]).collect();
+            Ok(source.rank_of_coords(&physical)?)
+        })
+        .collect()
+}
 
 /// Helpers shared by the tests of the submodules.
 #[cfg(test)]
