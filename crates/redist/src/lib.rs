@@ -4,14 +4,17 @@
 //! The pipeline reads as a row of small steps: runs → plan → remap →
 //! schedule → exchange. The modules so far:
 //!
-//! - `plan::axis`: [`AxisPlan`], the 1-D plan of one dimension — the runs of
-//!   one basic period between every source and target process;
-//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
-//!   optimum by linear assignment, and the papers' closed forms;
-//! - [`schedule`]: contention-free steps — minimal edge colouring, a greedy
-//!   variant that lowers the total cost, and the closed form for r → Kr;
 //! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
-//!   runs), its statistics, remapping and schedule;
+//!   runs), its statistics, remapping and schedule; its `axis.rs` holds
+//!   [`AxisPlan`], the 1-D plan of one dimension — the runs of one basic
+//!   period between every source and target process;
+//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
+//!   optimum by linear assignment (`assignment.rs`), the papers' closed forms
+//!   (`closed_form.rs`), 1-D relabellings (`axis.rs`), the n-D choice
+//!   (`mod.rs`);
+//! - [`schedule`]: contention-free steps — minimal edge colouring and a greedy
+//!   variant that lowers the total cost (`colouring.rs`), the closed form for
+//!   r → Kr (`expansion.rs`);
 //! - [`execute`]: [`Redistribution`], a plan executed under MPI with one of
 //!   the exchange [`Strategy`]s (`alltoallv`, `scheduled`, `async`, `auto`);
 //!   its copy programs (pack, unpack, local copy by whole stretches) live in

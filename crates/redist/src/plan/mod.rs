@@ -3,8 +3,9 @@
 //! A plan is pure: every rank computes the same plan from the two layouts with
 //! no communication. The message from source rank `a` to target rank `b` is
 //! the Cartesian product, over dimensions, of the 1-D runs between `a`'s and
-//! `b`'s grid coordinates ([`AxisPlan`]); its size is the product of the 1-D
-//! volumes.
+//! `b`'s grid coordinates ([`AxisPlan`], in `axis.rs`); its size is the
+//! product of the 1-D volumes. The target's rank map comes from
+//! [`remap`](crate::remap), the steps from [`schedule`](crate::schedule).
 
 mod axis;
 
