@@ -4,8 +4,8 @@
 //! no communication. The message from source rank `a` to target rank `b` is
 //! the Cartesian product, over dimensions, of the 1-D runs between `a`'s and
 //! `b`'s grid coordinates ([`AxisPlan`], in `axis.rs`); its size is the
-//! product of the 1-D volumes. The target's rank map comes from
-//! [`remap`](crate::remap), the steps from [`schedule`](crate::schedule).
+//! product of the 1-D volumes. The target's rank map comes from [`remap`],
+//! the steps from [`schedule`].
 
 mod axis;
 

@@ -15,7 +15,7 @@
 //! - the exact referee, [`assign_max`]: a maximum-weight perfect assignment
 //!   (Hungarian method with potentials, O(n³)), used on the volume matrix of
 //!   one dimension ([`optimal`], [`optimal_unrestricted`]) or of whole ranks;
-//! - the closed forms of the papers, per dimension ([`closed_form`]): a
+//! - the closed forms of the papers, per dimension ([`fn@closed_form`]): a
 //!   relabelling computed in O(Q) from the block sizes and process counts.
 //!
 //! # Closed forms
@@ -57,7 +57,7 @@
 //!
 //! For `P = Q` this is the inverse of the split relabelling. When `Q < P` it
 //! may name processors `≥ Q`, which a caller needing a permutation of `0..Q`
-//! cannot use: [`ClosedForm::is_permutation`] says so, and [`closed_form`]
+//! cannot use: [`ClosedForm::is_permutation`] says so, and [`fn@closed_form`]
 //! returns [`RedistError::Remap`].
 //!
 //! **BLOCK ↔ CYCLIC(c)** ([`block_to_cyclic`], [`cyclic_to_block`]; Kalns and
@@ -142,7 +142,7 @@
 //! - **Merges onto fewer processes** (`Q < P`) may need processors `≥ Q`
 //!   (`CYCLIC` over 4 → `CYCLIC(2)` over 2, `n = 8`: position 1 wants
 //!   processor 2; 4 kept, but the best permutation of `0..2` keeps 2). No
-//!   permutation of `0..Q` then: [`closed_form`] refuses.
+//!   permutation of `0..Q` then: [`fn@closed_form`] refuses.
 //! - Closed forms are per dimension; composing them over an n-D grid is exact
 //!   only for whole cycles on grids of the same shape (see DESIGN.md).
 
@@ -210,7 +210,7 @@ pub(crate) fn position_volumes(
 /// The target's rank map as `remap` allows, given the volumes `by_position`
 /// from [`position_volumes`]: the target layout's own map, the exact optimum
 /// ([`assign_max`] on the rank × position volume matrix), or the composition
-/// of per-dimension closed forms ([`closed_form`]).
+/// of per-dimension closed forms ([`fn@closed_form`]).
 pub(crate) fn target_rank_map(
     source: &Layout,
     target: &Layout,

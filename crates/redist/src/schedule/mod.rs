@@ -23,7 +23,7 @@
 //!   Robert, "Scheduling block-cyclic array redistribution", seed 002).
 //!
 //! For the special case of enlarging the block size, CYCLIC(r) → CYCLIC(K·r)
-//! on the same P processes, [`expansion`] gives the closed-form schedule of
+//! on the same P processes, [`fn@expansion`] gives the closed-form schedule of
 //! Walker and Otto ("Redistribution of block-cyclic data distributions using
 //! MPI", 1996, seed 001, §2.2.2–2.2.3): K steps, each a permutation of the
 //! processes, with both the send side and the receive side computable in
