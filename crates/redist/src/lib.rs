@@ -1,61 +1,67 @@
-//! Redistribution of block-cyclic arrays between layouts, and the `redist`
-//! command-line tool.
+//! Redistribution of block-cyclic arrays between layouts: changing an array
+//! from one block-cyclic layout to another, on the same or another process
+//! grid, planned once and executed many times.
 //!
-//! The pipeline reads as a row of small steps: runs → plan → remap →
-//! schedule → exchange. The modules so far:
+//! The pipeline reads as a row of small steps, one module each:
 //!
-//! - [`axis_plan`]: [`AxisPlan`], the 1-D plan of one dimension — the runs of
-//!   one basic period between every source and target process;
-//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
-//!   optimum by linear assignment, and the papers' closed forms;
-//! - [`schedule`]: contention-free steps — minimal edge colouring, a greedy
-//!   variant that lowers the total cost, and the closed form for r → Kr;
 //! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
-//!   runs), its statistics, remapping and schedule;
-//! - [`options`]: [`Options`] and the exchange [`Strategy`]s;
+//!   runs), its statistics, remapping and schedule; its `axis.rs` holds
+//!   [`AxisPlan`], the 1-D plan of one dimension — the runs of one basic
+//!   period between every source and target process;
+//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
+//!   optimum by linear assignment (`assignment.rs`), the papers' closed forms
+//!   (`closed_form.rs`), 1-D relabellings (`axis.rs`), the n-D choice
+//!   (`mod.rs`);
+//! - [`schedule`]: contention-free steps — minimal edge colouring and a greedy
+//!   variant that lowers the total cost (`colouring.rs`), the closed form for
+//!   r → Kr (`expansion.rs`);
 //! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
 //!   programs, message routes, one file per exchange strategy (`alltoallv`,
 //!   `scheduled`, `async`), one-pass copies between ranks of one node, the
 //!   `auto` cost model ([`cost`]), and the bare all-to-all it is measured
 //!   against ([`BareAlltoallv`]);
-//! - [`measure`]: `redist run`, timing and verifying an execution next to a
-//!   bare `MPI_Alltoallv` of the same bytes;
-//! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
-//! - [`cli_args`]: argument types shared by the `redist` subcommands —
-//!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
-//! - [`show`]: `redist show`, who owns what in one layout — a character grid
-//!   of owning ranks for small arrays, a per-rank summary table, and the JSON
-//!   object `{"shape","layout","ranks","local_shapes"}`;
-//! - [`error`]: [`RedistError`], the one error type (with the tool's exit codes).
+//! - [`options`]: [`Options`], the exchange [`Strategy`] and the
+//!   [`Remap`] mode;
+//! - [`error`]: [`RedistError`], the one error type.
 //!
-//! The `redist` binary (`src/bin/redist.rs`) only parses the command line and
-//! dispatches to one function per subcommand here.
+//! Everything up to the schedule is pure: every rank computes the same plan
+//! from the two layouts, with no communication.
 //!
 //! ```
-//! use dist_array::Layout;
-//! let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
-//! let v = redist::show::to_json(&layout);
-//! assert_eq!(v["local_shapes"], serde_json::json!([[6, 3], [6, 4], [4, 3], [4, 4]]));
+//! use dist_array::{DistArray, Layout};
+//! use procgrid::ProcGrid;
+//! use redist::{Options, Redistribution};
+//! use mpi::topology::Communicator;
+//!
+//! let universe = procgrid::init().unwrap();
+//! let world = universe.world();
+//! let p = world.size() as usize;
+//! let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+//! // Whole rows on each rank -> 2x2 blocks dealt round-robin.
+//! let rows = Layout::parse(&[8, 6], &format!("block,*@{p}x1")).unwrap();
+//! let blocks = Layout::parse(&[8, 6], &format!("cyclic(2),cyclic(2)@{p}x1")).unwrap();
+//! let mut r = Redistribution::<f64>::new(&grid, &rows, &grid, &blocks, Options::default()).unwrap();
+//! let a = DistArray::from_fn(&grid, rows, |g| (10 * g[0] + g[1]) as f64).unwrap();
+//! let mut b = DistArray::zeros(&grid, r.target_layout().clone()).unwrap();
+//! for _ in 0..3 {
+//!     r.execute_into(&a, &mut b).unwrap(); // planned once, executed many times
+//! }
+//! assert_eq!(b.count_where(|g, &x| x != (10 * g[0] + g[1]) as f64), 0);
 //! ```
 #![deny(missing_docs)]
 
-pub mod axis_plan;
-pub mod cli_args;
+mod arith;
 pub mod error;
 pub mod exec;
-pub mod measure;
 pub mod options;
 pub mod plan;
 pub mod remap;
-pub mod report;
 pub mod schedule;
-pub mod show;
 
-pub use axis_plan::{AxisPlan, Run, Segments};
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
-pub use options::{Options, Strategy};
-pub use plan::{Piece, Plan, PlanStats, Remap};
+pub use options::{Options, Remap, Strategy};
+pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -1,13 +1,54 @@
-//! What a redistribution may do: how messages are exchanged ([`Strategy`])
-//! and the knobs of the engine ([`Options`]). How the target's ranks may be
-//! relabelled ([`Remap`](crate::Remap)) is part of the options too.
+//! What a redistribution may do: how the target's ranks may be relabelled
+//! ([`Remap`]), how messages are exchanged ([`Strategy`]), and the knobs of
+//! the engine ([`Options`]).
 //!
 //! This module holds only data: the planner, the engine and the cost model
 //! all read it, so none of them depends on another through it.
 
-use crate::{RedistError, Remap};
+use crate::RedistError;
 use std::fmt;
 use std::str::FromStr;
+
+/// How the target's ranks may be relabelled to keep data where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Remap {
+    /// Keep the target layout's rank map as given.
+    #[default]
+    None,
+    /// Per-dimension closed-form relabelling (seeds 003 and 004), where one
+    /// applies; an error where none does.
+    ClosedForm,
+    /// The exact optimum over all relabellings of the target's ranks: a
+    /// linear-assignment solve on the volume matrix.
+    Optimal,
+}
+
+impl FromStr for Remap {
+    type Err = RedistError;
+
+    fn from_str(s: &str) -> Result<Remap, RedistError> {
+        match s {
+            "none" => Ok(Remap::None),
+            "closed-form" => Ok(Remap::ClosedForm),
+            "optimal" => Ok(Remap::Optimal),
+            _ => Err(RedistError::InvalidArgument {
+                what: "remap",
+                value: s.to_string(),
+                expected: "none, closed-form or optimal".to_string(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Remap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Remap::None => "none",
+            Remap::ClosedForm => "closed-form",
+            Remap::Optimal => "optimal",
+        })
+    }
+}
 
 /// How messages are exchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -3,58 +3,18 @@
 //! A plan is pure: every rank computes the same plan from the two layouts with
 //! no communication. The message from source rank `a` to target rank `b` is
 //! the Cartesian product, over dimensions, of the 1-D runs between `a`'s and
-//! `b`'s grid coordinates ([`AxisPlan`]); its size is the product of the 1-D
-//! volumes.
+//! `b`'s grid coordinates ([`AxisPlan`], in `axis.rs`); its size is the
+//! product of the 1-D volumes. The target's rank map comes from [`remap`],
+//! the steps from [`schedule`].
 
-use crate::axis_plan::AxisPlan;
+mod axis;
+
+pub use axis::{AxisPlan, Run, Segments};
+
 use crate::remap;
 use crate::schedule::{self, Message, Schedule};
-use crate::RedistError;
+use crate::{RedistError, Remap};
 use dist_array::Layout;
-use procgrid::{coords_to_rank, rank_to_coords, Order};
-use std::fmt;
-use std::str::FromStr;
-
-/// How the target's ranks may be relabelled to keep data where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Remap {
-    /// Keep the target layout's rank map as given.
-    #[default]
-    None,
-    /// Per-dimension closed-form relabelling (seeds 003 and 004), where one
-    /// applies; an error where none does.
-    ClosedForm,
-    /// The exact optimum over all relabellings of the target's ranks: a
-    /// linear-assignment solve on the volume matrix.
-    Optimal,
-}
-
-impl FromStr for Remap {
-    type Err = RedistError;
-
-    fn from_str(s: &str) -> Result<Remap, RedistError> {
-        match s {
-            "none" => Ok(Remap::None),
-            "closed-form" => Ok(Remap::ClosedForm),
-            "optimal" => Ok(Remap::Optimal),
-            _ => Err(RedistError::InvalidArgument {
-                what: "remap",
-                value: s.to_string(),
-                expected: "none, closed-form or optimal".to_string(),
-            }),
-        }
-    }
-}
-
-impl fmt::Display for Remap {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Remap::None => "none",
-            Remap::ClosedForm => "closed-form",
-            Remap::Optimal => "optimal",
-        })
-    }
-}
 
 /// What a plan moves, in elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -129,12 +89,8 @@ impl Plan {
             .collect::<Result<Vec<_>, _>>()?;
         // Volumes from source ranks to target grid positions (row-major index
         // of the target coordinates), before any rank map.
-        let by_position = position_volumes(source, target, &axes);
-        let rank_map = match remap {
-            Remap::None => target.rank_map().to_vec(),
-            Remap::Optimal => optimal_rank_map(source, target, &by_position)?,
-            Remap::ClosedForm => closed_form_rank_map(source, target)?,
-        };
+        let by_position = remap::position_volumes(source, target, &axes);
+        let rank_map = remap::target_rank_map(source, target, &by_position, remap)?;
         let target = target.clone().with_rank_map(rank_map.clone())?;
         let mut messages: Vec<Message> = by_position
             .iter()
@@ -253,110 +209,13 @@ impl Plan {
     }
 }
 
-/// Non-zero volumes `(source rank, target position, elements)`.
-fn position_volumes(
-    source: &Layout,
-    target: &Layout,
-    axes: &[AxisPlan],
-) -> Vec<(usize, usize, usize)> {
-    let grid = target.grid_extents();
-    let mut out = vec![];
-    for a in 0..source.ranks() {
-        let coords = source.coords_of_rank(a).expect("rank within layout");
-        // Per dimension, the target coordinates receiving anything, with volumes.
-        let per_dim: Vec<Vec<(usize, usize)>> = axes
-            .iter()
-            .zip(&coords)
-            .map(|(plan, &p)| {
-                (0..plan.target().procs())
-                    .map(|q| (q, plan.volume(p, q)))
-                    .filter(|&(_, v)| v > 0)
-                    .collect()
-            })
-            .collect();
-        let mut partial: Vec<(Vec<usize>, usize)> = vec![(vec![], 1)];
-        for list in &per_dim {
-            partial = partial
-                .into_iter()
-                .flat_map(|(c, v)| {
-                    list.iter().map(move |&(q, w)| {
-                        let mut c = c.clone();
-                        c.push(q);
-                        (c, v * w)
-                    })
-                })
-                .collect();
-        }
-        for (c, v) in partial {
-            let position =
-                coords_to_rank(&c, grid, Order::RowMajor).expect("coordinates within grid");
-            out.push((a, position, v));
-        }
-    }
-    out
-}
-
-/// The rank map that keeps the most data local: a maximum-weight assignment
-/// of ranks to target positions.
-fn optimal_rank_map(
-    source: &Layout,
-    target: &Layout,
-    by_position: &[(usize, usize, usize)],
-) -> Result<Vec<usize>, RedistError> {
-    let n = target.ranks();
-    let mut weights = vec![vec![0u64; n]; n];
-    for &(rank, position, v) in by_position {
-        if rank < n {
-            weights[rank][position] += v as u64;
-        }
-    }
-    let _ = source;
-    remap::assign_max(&weights)
-}
-
-/// The composition of per-dimension closed-form relabellings.
-fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, RedistError> {
-    let refuse = |reason: String| RedistError::Remap {
-        remap: Remap::ClosedForm.to_string(),
-        reason,
-    };
-    if source.grid_extents() != target.grid_extents() {
-        return Err(refuse(format!(
-            "closed forms relabel each dimension separately and need grids of the same shape, \
-             not {:?} and {:?}; use --remap optimal",
-            source.grid_extents(),
-            target.grid_extents()
-        )));
-    }
-    let mut perms = vec![];
-    for (d, (s, t)) in source.axes().iter().zip(target.axes()).enumerate() {
-        match remap::closed_form(s, t)? {
-            Some(p) => perms.push(p),
-            None => {
-                return Err(refuse(format!(
-                    "no closed form covers dimension {d} ({} -> {}); they cover block sizes \
-                     where one divides the other; use --remap optimal",
-                    source.spec().dists()[d],
-                    target.spec().dists()[d]
-                )))
-            }
-        }
-    }
-    let grid = target.grid_extents();
-    (0..target.ranks())
-        .map(|position| {
-            let c = rank_to_coords(position, grid, Order::RowMajor).expect("position within grid");
-            let physical: Vec<usize> = c.iter().zip(&perms).map(|(&x, p)| p[x]).collect();
-            Ok(source.rank_of_coords(&physical)?)
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arith::gcd;
     use dist_array::{Dist, LayoutSpec};
     use mpi_harness::all_indices;
+    use procgrid::Order;
     use quickcheck::{quickcheck, Arbitrary, Gen};
     use std::collections::HashMap;
 
@@ -570,14 +429,6 @@ mod tests {
                 "{s} -> {t}"
             );
             assert!((0..72).all(|a| with_self(a) == seen[a].len()));
-        }
-    }
-
-    fn gcd(a: usize, b: usize) -> usize {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
         }
     }
 }

@@ -19,6 +19,7 @@
 //! so building a plan costs O(long blocks × processes + runs in one period)
 //! and never grows with the extent itself.
 
+use crate::arith::gcd;
 use crate::RedistError;
 use dist_array::AxisMap;
 
@@ -128,14 +129,6 @@ pub struct AxisPlan {
     runs: Vec<Vec<Run>>,
     /// `volume[p * Q + q]`: indices moving from p to q over the whole extent.
     volume: Vec<usize>,
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 impl AxisPlan {
