@@ -1,5 +1,4 @@
-//! Redistribution of block-cyclic arrays between layouts, and the `redist`
-//! command-line tool.
+//! Redistribution of block-cyclic arrays between layouts.
 //!
 //! The pipeline reads as a row of small steps: runs → plan → remap →
 //! schedule → exchange. The modules so far:
@@ -18,39 +17,35 @@
 //!   the private `transfer` module, the mapping of another rank's shared
 //!   storage (one-pass copies between ranks of one node) in the private
 //!   `node_memory` module, the `auto` cost model in [`cost`];
-//! - [`measure`]: `redist run`, timing and verifying an execution next to a
-//!   bare `MPI_Alltoallv` of the same bytes;
-//! - [`report`]: `redist plan`, the plan's summary, schedule table and JSON;
-//! - [`cli_args`]: argument types shared by the `redist` subcommands —
-//!   [`Shape`](cli_args::Shape) (`--shape 8x8`);
-//! - [`show`]: `redist show`, who owns what in one layout — a character grid
-//!   of owning ranks for small arrays, a per-rank summary table, and the JSON
-//!   object `{"shape","layout","ranks","local_shapes"}`;
-//! - [`error`]: [`RedistError`], the one error type (with the tool's exit codes).
+//! - [`error`]: [`RedistError`], the one error type.
 //!
-//! The `redist` binary (`src/bin/redist.rs`) only parses the command line and
-//! dispatches to one function per subcommand here.
+//! The `redist` command-line tool (`show`, `plan`, `run`) lives in the
+//! `redist-cli` package, so this library builds neither clap nor serde_json.
+//!
+//! A plan needs only the two layouts — no MPI:
 //!
 //! ```
 //! use dist_array::Layout;
-//! let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
-//! let v = redist::show::to_json(&layout);
-//! assert_eq!(v["local_shapes"], serde_json::json!([[6, 3], [6, 4], [4, 3], [4, 4]]));
+//! use redist::{Plan, Remap};
+//!
+//! let from = Layout::parse(&[100], "cyclic(10)@5").unwrap();
+//! let to = Layout::parse(&[100], "cyclic(5)@5").unwrap();
+//! let plan = Plan::new(&from, &to, Remap::Optimal).unwrap();
+//! let stats = plan.stats();
+//! assert_eq!(stats.elements, 100);
+//! assert_eq!(stats.kept_local, 50);
+//! assert_eq!(stats.kept_local + stats.moved, stats.elements);
 //! ```
 #![deny(missing_docs)]
 
 pub mod axis_plan;
-pub mod cli_args;
 pub mod cost;
 pub mod error;
 pub mod execute;
-pub mod measure;
 mod node_memory;
 pub mod plan;
 pub mod remap;
-pub mod report;
 pub mod schedule;
-pub mod show;
 mod transfer;
 
 pub use axis_plan::{AxisPlan, Run, Segments};
