@@ -98,7 +98,7 @@ pub enum CliError {
     },
 
     /// An error from planning or executing a redistribution.
-    #[error(transparent)]
+    #[error("{}", in_cli_terms(.0))]
     Redist(#[from] RedistError),
 
     /// An error from a layout or distributed array.
@@ -108,6 +108,16 @@ pub enum CliError {
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+}
+
+/// The library's message for `e`, with its advice given as the tool's flag:
+/// the library names the API (`Remap::Optimal`), the tool names `--remap optimal`.
+fn in_cli_terms(e: &RedistError) -> String {
+    let message = e.to_string();
+    match e {
+        RedistError::Remap { .. } => message.replace("Remap::Optimal", "--remap optimal"),
+        _ => message,
+    }
 }
 
 impl From<io::Error> for CliError {
@@ -161,6 +171,18 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "source extent 4 and target extent 5 differ; a redistribution keeps the shape"
+        );
+    }
+
+    #[test]
+    fn remap_advice_names_the_flag() {
+        let e = CliError::from(RedistError::Remap {
+            remap: "closed-form".into(),
+            reason: "no closed form covers dimension 0; use Remap::Optimal".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "remapping closed-form: no closed form covers dimension 0; use --remap optimal"
         );
     }
 
