@@ -9,13 +9,14 @@
 //! mpirun -n 4 cargo run --release --example adi -- --x-layout "*,cyclic(8)@1x4" --json
 //! ```
 
+use apps::adi::{self, AdiConfig};
 use clap::Parser;
 use dist_array::LayoutSpec;
 use mpi::topology::Communicator;
-use ndcyclic::adi::{self, AdiConfig};
+use ndarray::Array2;
 use redist::{Remap, Strategy};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// ADI heat solver on a block-distributed field.
@@ -54,6 +55,20 @@ struct Args {
     json: bool,
 }
 
+/// Writes the heat-map of `field` ([`adi::heat_map_rgb`]) as a PNG file.
+fn write_png(field: &Array2<f64>, path: &Path) -> std::io::Result<()> {
+    let (width, height, pixels) = adi::heat_map_rgb(field);
+    let file = std::fs::File::create(path)?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+    writer
+        .write_image_data(&pixels)
+        .map_err(std::io::Error::other)?;
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let universe = match procgrid::init() {
@@ -90,7 +105,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let (Some(path), Some(field)) = (&args.png, &result.field) {
-        if let Err(e) = adi::write_png(field, path) {
+        if let Err(e) = write_png(field, path) {
             eprintln!("adi: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
         }

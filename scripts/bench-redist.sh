@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
 REPS=${REPS:-7}
-cargo build --release -q -p redist --bin redist
+cargo build --release -q -p redist-cli --bin redist
 REDIST=target/release/redist
 
 # shape | from | to | strategy [| extra redist run flags]

@@ -1,12 +1,15 @@
 //! ndcyclic: n-dimensional block-cyclic distributed arrays over MPI, and fast
 //! run-time redistribution between layouts.
 //!
-//! This facade re-exports the workspace's crates:
+//! This facade only re-exports the workspace's library crates:
 //!
 //! - [`procgrid`]: process grids over MPI communicators;
 //! - [`dist_array`]: block-cyclic layouts and the distributed array type;
 //! - [`redist`]: redistribution plans, schedules and their execution;
-//! - [`adi`]: the ADI heat solver of `examples/adi.rs`, written against them.
+//! - [`mpi`]: the MPI bindings they are built on.
+//!
+//! The ADI heat solver of `examples/adi.rs` lives in the unpublished
+//! `ndcyclic-apps` package (`apps::adi`), the `redist` tool in `redist-cli`.
 //!
 //! ```
 //! use ndcyclic::procgrid::ProcGrid;
@@ -18,8 +21,6 @@
 //! assert_eq!(grid.size(), world.size() as usize);
 //! ```
 #![deny(missing_docs)]
-
-pub mod adi;
 
 pub use dist_array;
 pub use mpi;

@@ -2,9 +2,9 @@
 //! is bitwise identical to the serial reference for every rank count and
 //! every layout pair.
 
+use apps::adi::{self, AdiConfig};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
-use ndcyclic::adi::{self, AdiConfig};
 use redist::{Remap, Strategy};
 
 fn config(n: usize, steps: usize, dt: f64) -> AdiConfig {

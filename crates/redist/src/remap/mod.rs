@@ -251,7 +251,7 @@ fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, 
     if source.grid_extents() != target.grid_extents() {
         return Err(refuse(format!(
             "closed forms relabel each dimension separately and need grids of the same shape, \
-             not {:?} and {:?}; use --remap optimal",
+             not {:?} and {:?}; use Remap::Optimal",
             source.grid_extents(),
             target.grid_extents()
         )));
@@ -263,7 +263,7 @@ fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, 
             None => {
                 return Err(refuse(format!(
                     "no closed form covers dimension {d} ({} -> {}); they cover block sizes \
-                     where one divides the other; use --remap optimal",
+                     where one divides the other; use Remap::Optimal",
                     source.spec().dists()[d],
                     target.spec().dists()[d]
                 )))

@@ -1,11 +1,11 @@
-//! Argument types and errors shared by the `redist` subcommands.
+//! The array shape argument shared by the `redist` subcommands.
 //!
 //! Every subcommand takes `--shape AxBxC` ([`Shape`]) and layouts as spec
 //! strings ([`dist_array::LayoutSpec`], which clap parses through its
-//! `FromStr`), and reports failures as a [`RedistError`] whose
-//! [`exit_code`](RedistError::exit_code) the binary returns.
+//! `FromStr`); [`layout_for`] puts the two together and reports a mismatch
+//! as a [`CliError`].
 
-use crate::RedistError;
+use crate::error::CliError;
 use dist_array::LayoutSpec;
 use std::fmt;
 use std::ops::Deref;
@@ -13,26 +13,10 @@ use std::str::FromStr;
 
 /// The global shape of an array as given on the command line: extents joined
 /// by `x`, such as `4096x4096`, `10x7x3` or `100` (a 1-D array).
-///
-/// ```
-/// use redist::cli_args::Shape;
-/// let s: Shape = "10x7".parse().unwrap();
-/// assert_eq!(&*s, &[10, 7]);
-/// assert_eq!(s.to_string(), "10x7");
-/// assert_eq!(&*"100".parse::<Shape>().unwrap(), &[100]);
-/// let err = "8xq".parse::<Shape>().unwrap_err().to_string();
-/// assert!(err.contains("`q`") && err.contains("extent 2"), "{err}");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Shape(pub Vec<usize>);
 
-impl Shape {
-    /// The extents, one per dimension.
-    pub fn extents(&self) -> &[usize] {
-        &self.0
-    }
-}
-
+/// The extents, one per dimension.
 impl Deref for Shape {
     type Target = [usize];
 
@@ -49,10 +33,6 @@ impl fmt::Display for Shape {
 }
 
 /// Extents joined by `x`: `[10, 7]` → `10x7`, `[5]` → `5`.
-///
-/// ```
-/// assert_eq!(redist::cli_args::format_extents(&[10, 7, 3]), "10x7x3");
-/// ```
 pub fn format_extents(extents: &[usize]) -> String {
     extents
         .iter()
@@ -62,13 +42,13 @@ pub fn format_extents(extents: &[usize]) -> String {
 }
 
 impl FromStr for Shape {
-    type Err = RedistError;
+    type Err = CliError;
 
     /// Parses `AxBxC` (`x` or `X`, spaces around extents allowed) or a single
     /// extent. Extents may be 0 (an empty array is a legal layout).
-    fn from_str(s: &str) -> Result<Shape, RedistError> {
+    fn from_str(s: &str) -> Result<Shape, CliError> {
         if s.trim().is_empty() {
-            return Err(RedistError::EmptyShape);
+            return Err(CliError::EmptyShape);
         }
         s.split(['x', 'X'])
             .enumerate()
@@ -77,13 +57,13 @@ impl FromStr for Shape {
                 let bad = |too_large: bool| {
                     let (shape, position, token) = (s.to_string(), i + 1, token.to_string());
                     if too_large {
-                        RedistError::ShapeTooLarge {
+                        CliError::ShapeTooLarge {
                             shape,
                             position,
                             token,
                         }
                     } else {
-                        RedistError::ShapeNotANumber {
+                        CliError::ShapeNotANumber {
                             shape,
                             position,
                             token,
@@ -102,25 +82,16 @@ impl FromStr for Shape {
 
 /// Builds the layout of `shape` distributed as `spec`, with the error
 /// reported in command-line terms.
-///
-/// ```
-/// use redist::cli_args::{layout_for, Shape};
-/// let shape: Shape = "8x8".parse().unwrap();
-/// let layout = layout_for(&shape, &"block,block@2x2".parse().unwrap()).unwrap();
-/// assert_eq!(layout.ranks(), 4);
-/// let err = layout_for(&shape, &"block@2".parse().unwrap()).unwrap_err();
-/// assert_eq!(err.exit_code(), 2);
-/// ```
-pub fn layout_for(shape: &Shape, spec: &LayoutSpec) -> Result<dist_array::Layout, RedistError> {
+pub fn layout_for(shape: &Shape, spec: &LayoutSpec) -> Result<dist_array::Layout, CliError> {
     if spec.ndim() != shape.len() {
-        return Err(RedistError::DimensionMismatch {
+        return Err(CliError::DimensionMismatch {
             spec: spec.to_string(),
             spec_dims: spec.ndim(),
             shape: shape.to_string(),
             shape_dims: shape.len(),
         });
     }
-    dist_array::Layout::new(shape, spec).map_err(|source| RedistError::Layout {
+    dist_array::Layout::new(shape, spec).map_err(|source| CliError::Layout {
         spec: spec.to_string(),
         shape: shape.to_string(),
         source: Box::new(source),
@@ -131,6 +102,33 @@ pub fn layout_for(shape: &Shape, spec: &LayoutSpec) -> Result<dist_array::Layout
 mod tests {
     use super::*;
     use std::io;
+
+    /// Formerly the doc example of [`Shape`].
+    #[test]
+    fn shape_example() {
+        let s: Shape = "10x7".parse().unwrap();
+        assert_eq!(&*s, &[10, 7]);
+        assert_eq!(s.to_string(), "10x7");
+        assert_eq!(&*"100".parse::<Shape>().unwrap(), &[100]);
+        let err = "8xq".parse::<Shape>().unwrap_err().to_string();
+        assert!(err.contains("`q`") && err.contains("extent 2"), "{err}");
+    }
+
+    /// Formerly the doc example of [`format_extents`].
+    #[test]
+    fn format_extents_example() {
+        assert_eq!(format_extents(&[10, 7, 3]), "10x7x3");
+    }
+
+    /// Formerly the doc example of [`layout_for`].
+    #[test]
+    fn layout_for_example() {
+        let shape: Shape = "8x8".parse().unwrap();
+        let layout = layout_for(&shape, &"block,block@2x2".parse().unwrap()).unwrap();
+        assert_eq!(layout.ranks(), 4);
+        let err = layout_for(&shape, &"block@2".parse().unwrap()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
 
     #[test]
     fn shapes_parse() {
@@ -143,11 +141,11 @@ mod tests {
 
     #[test]
     fn shape_errors_name_the_token() {
-        assert_eq!("".parse::<Shape>(), Err(RedistError::EmptyShape));
-        assert_eq!("  ".parse::<Shape>(), Err(RedistError::EmptyShape));
+        assert_eq!("".parse::<Shape>(), Err(CliError::EmptyShape));
+        assert_eq!("  ".parse::<Shape>(), Err(CliError::EmptyShape));
         assert_eq!(
             "8xq".parse::<Shape>(),
-            Err(RedistError::ShapeNotANumber {
+            Err(CliError::ShapeNotANumber {
                 shape: "8xq".into(),
                 position: 2,
                 token: "q".into()
@@ -163,7 +161,7 @@ mod tests {
             ("2.5x2", 1, "2.5"),
         ] {
             match s.parse::<Shape>() {
-                Err(RedistError::ShapeNotANumber {
+                Err(CliError::ShapeNotANumber {
                     position: p,
                     token: t,
                     ..
@@ -173,7 +171,7 @@ mod tests {
         }
         assert!(matches!(
             "8x99999999999999999999999".parse::<Shape>(),
-            Err(RedistError::ShapeTooLarge { position: 2, .. })
+            Err(CliError::ShapeTooLarge { position: 2, .. })
         ));
         let msg = "8xq".parse::<Shape>().unwrap_err().to_string();
         assert!(
@@ -195,10 +193,10 @@ mod tests {
         );
         let huge: Shape = format!("{}x{}", usize::MAX, usize::MAX).parse().unwrap();
         let err = layout_for(&huge, &"block,block@1x1".parse().unwrap()).unwrap_err();
-        assert!(matches!(err, RedistError::Layout { .. }), "{err}");
+        assert!(matches!(err, CliError::Layout { .. }), "{err}");
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("overflow"), "{err}");
         assert!(!err.is_broken_pipe());
-        assert!(RedistError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_broken_pipe());
+        assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_broken_pipe());
     }
 }

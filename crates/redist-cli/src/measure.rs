@@ -6,23 +6,22 @@
 //! that holds it. Times are the maximum over ranks of each repetition;
 //! the report gives the median and the minimum.
 
-use crate::cli_args::{layout_for, Shape};
-use crate::plan::Remap;
-use crate::RedistError;
-use crate::{Options, Redistribution, Strategy};
+use crate::error::CliError;
+use crate::shape::{layout_for, Shape};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use ndarray::Dimension;
 use procgrid::ProcGrid;
+use redist::{Options, Redistribution, Remap, Strategy};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Instant;
 
 /// Element types `redist run` can move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ElementType {
+pub enum ElementArg {
     /// `f32`.
     F32,
     /// `f64`.
@@ -56,7 +55,7 @@ pub struct RunArgs {
     pub to: LayoutSpec,
     /// Element type.
     #[arg(long = "type", value_enum, default_value = "f64")]
-    pub element: ElementType,
+    pub element: ElementArg,
     /// Exchange strategy: auto, alltoallv, scheduled or async.
     #[arg(long, default_value = "auto", value_name = "NAME")]
     pub strategy: Strategy,
@@ -85,33 +84,35 @@ pub struct RunArgs {
     pub no_node_direct: bool,
 }
 
-/// A value for every global linear index, per element type.
-trait Probe: Element {
-    fn probe(i: usize) -> Self;
+/// A value for every global linear index, per element type: what the source
+/// holds and what `--verify` expects to find.
+trait IndexValue: Element {
+    /// The value of the element with global linear index `i`.
+    fn index_value(i: usize) -> Self;
 }
 
-impl Probe for f32 {
-    fn probe(i: usize) -> Self {
+impl IndexValue for f32 {
+    fn index_value(i: usize) -> Self {
         (i % (1 << 24)) as f32
     }
 }
-impl Probe for f64 {
-    fn probe(i: usize) -> Self {
+impl IndexValue for f64 {
+    fn index_value(i: usize) -> Self {
         i as f64
     }
 }
-impl Probe for Complex<f64> {
-    fn probe(i: usize) -> Self {
+impl IndexValue for Complex<f64> {
+    fn index_value(i: usize) -> Self {
         Complex::new(i as f64, -(i as f64))
     }
 }
-impl Probe for i32 {
-    fn probe(i: usize) -> Self {
+impl IndexValue for i32 {
+    fn index_value(i: usize) -> Self {
         i as i32
     }
 }
-impl Probe for u8 {
-    fn probe(i: usize) -> Self {
+impl IndexValue for u8 {
+    fn index_value(i: usize) -> Self {
         (i % 251) as u8
     }
 }
@@ -121,13 +122,13 @@ pub fn run(
     args: &RunArgs,
     world: &SimpleCommunicator,
     out: &mut dyn Write,
-) -> Result<(), RedistError> {
+) -> Result<(), CliError> {
     match args.element {
-        ElementType::F32 => run_typed::<f32>(args, world, out),
-        ElementType::F64 => run_typed::<f64>(args, world, out),
-        ElementType::C64 => run_typed::<Complex<f64>>(args, world, out),
-        ElementType::I32 => run_typed::<i32>(args, world, out),
-        ElementType::U8 => run_typed::<u8>(args, world, out),
+        ElementArg::F32 => run_typed::<f32>(args, world, out),
+        ElementArg::F64 => run_typed::<f64>(args, world, out),
+        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
+        ElementArg::I32 => run_typed::<i32>(args, world, out),
+        ElementArg::U8 => run_typed::<u8>(args, world, out),
     }
 }
 
@@ -136,7 +137,7 @@ fn grid_for(
     layout: &Layout,
     world: &SimpleCommunicator,
     base: Option<&ProcGrid>,
-) -> Result<ProcGrid, RedistError> {
+) -> Result<ProcGrid, CliError> {
     let builder = ProcGrid::builder(layout.grid_extents()).subset(true);
     Ok(match base {
         Some(b) => builder.build_sharing(b)?,
@@ -149,21 +150,18 @@ fn linear(shape: &[usize], g: &[usize]) -> usize {
     g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
 }
 
-fn run_typed<T: Probe>(
+fn run_typed<T: IndexValue>(
     args: &RunArgs,
     world: &SimpleCommunicator,
     out: &mut dyn Write,
-) -> Result<(), RedistError> {
+) -> Result<(), CliError> {
     let from = layout_for(&args.shape, &args.from)?;
     let to = layout_for(&args.shape, &args.to)?;
     let ranks = world.size() as usize;
     if from.ranks().max(to.ranks()) > ranks {
-        return Err(RedistError::InvalidArgument {
-            what: "grids",
-            value: format!("{} and {}", args.from, args.to),
-            expected: format!(
-                "grids of at most {ranks} ranks (the job's size); start more ranks with mpirun -n"
-            ),
+        return Err(CliError::TooFewRanks {
+            grids: format!("{} and {}", args.from, args.to),
+            ranks,
         });
     }
     let root = world.rank() == 0;
@@ -182,7 +180,7 @@ fn run_typed<T: Probe>(
     let mut r = Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?;
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
     let shape = from.shape().to_vec();
-    let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::probe(linear(&shape, g)))?;
+    let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
     let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
     let comm = grid_a.communicator();
     let progress = Progress::new(root && !args.json, args.reps);
@@ -215,7 +213,7 @@ fn run_typed<T: Probe>(
             }
             for (l, v) in dst.local().indexed_iter() {
                 let i: usize = l.slice().iter().zip(&tables).map(|(&x, t)| t[x]).sum();
-                if *v != T::probe(i) {
+                if *v != T::index_value(i) {
                     bad += 1;
                 }
             }
@@ -246,11 +244,11 @@ fn run_typed<T: Probe>(
     }
     let alltoallv = match args.baseline {
         Some(Baseline::Alltoallv) => {
-            let bare = crate::BareAlltoallv::new(&r)?;
+            let bare = redist::BareAlltoallv::new(&r)?;
             // Real data in every page: an untouched zero-filled buffer would be
             // read from the kernel's shared zero page and flatter the baseline.
-            let send: Vec<T> = (0..bare.send_len()).map(T::probe).collect();
-            let mut recv: Vec<T> = (0..bare.recv_len()).map(T::probe).collect();
+            let send: Vec<T> = (0..bare.send_len()).map(T::index_value).collect();
+            let mut recv: Vec<T> = (0..bare.recv_len()).map(T::index_value).collect();
             bare.run(&send, &mut recv)?; // warm-up
             let mut times = Vec::with_capacity(args.reps);
             for rep in 0..args.reps {
@@ -302,12 +300,7 @@ fn run_typed<T: Probe>(
     }
     out.flush()?;
     if verified == Some(false) {
-        return Err(RedistError::InvalidArgument {
-            what: "result",
-            value: "mismatched elements".to_string(),
-            expected: "every element equal to the value of its global index (verification failed)"
-                .to_string(),
-        });
+        return Err(CliError::VerificationFailed);
     }
     Ok(())
 }

@@ -9,20 +9,9 @@
 //! - [`to_json`]: the machine-readable object
 //!   `{"shape","layout","ranks","local_shapes"}`;
 //! - [`run`]: the subcommand itself, writing either of them.
-//!
-//! ```
-//! use dist_array::Layout;
-//! let layout = Layout::parse(&[6], "cyclic(2)@3").unwrap();
-//! assert_eq!(
-//!     redist::show::owner_grid(&layout).unwrap(),
-//!     "index | 0 1 2 3 4 5\n\
-//!      ------+------------\n\
-//!      owner | 0 0 1 1 2 2\n"
-//! );
-//! ```
 
-use crate::cli_args::{format_extents, layout_for, Shape};
-use crate::RedistError;
+use crate::error::CliError;
+use crate::shape::{format_extents, layout_for, Shape};
 use clap::Args;
 use dist_array::{Layout, LayoutSpec};
 use serde_json::{json, Value};
@@ -49,22 +38,7 @@ pub struct ShowArgs {
 
 /// Runs `redist show`: builds the layout and writes [`draw`] (or, with
 /// `--json`, [`to_json`] on one line) to `out`.
-///
-/// ```
-/// use redist::show::{run, ShowArgs};
-/// let args = ShowArgs {
-///     shape: "4".parse().unwrap(),
-///     layout: "block@2".parse().unwrap(),
-///     json: true,
-/// };
-/// let mut out = Vec::new();
-/// run(&args, &mut out).unwrap();
-/// assert_eq!(
-///     String::from_utf8(out).unwrap(),
-///     "{\"layout\":\"block@2\",\"local_shapes\":[[2],[2]],\"ranks\":2,\"shape\":[4]}\n"
-/// );
-/// ```
-pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<(), RedistError> {
+pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let layout = layout_for(&args.shape, &args.layout)?;
     if args.json {
         writeln!(out, "{}", to_json(&layout))?;
@@ -77,16 +51,6 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<(), RedistError> {
 
 /// The JSON description of `layout`: its shape, canonical spec string, number
 /// of ranks and the local shape of every rank in rank order.
-///
-/// ```
-/// use dist_array::Layout;
-/// let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
-/// let v = redist::show::to_json(&layout);
-/// assert_eq!(v["shape"], serde_json::json!([10, 7]));
-/// assert_eq!(v["layout"], "cyclic(3),block+1@2x2");
-/// assert_eq!(v["ranks"], 4);
-/// assert_eq!(v["local_shapes"], serde_json::json!([[6, 3], [6, 4], [4, 3], [4, 4]]));
-/// ```
 pub fn to_json(layout: &Layout) -> Value {
     json!({
         "shape": layout.shape(),
@@ -100,15 +64,6 @@ pub fn to_json(layout: &Layout) -> Value {
 /// shape, number of ranks), one line per dimension with its resolved 1-D map,
 /// the [`owner_grid`] when the array is small enough to draw, and the
 /// [`summary_table`].
-///
-/// ```
-/// use dist_array::Layout;
-/// let layout = Layout::parse(&[6, 8], "cyclic(2),block@3x2").unwrap();
-/// let text = redist::show::draw(&layout);
-/// assert!(text.starts_with("layout cyclic(2),block@3x2  shape 6x8  ranks 6\n"));
-/// assert!(text.contains("i \\ j | 0 1 2 3 4 5 6 7\n"));
-/// assert!(text.contains("rank"));
-/// ```
 pub fn draw(layout: &Layout) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -150,20 +105,6 @@ fn digits(n: usize) -> usize {
 /// Cells are right-aligned in columns of equal width, with the column index
 /// above and (in 2-D) the row index on the left: element `(i, j)` is in row
 /// `i`, column `j`.
-///
-/// ```
-/// use dist_array::Layout;
-/// let layout = Layout::parse(&[3, 4], "block,cyclic@1x2").unwrap();
-/// assert_eq!(
-///     redist::show::owner_grid(&layout).unwrap(),
-///     "i \\ j | 0 1 2 3\n\
-///      ------+--------\n    \
-///          0 | 0 1 0 1\n    \
-///          1 | 0 1 0 1\n    \
-///          2 | 0 1 0 1\n"
-/// );
-/// assert!(redist::show::owner_grid(&Layout::parse(&[100, 4], "block,*@2x1").unwrap()).is_none());
-/// ```
 pub fn owner_grid(layout: &Layout) -> Option<String> {
     let shape = layout.shape();
     if shape.is_empty() || shape.len() > 2 || shape.iter().any(|&n| n == 0 || n > MAX_DRAWN_EXTENT)
@@ -210,18 +151,6 @@ pub fn owner_grid(layout: &Layout) -> Option<String> {
 
 /// A table with one line per rank — rank, grid coordinates, local shape and
 /// element count — followed by the minimum, maximum and total element counts.
-///
-/// ```
-/// use dist_array::Layout;
-/// let layout = Layout::parse(&[5, 4], "cyclic(2),block@2x1").unwrap();
-/// assert_eq!(
-///     redist::show::summary_table(&layout),
-///     "rank  coords  local shape  elements\n   \
-///         0  (0,0)   3x4                12\n   \
-///         1  (1,0)   2x4                 8\n\
-///      elements per rank: min 8, max 12, total 20\n"
-/// );
-/// ```
 pub fn summary_table(layout: &Layout) -> String {
     // (rank, coordinates, local shape, element count), formatted.
     type Row = (String, String, String, usize);
@@ -289,6 +218,86 @@ pub fn summary_table(layout: &Layout) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The doc examples of this module, kept as unit tests now that the
+    // module lives in a binary (whose doc examples do not run).
+
+    /// Formerly the module's doc example.
+    #[test]
+    fn module_example() {
+        let layout = Layout::parse(&[6], "cyclic(2)@3").unwrap();
+        assert_eq!(
+            owner_grid(&layout).unwrap(),
+            "index | 0 1 2 3 4 5\n\
+             ------+------------\n\
+             owner | 0 0 1 1 2 2\n"
+        );
+    }
+
+    /// Formerly the doc example of [`run`].
+    #[test]
+    fn run_example() {
+        let args = ShowArgs {
+            shape: "4".parse().unwrap(),
+            layout: "block@2".parse().unwrap(),
+            json: true,
+        };
+        let mut out = Vec::new();
+        run(&args, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"layout\":\"block@2\",\"local_shapes\":[[2],[2]],\"ranks\":2,\"shape\":[4]}\n"
+        );
+    }
+
+    /// Formerly the doc example of [`to_json`].
+    #[test]
+    fn to_json_example() {
+        let layout = Layout::parse(&[10, 7], "cyclic(3),block+1@2x2").unwrap();
+        let v = to_json(&layout);
+        assert_eq!(v["shape"], json!([10, 7]));
+        assert_eq!(v["layout"], "cyclic(3),block+1@2x2");
+        assert_eq!(v["ranks"], 4);
+        assert_eq!(v["local_shapes"], json!([[6, 3], [6, 4], [4, 3], [4, 4]]));
+    }
+
+    /// Formerly the doc example of [`draw`].
+    #[test]
+    fn draw_example() {
+        let layout = Layout::parse(&[6, 8], "cyclic(2),block@3x2").unwrap();
+        let text = draw(&layout);
+        assert!(text.starts_with("layout cyclic(2),block@3x2  shape 6x8  ranks 6\n"));
+        assert!(text.contains("i \\ j | 0 1 2 3 4 5 6 7\n"));
+        assert!(text.contains("rank"));
+    }
+
+    /// Formerly the doc example of [`owner_grid`].
+    #[test]
+    fn owner_grid_example() {
+        let layout = Layout::parse(&[3, 4], "block,cyclic@1x2").unwrap();
+        assert_eq!(
+            owner_grid(&layout).unwrap(),
+            "i \\ j | 0 1 2 3\n\
+             ------+--------\n    \
+                 0 | 0 1 0 1\n    \
+                 1 | 0 1 0 1\n    \
+                 2 | 0 1 0 1\n"
+        );
+        assert!(owner_grid(&Layout::parse(&[100, 4], "block,*@2x1").unwrap()).is_none());
+    }
+
+    /// Formerly the doc example of [`summary_table`].
+    #[test]
+    fn summary_table_example() {
+        let layout = Layout::parse(&[5, 4], "cyclic(2),block@2x1").unwrap();
+        assert_eq!(
+            summary_table(&layout),
+            "rank  coords  local shape  elements\n   \
+                0  (0,0)   3x4                12\n   \
+                1  (1,0)   2x4                 8\n\
+             elements per rank: min 8, max 12, total 20\n"
+        );
+    }
 
     #[test]
     fn one_d_grid_exact() {

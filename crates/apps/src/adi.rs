@@ -244,7 +244,7 @@ fn exact(x: f64, y: f64, t: f64, two_modes: bool) -> f64 {
 /// FNV-1a 64 over the little-endian bytes of `values`.
 ///
 /// ```
-/// assert_eq!(ndcyclic::adi::fnv1a64(&[]), 0xcbf29ce484222325);
+/// assert_eq!(apps::adi::fnv1a64(&[]), 0xcbf29ce484222325);
 /// ```
 pub fn fnv1a64(values: &[f64]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
@@ -487,10 +487,20 @@ fn colour(t: f64) -> [u8; 3] {
     out
 }
 
-/// Writes `field` as a PNG heat-map (x to the right, y upwards) with a
-/// colour bar on the right running from the field's minimum (bottom) to its
-/// maximum (top), with tick marks at quarters.
-pub fn write_png(field: &Array2<f64>, path: &std::path::Path) -> std::io::Result<()> {
+/// The heat-map of `field` as an 8-bit RGB image, `(width, height, pixels)`
+/// with `pixels` row by row from the top, three bytes per pixel: x to the
+/// right, y upwards, each element a square of `512 / max(nx, ny)` pixels (at
+/// least one), and a colour bar on the right running from the field's minimum
+/// (bottom) to its maximum (top), with tick marks at quarters.
+/// `examples/adi.rs` encodes it as a PNG.
+///
+/// ```
+/// let field = ndarray::Array2::from_shape_fn((4, 2), |(i, j)| (i + j) as f64);
+/// let (width, height, pixels) = apps::adi::heat_map_rgb(&field);
+/// assert_eq!((width, height), (4 * 128 + 16 + 24 + 8, 2 * 128));
+/// assert_eq!(pixels.len(), width * height * 3);
+/// ```
+pub fn heat_map_rgb(field: &Array2<f64>) -> (usize, usize, Vec<u8>) {
     let (nx, ny) = (field.nrows(), field.ncols());
     let scale = (512 / nx.max(ny).max(1)).max(1);
     let (w_map, h_map) = (nx * scale, ny * scale);
@@ -524,15 +534,7 @@ pub fn write_png(field: &Array2<f64>, path: &std::path::Path) -> std::io::Result
             put(px, py, [0, 0, 0]);
         }
     }
-    let file = std::fs::File::create(path)?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(std::io::Error::other)?;
-    writer
-        .write_image_data(&img)
-        .map_err(std::io::Error::other)?;
-    Ok(())
+    (width, height, img)
 }
 
 #[cfg(test)]
@@ -605,5 +607,38 @@ mod tests {
         assert!(solve_serial(0, 1, 1e-3, false).is_err());
         assert!(solve_serial(4, 1, 0.0, false).is_err());
         assert!(solve_serial(4, 1, f64::NAN, false).is_err());
+    }
+
+    #[test]
+    fn heat_map_layout_and_colour_bar() {
+        // Field 3 x 2: scale 512 / 3 = 170, so the map is 510 x 340 pixels.
+        let field = Array2::from_shape_fn((3, 2), |(i, j)| (i * 2 + j) as f64);
+        let (width, height, img) = heat_map_rgb(&field);
+        assert_eq!((width, height), (510 + 16 + 24 + 8, 340));
+        assert_eq!(img.len(), width * height * 3);
+        let pixel = |x: usize, y: usize| {
+            let o = (y * width + x) * 3;
+            [img[o], img[o + 1], img[o + 2]]
+        };
+        // x to the right, y upwards: the minimum (0, 0) is bottom left, the
+        // maximum (2, 1) top right.
+        assert_eq!(pixel(0, height - 1), colour(0.0));
+        assert_eq!(pixel(509, 0), colour(1.0));
+        // The gap is white; the bar runs from the maximum (top) to the minimum.
+        assert_eq!(pixel(510 + 8, 100), [255, 255, 255]);
+        assert_eq!(pixel(510 + 16, 0), colour(1.0));
+        assert_eq!(pixel(510 + 16 + 23, height - 1), colour(0.0));
+        // Ticks at quarters, white between them.
+        for q in 0..=4 {
+            assert_eq!(pixel(width - 1, (height - 1) * q / 4), [0, 0, 0]);
+        }
+        assert_eq!(pixel(width - 1, 1), [255, 255, 255]);
+    }
+
+    #[test]
+    fn heat_map_of_a_constant_field() {
+        let (width, height, img) = heat_map_rgb(&Array2::from_elem((512, 512), 1.5));
+        assert_eq!((width, height), (512 + 48, 512));
+        assert_eq!(&img[..3], &colour(0.0));
     }
 }

@@ -9,11 +9,11 @@
 //!   steps (like seed 001's figures) when it is small ([`schedule_table`]);
 //! - [`run`]: the subcommand itself.
 
-use crate::cli_args::{layout_for, Shape};
-use crate::plan::{Plan, Remap};
-use crate::RedistError;
+use crate::error::CliError;
+use crate::shape::{layout_for, Shape};
 use clap::Args;
 use dist_array::LayoutSpec;
+use redist::{Plan, Remap};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -44,22 +44,7 @@ pub struct PlanArgs {
 
 /// Runs `redist plan`: builds the plan (timing it) and writes [`summary`] or,
 /// with `--json`, [`to_json`] on one line.
-///
-/// ```
-/// use redist::report::{run, PlanArgs};
-/// let args = PlanArgs {
-///     shape: "100".parse().unwrap(),
-///     from: "cyclic(10)@5".parse().unwrap(),
-///     to: "cyclic(5)@5".parse().unwrap(),
-///     remap: "optimal".parse().unwrap(),
-///     json: true,
-/// };
-/// let mut out = Vec::new();
-/// run(&args, &mut out).unwrap();
-/// let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-/// assert_eq!(v["elements_kept_local"], 50);
-/// ```
-pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), RedistError> {
+pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let from = layout_for(&args.shape, &args.from)?;
     let to = layout_for(&args.shape, &args.to)?;
     let start = Instant::now();
@@ -167,16 +152,6 @@ pub fn summary(plan: &Plan, remap: Remap, plan_ms: f64) -> String {
 /// column per sending rank, each entry `to:elements` (or `.` when the rank
 /// is idle in that step). `None` when there are more than
 /// [`MAX_DRAWN_SCHEDULE`] ranks or steps.
-///
-/// ```
-/// use dist_array::Layout;
-/// use redist::{Plan, Remap};
-/// let from = Layout::parse(&[4], "cyclic@2").unwrap();
-/// let to = Layout::parse(&[4], "block@2").unwrap();
-/// let plan = Plan::new(&from, &to, Remap::None).unwrap();
-/// let table = redist::report::schedule_table(&plan).unwrap();
-/// assert_eq!(table, "step |   0   1\n-----+--------\n   0 | 1:1 0:1\n");
-/// ```
 pub fn schedule_table(plan: &Plan) -> Option<String> {
     let ranks = plan.source().ranks().max(plan.target().ranks());
     let steps = plan.schedule().steps();
@@ -217,4 +192,36 @@ pub fn schedule_table(plan: &Plan) -> Option<String> {
         let _ = writeln!(out);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dist_array::Layout;
+
+    /// Formerly the doc example of [`run`].
+    #[test]
+    fn run_example() {
+        let args = PlanArgs {
+            shape: "100".parse().unwrap(),
+            from: "cyclic(10)@5".parse().unwrap(),
+            to: "cyclic(5)@5".parse().unwrap(),
+            remap: "optimal".parse().unwrap(),
+            json: true,
+        };
+        let mut out = Vec::new();
+        run(&args, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["elements_kept_local"], 50);
+    }
+
+    /// Formerly the doc example of [`schedule_table`].
+    #[test]
+    fn schedule_table_example() {
+        let from = Layout::parse(&[4], "cyclic@2").unwrap();
+        let to = Layout::parse(&[4], "block@2").unwrap();
+        let plan = Plan::new(&from, &to, Remap::None).unwrap();
+        let table = schedule_table(&plan).unwrap();
+        assert_eq!(table, "step |   0   1\n-----+--------\n   0 | 1:1 0:1\n");
+    }
 }

@@ -1,0 +1,206 @@
+//! [`CliError`], the one error type of the `redist` tool, and its exit codes.
+//!
+//! The library's errors ([`RedistError`], [`DistError`], [`GridError`]) come
+//! in through `?`; the variants here are the tool's own: command-line
+//! arguments that do not fit together, a failed `--verify`, and I/O.
+
+use dist_array::DistError;
+use procgrid::GridError;
+use redist::RedistError;
+use std::io;
+use thiserror::Error;
+
+/// Everything that can go wrong in a `redist` subcommand.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CliError {
+    /// A `--shape` argument was empty.
+    #[error("empty shape; expected extents joined by `x`, such as `8x8` or `100`")]
+    EmptyShape,
+
+    /// One extent of a `--shape` argument is not a non-negative decimal integer.
+    #[error(
+        "extent {position} of shape {shape:?} is `{token}`; expected a non-negative integer \
+         (extents joined by `x`, such as `8x8` or `100`)"
+    )]
+    ShapeNotANumber {
+        /// The whole argument.
+        shape: String,
+        /// 1-based position of the bad extent.
+        position: usize,
+        /// The bad extent as written (empty for `8xx8` or a trailing `x`).
+        token: String,
+    },
+
+    /// One extent of a `--shape` argument does not fit in `usize`.
+    #[error("extent {position} of shape {shape:?} is `{token}`, which is too large")]
+    ShapeTooLarge {
+        /// The whole argument.
+        shape: String,
+        /// 1-based position of the bad extent.
+        position: usize,
+        /// The extent as written.
+        token: String,
+    },
+
+    /// A layout with a different number of dimensions than the shape.
+    #[error(
+        "layout {spec} has {spec_dims} dimension(s) but shape {shape} has {shape_dims}; \
+         give one distribution and one grid extent per array dimension"
+    )]
+    DimensionMismatch {
+        /// The layout as given (canonical form).
+        spec: String,
+        /// Its number of dimensions.
+        spec_dims: usize,
+        /// The shape as given.
+        shape: String,
+        /// Its number of dimensions.
+        shape_dims: usize,
+    },
+
+    /// A layout that does not fit the shape given on the command line.
+    #[error("layout {spec} for shape {shape}: {source}")]
+    Layout {
+        /// The layout as given (canonical form).
+        spec: String,
+        /// The shape as given.
+        shape: String,
+        /// What is wrong.
+        source: Box<DistError>,
+    },
+
+    /// `redist run` was given grids larger than the MPI job.
+    #[error(
+        "invalid grids {grids:?}: expected grids of at most {ranks} ranks (the job's size); \
+         start more ranks with mpirun -n"
+    )]
+    TooFewRanks {
+        /// The two layouts, `FROM and TO`.
+        grids: String,
+        /// The job's size.
+        ranks: usize,
+    },
+
+    /// `redist run --verify` found elements that differ from their expected value.
+    #[error(
+        "invalid result \"mismatched elements\": expected every element equal to the value of \
+         its global index (verification failed)"
+    )]
+    VerificationFailed,
+
+    /// Writing output failed.
+    #[error("cannot write output: {message}")]
+    Io {
+        /// The kind of I/O failure.
+        kind: io::ErrorKind,
+        /// The failure as the system described it.
+        message: String,
+    },
+
+    /// An error from planning or executing a redistribution.
+    #[error("{}", in_cli_terms(.0))]
+    Redist(#[from] RedistError),
+
+    /// An error from a layout or distributed array.
+    #[error(transparent)]
+    Dist(#[from] DistError),
+
+    /// An error from the process grid.
+    #[error(transparent)]
+    Grid(#[from] GridError),
+}
+
+/// The library's message for `e`, with its advice given as the tool's flag:
+/// the library names the API (`Remap::Optimal`), the tool names `--remap optimal`.
+fn in_cli_terms(e: &RedistError) -> String {
+    let message = e.to_string();
+    match e {
+        RedistError::Remap { .. } => message.replace("Remap::Optimal", "--remap optimal"),
+        _ => message,
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        CliError::Io {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl CliError {
+    /// The process exit code for this error: 2 for bad input (as clap uses
+    /// for usage errors), 1 for failures of the environment such as I/O.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Io { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether this is a write to a closed pipe (`redist show ... | head`),
+    /// which the tool treats as a normal end.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CliError::Io { kind, .. } if *kind == io::ErrorKind::BrokenPipe)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Formerly the doc example of `RedistError::exit_code`.
+    #[test]
+    fn exit_codes() {
+        let e = CliError::from(io::Error::other("disk full"));
+        assert_eq!(e.exit_code(), 1);
+        assert!(!e.is_broken_pipe());
+        assert_eq!(CliError::EmptyShape.exit_code(), 2);
+        assert_eq!(CliError::VerificationFailed.exit_code(), 2);
+        assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_broken_pipe());
+    }
+
+    #[test]
+    fn library_errors_keep_their_message_and_exit_2() {
+        let e = CliError::from(RedistError::ExtentMismatch {
+            source_extent: 4,
+            target_extent: 5,
+        });
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.to_string(),
+            "source extent 4 and target extent 5 differ; a redistribution keeps the shape"
+        );
+    }
+
+    #[test]
+    fn remap_advice_names_the_flag() {
+        let e = CliError::from(RedistError::Remap {
+            remap: "closed-form".into(),
+            reason: "no closed form covers dimension 0; use Remap::Optimal".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "remapping closed-form: no closed form covers dimension 0; use --remap optimal"
+        );
+    }
+
+    #[test]
+    fn messages_of_the_tool_variants() {
+        let e = CliError::TooFewRanks {
+            grids: "block@4 and cyclic@4".into(),
+            ranks: 2,
+        };
+        assert_eq!(
+            e.to_string(),
+            "invalid grids \"block@4 and cyclic@4\": expected grids of at most 2 ranks \
+             (the job's size); start more ranks with mpirun -n"
+        );
+        assert_eq!(
+            CliError::VerificationFailed.to_string(),
+            "invalid result \"mismatched elements\": expected every element equal to the value \
+             of its global index (verification failed)"
+        );
+    }
+}
