@@ -164,7 +164,8 @@ fn main() {
             if order[0] == u64::MAX {
                 break;
             }
-            cases[order[0] as usize].run(order[1], order[2]);
+            let case = usize::try_from(order[0]).expect("a case index from rank 0");
+            cases[case].run(order[1], order[2]);
             world.barrier();
         }
         drop(cases);

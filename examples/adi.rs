@@ -59,7 +59,12 @@ struct Args {
 fn write_png(field: &Array2<f64>, path: &Path) -> std::io::Result<()> {
     let (width, height, pixels) = adi::heat_map_rgb(field);
     let file = std::fs::File::create(path)?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width as u32, height as u32);
+    let too_big = |_| std::io::Error::other("image too large for PNG");
+    let (w, h) = (
+        u32::try_from(width).map_err(too_big)?,
+        u32::try_from(height).map_err(too_big)?,
+    );
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let mut writer = enc.write_header().map_err(std::io::Error::other)?;

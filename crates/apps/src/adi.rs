@@ -478,11 +478,20 @@ fn colour(t: f64) -> [u8; 3] {
         [0.993, 0.906, 0.144],
     ];
     let t = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "t is clamped to 0..=STOPS.len() - 1"
+    )]
     let k = (t.floor() as usize).min(STOPS.len() - 2);
     let f = t - k as f64;
     let mut out = [0u8; 3];
     for c in 0..3 {
-        out[c] = ((STOPS[k][c] * (1.0 - f) + STOPS[k + 1][c] * f) * 255.0).round() as u8;
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a colour in 0..=1 times 255"
+        )]
+        let v = ((STOPS[k][c] * (1.0 - f) + STOPS[k + 1][c] * f) * 255.0).round() as u8;
+        out[c] = v;
     }
     out
 }

@@ -66,7 +66,7 @@ impl<T: Element> DistArray<T> {
         let (counts, displs) =
             byte_partition::<T>("gather", self.layout(), comm.size() as usize, root)?;
         let send: &[u8] = bytemuck::cast_slice(self.local_slice());
-        let root_process = comm.process_at_rank(root as i32);
+        let root_process = comm.process_at_rank(rank_of(root));
         if comm.rank() as usize != root {
             root_process.gather_varcount_into(send);
             return Ok(None);
@@ -107,7 +107,7 @@ impl<T: Element> DistArray<T> {
         let (counts, displs) = byte_partition::<T>("scatter", &layout, comm.size() as usize, root)?;
         let mut out = DistArray::zeros(grid, layout)?;
         let layout = out.layout().clone();
-        let root_process = comm.process_at_rank(root as i32);
+        let root_process = comm.process_at_rank(rank_of(root));
         let is_root = comm.rank() as usize == root;
         // The root's verdict: 0 ok, 1 no array, 2 wrong shape (then its shape follows).
         let mut verdict = [0u64; 2];
@@ -126,11 +126,14 @@ impl<T: Element> DistArray<T> {
         match verdict[0] {
             1 => return Err(DistError::MissingRootArray { root }),
             2 => {
-                got_shape.resize(verdict[1] as usize, 0);
+                got_shape.resize(usize::try_from(verdict[1]).unwrap_or(0), 0);
                 root_process.broadcast_into(&mut got_shape[..]);
                 return Err(DistError::ShapeMismatch {
                     expected: layout.shape().to_vec(),
-                    got: got_shape.iter().map(|&n| n as usize).collect(),
+                    got: got_shape
+                        .iter()
+                        .map(|&n| usize::try_from(n).unwrap_or(usize::MAX))
+                        .collect(),
                 });
             }
             _ => {}
@@ -159,6 +162,12 @@ impl<T: Element> DistArray<T> {
 }
 
 /// Every rank's `value`, in rank order of the grid's communicator.
+/// Rank `r` of a communicator, which `byte_partition` checked is below its
+/// (`i32`) size.
+fn rank_of(r: usize) -> mpi::Rank {
+    mpi::Rank::try_from(r).unwrap_or(mpi::Rank::MAX)
+}
+
 fn all_gather<S: bytemuck::Pod>(grid: &ProcGrid, value: S) -> Vec<S> {
     let comm = grid.communicator();
     let mut all = vec![S::zeroed(); comm.size() as usize];
@@ -198,12 +207,13 @@ fn byte_partition<T>(
     let mut offset = 0u128;
     for r in 0..layout.ranks() {
         let bytes = layout.local_len(r)? as u128 * size;
-        counts[r] = bytes as Count;
-        displs[r] = offset as Count;
+        // Both below MPI_LIMIT, checked above.
+        counts[r] = Count::try_from(bytes).unwrap_or(Count::MAX);
+        displs[r] = Count::try_from(offset).unwrap_or(Count::MAX);
         offset += bytes;
     }
     for d in displs.iter_mut().skip(layout.ranks()) {
-        *d = offset as Count;
+        *d = Count::try_from(offset).unwrap_or(Count::MAX);
     }
     Ok((counts, displs))
 }

@@ -102,7 +102,11 @@ impl ReadMapping {
     /// The owner wrote the storage as `T`s (plain data) and does not write
     /// it while the slice is in use.
     pub unsafe fn slice<T>(&self) -> &[T] {
-        std::slice::from_raw_parts(self.ptr.cast(), self.bytes / std::mem::size_of::<T>())
+        // SAFETY: the mapping holds `bytes` readable bytes, page-aligned; the
+        // caller vouches for the contents.
+        unsafe {
+            std::slice::from_raw_parts(self.ptr.cast(), self.bytes / std::mem::size_of::<T>())
+        }
     }
 }
 

@@ -135,6 +135,7 @@ pub fn shifted(coord: usize, disp: i64, extent: usize, periodic: bool) -> Option
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation, reason = "test extents are small")]
 mod tests {
     use super::*;
 

@@ -186,7 +186,7 @@ impl GridBuilder {
         let (mut dims, mut periods): (Vec<Count>, Vec<bool>) = self
             .extents
             .iter()
-            .map(|&e| e as Count)
+            .map(|&e| Count::try_from(e).unwrap_or(Count::MAX))
             .zip(periodic.iter().copied())
             .unzip();
         if self.order == Order::ColumnMajor {

@@ -1,4 +1,8 @@
 //! procgrid under MPI: launched by the harness with 1, 2, 3, 4, 5, 6 and 8 ranks.
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "test ranks and extents are small"
+)]
 
 use mpi::collective::CommunicatorCollectives;
 use mpi::point_to_point::{Destination, Source};

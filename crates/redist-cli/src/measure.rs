@@ -107,11 +107,13 @@ impl IndexValue for Complex<f64> {
     }
 }
 impl IndexValue for i32 {
+    #[allow(clippy::cast_possible_truncation, reason = "values wrap on purpose")]
     fn index_value(i: usize) -> Self {
         i as i32
     }
 }
 impl IndexValue for u8 {
+    #[allow(clippy::cast_possible_truncation, reason = "below 251")]
     fn index_value(i: usize) -> Self {
         (i % 251) as u8
     }

@@ -1,4 +1,8 @@
 //! Redistribution under MPI: launched by the harness with 1, 2, 3, 4, 5, 6 and 8 ranks.
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "test values are small or wrap on purpose"
+)]
 
 use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
 use mpi::topology::{Communicator, SimpleCommunicator};

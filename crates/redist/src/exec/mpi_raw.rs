@@ -564,7 +564,8 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ) -> Result<(), RedistError> {
         let peer = count(peer, "rank")?;
         let mut req = null_request();
-        let code = ffi::MPI_Isend(ptr, n, ty, peer, tag, self.comm, &mut req);
+        // SAFETY: the caller's contract.
+        let code = unsafe { ffi::MPI_Isend(ptr, n, ty, peer, tag, self.comm, &mut req) };
         check(code, "MPI_Isend")?;
         self.push(req, What::Plain);
         Ok(())

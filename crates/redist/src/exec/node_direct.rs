@@ -63,7 +63,7 @@ impl NodeDirect {
     /// how to map it.
     pub fn note_for(source: Option<&SharedStorage>) -> [u64; 4] {
         match source {
-            Some(s) => [1, s.fd as u64, s.id, s.bytes as u64],
+            Some(s) => [1, word(s.fd), s.id, word(s.bytes)],
             None => [0; 4],
         }
     }
@@ -72,11 +72,37 @@ impl NodeDirect {
     pub fn storage_in(&self, note: [u64; 4], peer: usize) -> Option<SharedStorage> {
         (note[0] != 0).then(|| SharedStorage {
             pid: self.pids[peer],
-            fd: note[1] as i32,
+            fd: from_word(note[1]),
             id: note[2],
-            bytes: note[3] as usize,
+            bytes: from_word(note[3]),
         })
     }
+}
+
+/// A non-negative integer as one word of a note.
+fn word<I: TryInto<u64>>(x: I) -> u64 {
+    x.try_into().unwrap_or(u64::MAX)
+}
+
+/// A word of a note as an integer; a value that does not fit (a corrupt
+/// note) becomes the type's largest value, which no mapping accepts.
+fn from_word<I: TryFrom<u64> + Bounded>(w: u64) -> I {
+    I::try_from(w).unwrap_or(I::MAX)
+}
+
+/// Integer types with a largest value.
+trait Bounded {
+    const MAX: Self;
+}
+
+impl Bounded for i32 {
+    const MAX: i32 = i32::MAX;
+}
+impl Bounded for u32 {
+    const MAX: u32 = u32::MAX;
+}
+impl Bounded for usize {
+    const MAX: usize = usize::MAX;
 }
 
 /// Mappings of other ranks' storage kept per redistribution.
@@ -130,7 +156,7 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
     let probe = dist_array::storage::probe(MAGIC ^ comm.rank() as u64);
     let mine = probe.as_ref().map(|p| p.info());
     let entry = match mine {
-        Some(s) => [1, u64::from(s.pid), s.fd as u64, s.id, s.bytes as u64],
+        Some(s) => [1, u64::from(s.pid), word(s.fd), s.id, word(s.bytes)],
         None => [0; 5],
     };
     let mut all = vec![0u64; 5 * comm.size() as usize];
@@ -143,10 +169,10 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
             continue;
         }
         let s = SharedStorage {
-            pid: e[1] as u32,
-            fd: e[2] as i32,
+            pid: from_word(e[1]),
+            fd: from_word(e[2]),
             id: e[3],
-            bytes: e[4] as usize,
+            bytes: from_word(e[4]),
         };
         // SAFETY: the probe holds u64s and is not written after creation.
         ok &= s

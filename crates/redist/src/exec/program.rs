@@ -274,8 +274,8 @@ impl Transfer {
         }
         let (_, di) = self.inner();
         let out = SharedMut::new(dst);
-        // SAFETY (all writes below): every target element belongs to exactly
-        // one stretch of one message, so concurrent writes never overlap.
+        // SAFETY: every target element belongs to exactly one stretch of one
+        // message, so concurrent writes never overlap.
         let copy = |d: usize, b: &[T]| unsafe { out.write(d, di, b) };
         if self.stretches.len() == 1 {
             for st in &self.stretches[0] {
@@ -360,11 +360,15 @@ impl<T: Copy> SharedMut<T> {
             offset + (values.len() - 1) * stride < self.len,
             "write within the local storage"
         );
-        if stride == 1 {
-            std::ptr::copy_nonoverlapping(values.as_ptr(), self.ptr.add(offset), values.len());
-        } else {
-            for (i, v) in values.iter().enumerate() {
-                *self.ptr.add(offset + i * stride) = *v;
+        // SAFETY: every element written is below `self.len` (checked
+        // above); the caller guarantees no concurrent access to them.
+        unsafe {
+            if stride == 1 {
+                std::ptr::copy_nonoverlapping(values.as_ptr(), self.ptr.add(offset), values.len());
+            } else {
+                for (i, v) in values.iter().enumerate() {
+                    *self.ptr.add(offset + i * stride) = *v;
+                }
             }
         }
     }

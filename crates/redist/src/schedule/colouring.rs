@@ -511,6 +511,10 @@ struct Walk {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "a test random-number generator"
+)]
 mod tests {
     use super::*;
     use crate::schedule::max_degree;
