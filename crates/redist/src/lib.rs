@@ -46,7 +46,7 @@
 //! for _ in 0..3 {
 //!     r.execute_into(&a, &mut b).unwrap(); // planned once, executed many times
 //! }
-//! assert_eq!(b.count_where(|g, &x| x != (10 * g[0] + g[1]) as f64), 0);
+//! assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap()); // the same array, laid out anew
 //! ```
 #![deny(missing_docs)]
 
