@@ -2,22 +2,22 @@
 //! run many times.
 //!
 //! Building one turns the plan into this rank's copy programs
-//! ([`program`]), decides how each message travels ([`route`]), and sets
+//! (`program`), decides how each message travels (`route`), and sets
 //! up one exchange strategy, each in its own file:
 //!
-//! - [`alltoallv`]: pack every outgoing message, one `MPI_Alltoallv`, unpack;
-//! - [`scheduled`]: one `MPI_Sendrecv` per step of the plan's
+//! - `alltoallv`: pack every outgoing message, one `MPI_Alltoallv`, unpack;
+//! - `scheduled`: one `MPI_Sendrecv` per step of the plan's
 //!   contention-free schedule, with buffers no larger than the largest
 //!   message;
-//! - [`asynchronous`]: post every receive, pack and send each message,
+//! - `asynchronous`: post every receive, pack and send each message,
 //!   unpack each message as it arrives; between ranks of one node whose
 //!   source storage is shared, the receiver copies straight from the
-//!   sender's storage ([`node_direct`]);
+//!   sender's storage (`node_direct`);
 //! - `auto`: the cheapest of the three under the α–β model of [`cost`].
 //!
 //! In every strategy the part that stays on a rank is copied straight from
 //! source to target storage, with no buffer and no MPI call. Every call into
-//! MPI's C interface goes through [`mpi_raw`]. [`baseline`] holds the bare
+//! MPI's C interface goes through `mpi_raw`. [`baseline`] holds the bare
 //! all-to-all the engine is measured against.
 
 mod alltoallv;
