@@ -24,6 +24,7 @@ mod alltoallv;
 mod asynchronous;
 pub mod baseline;
 pub mod cost;
+mod kernel;
 mod mpi_raw;
 mod node_direct;
 mod program;
@@ -187,7 +188,7 @@ impl<T: Element> Redistribution<T> {
         let plan = Plan::new(source, target, options.remap)?;
         let comm = source_grid.communicator();
         let me = comm.rank() as usize;
-        let program = RankProgram::new(&plan, me);
+        let program = RankProgram::new(&plan, me, std::mem::size_of::<T>());
         // alltoallv addresses whole buffers with i32 counts and displacements.
         let alltoallv_fits =
             plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);

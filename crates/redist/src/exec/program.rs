@@ -1,48 +1,403 @@
 //! Copy programs: how one message's elements are gathered from the source's
 //! local storage into a buffer, scattered from a buffer into the target's
-//! local storage, or copied straight from source to target (the local part).
+//! local storage, or copied straight from source to target.
 //!
-//! A message is the Cartesian product of per-dimension stretches
-//! ([`AxisPlan::segments`](crate::AxisPlan::segments)). Its buffer holds the
-//! elements in the source's memory order over that product, so both sides
-//! walk the same order: the innermost loop runs along the source's fastest
-//! dimension and moves whole stretches with `copy_from_slice` whenever the
-//! storage on both sides is contiguous along it. Nothing is stored per
-//! element: a transfer keeps one list of stretches per dimension.
+//! A message is the Cartesian product of per-dimension stretch sets
+//! ([`AxisPlan`]). Per dimension, its program keeps what the plan keeps:
+//! the [`Line`]s of one basic period, the number of whole periods and the
+//! strides by which local offsets advance per period, and the lines of the
+//! partial last period. A line is `count` stretches of `len` indices whose
+//! offsets advance by a constant step on each side — one plan run, or a
+//! repeated run (`BLOCK` against `CYCLIC`), or a whole dimension folded
+//! into one line when a period holds a single stretch (`CYCLIC` against
+//! `CYCLIC(k)`). So a program costs O(runs per period) to build and hold,
+//! whatever the extent: at n = 10³ as at 10¹².
+//!
+//! The buffer holds the message in the source's memory order over the
+//! message box, so both sides walk the same order: outer dimensions index
+//! by index, the innermost line by line through the [`kernel`](super::kernel)s.
+//! Parallel work is cut by bytes: ranges of the outermost dimension's
+//! indices holding about [`UNIT_BYTES`] each.
 
-use crate::Plan;
+use super::kernel::{Indexed, Move, Moves, Out};
+use crate::{AxisPlan, Plan};
 use dist_array::Order;
 use rayon::prelude::*;
+use std::mem::size_of;
 
-/// One stretch of one dimension: local offsets on both sides, a length, and
-/// the position of its first index within the message along the dimension.
+/// Bytes of data per unit of parallel work.
+pub(crate) const UNIT_BYTES: usize = 1 << 20;
+
+/// `count` stretches of `len` indices of one dimension: stretch `i` starts
+/// at local index `src + i·src_step` on the source rank and `dst +
+/// i·dst_step` on the target rank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stretch {
+pub(crate) struct Line {
     src: usize,
     dst: usize,
     len: usize,
-    pos: usize,
+    count: usize,
+    src_step: usize,
+    dst_step: usize,
 }
 
-/// The copy program of one message between a source and a target rank.
-#[derive(Debug, Clone)]
-pub(crate) struct Transfer {
-    /// The other rank (target rank for a send, source rank for a receive).
-    pub peer: usize,
-    /// Elements in the message.
-    pub len: usize,
-    /// Stretches per dimension, dimensions in loop order (slowest first).
-    stretches: Vec<Vec<Stretch>>,
-    /// Source local strides in loop order (elements).
-    src_strides: Vec<usize>,
-    /// Target local strides in loop order (elements).
-    dst_strides: Vec<usize>,
-    /// Buffer strides in loop order (row-major over the message box).
-    buf_strides: Vec<usize>,
-    /// The outermost indices as (stretch, index within it), in buffer order:
-    /// the units of parallel work (empty for one dimension). Built once, so
-    /// executing allocates nothing.
-    units: Vec<(usize, usize)>,
+impl Line {
+    fn elements(&self) -> usize {
+        self.len * self.count
+    }
+
+    fn shifted(mut self, src: usize, dst: usize) -> Line {
+        self.src += src;
+        self.dst += dst;
+        self
+    }
+
+    /// Stretches `i..j` of the line, shortened to `a..b` within each.
+    fn part(&self, i: usize, count: usize, a: usize, b: usize) -> Line {
+        Line {
+            src: self.src + i * self.src_step + a,
+            dst: self.dst + i * self.dst_step + a,
+            len: b - a,
+            count,
+            src_step: self.src_step,
+            dst_step: self.dst_step,
+        }
+    }
+
+    /// Elements `x0..x1` of the line (counted stretch after stretch) as at
+    /// most three lines, with the position of each within the line.
+    fn clip(&self, x0: usize, x1: usize, f: &mut impl FnMut(usize, Line)) {
+        if x0 >= x1 {
+            return;
+        }
+        let (i0, j0) = (x0 / self.len, x0 % self.len);
+        let (i1, j1) = (x1 / self.len, x1 % self.len);
+        if i0 == i1 {
+            return f(x0, self.part(i0, 1, j0, j1));
+        }
+        let mut first = i0;
+        if j0 > 0 {
+            f(x0, self.part(i0, 1, j0, self.len));
+            first += 1;
+        }
+        if i1 > first {
+            f(first * self.len, self.part(first, i1 - first, 0, self.len));
+        }
+        if j1 > 0 {
+            f(i1 * self.len, self.part(i1, 1, 0, j1));
+        }
+    }
+
+    /// Whether `next` continues this single stretch on both sides.
+    fn continued_by(&self, next: &Line) -> bool {
+        self.count == 1
+            && next.count == 1
+            && self.src + self.len == next.src
+            && self.dst + self.len == next.dst
+    }
+}
+
+/// Merges what can be merged in a list of lines: stretches that follow each
+/// other on both sides become one.
+fn normalise(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::with_capacity(lines.len());
+    for mut l in lines {
+        if l.elements() == 0 {
+            continue;
+        }
+        if l.count > 1 && l.src_step == l.len && l.dst_step == l.len {
+            l.len *= l.count;
+            l.count = 1;
+        }
+        if l.count == 1 {
+            l.src_step = l.len;
+            l.dst_step = l.len;
+        }
+        match out.last_mut() {
+            Some(last) if last.continued_by(&l) => {
+                last.len += l.len;
+                last.src_step = last.len;
+                last.dst_step = last.len;
+            }
+            _ => out.push(l),
+        }
+    }
+    out.shrink_to_fit();
+    out
+}
+
+/// Calls `f` with the part of line `l`, which starts at element `pos`,
+/// inside `u0..u1`; returns the position after the line.
+fn clip_line(
+    pos: usize,
+    l: Line,
+    u0: usize,
+    u1: usize,
+    f: &mut impl FnMut(usize, Piece<'_>),
+) -> usize {
+    let n = l.elements();
+    if pos + n > u0 && pos < u1 {
+        l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
+            f(pos + x, Piece::Line(part))
+        });
+    }
+    pos + n
+}
+
+/// A stretch of a dimension handed to a copy: one line, or one whole
+/// period of short stretches as per-element offsets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Piece<'a> {
+    /// A line, offsets absolute.
+    Line(Line),
+    /// A whole period: element `e` of it is at `src + offsets.src[e]` on
+    /// the source rank and `dst + offsets.dst[e]` on the target rank.
+    Period(Period<'a>),
+}
+
+/// One whole period of short stretches.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Period<'a> {
+    src: usize,
+    dst: usize,
+    offsets: &'a Offsets,
+}
+
+/// The local offsets of every element of one period, relative to the
+/// period's start on each side: short stretches copied element by element
+/// from a table in cache, with no per-stretch branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Offsets {
+    src: Vec<u32>,
+    dst: Vec<u32>,
+    /// One past the largest entry of each table.
+    src_span: usize,
+    dst_span: usize,
+}
+
+/// Longest period (elements of one message along one dimension) kept as
+/// per-element offsets.
+const OFFSETS_MAX: usize = 1 << 16;
+
+/// Average stretch length below which a period is copied by offsets.
+const SHORT_STRETCH: usize = 16;
+
+/// The program of one dimension of one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AxisProgram {
+    /// The lines of the first period.
+    body: Vec<Line>,
+    /// Whole periods.
+    periods: usize,
+    /// Local offsets advance per period.
+    src_stride: usize,
+    dst_stride: usize,
+    /// The lines after the last whole period (absolute offsets).
+    tail: Vec<Line>,
+    /// Elements of the body.
+    per_period: usize,
+    /// Elements along this dimension.
+    len: usize,
+    /// Per-element offsets of the body, when its stretches are short.
+    offsets: Option<Offsets>,
+}
+
+impl AxisProgram {
+    /// The stretches moving from process `p` to process `q` of `plan`.
+    pub fn new(plan: &AxisPlan, p: usize, q: usize) -> AxisProgram {
+        let runs = plan.runs(p, q);
+        let periods = plan.periods();
+        let (ss, ds) = (plan.source_stride(), plan.target_stride());
+        let line = |src, dst, len, count, src_step, dst_step| Line {
+            src,
+            dst,
+            len,
+            count,
+            src_step,
+            dst_step,
+        };
+        let body: Vec<Line> = runs
+            .iter()
+            .map(|r| line(r.src, r.dst, r.len, r.count, r.src_step, r.dst_step))
+            .collect();
+        let mut tail = vec![];
+        for r in runs {
+            let (whole, partial) = r.clipped(plan.tail());
+            let (s, d) = (r.src + periods * ss, r.dst + periods * ds);
+            if whole > 0 {
+                tail.push(line(s, d, r.len, whole, r.src_step, r.dst_step));
+            }
+            if partial > 0 {
+                let (s, d) = (s + whole * r.src_step, d + whole * r.dst_step);
+                tail.push(line(s, d, partial, 1, partial, partial));
+            }
+        }
+        let mut a = AxisProgram {
+            body: normalise(body),
+            periods,
+            src_stride: ss,
+            dst_stride: ds,
+            tail: normalise(tail),
+            per_period: 0,
+            len: 0,
+            offsets: None,
+        };
+        a.fold();
+        a.per_period = a.body.iter().map(Line::elements).sum();
+        a.len = a.periods * a.per_period + a.tail.iter().map(Line::elements).sum::<usize>();
+        a.offsets = a.short_offsets();
+        a
+    }
+
+    /// The body's per-element offsets, if copying by them pays: several
+    /// periods of short stretches, small enough a table.
+    fn short_offsets(&self) -> Option<Offsets> {
+        let lines: usize = self.body.iter().map(|l| l.count).sum();
+        if self.periods < 2
+            || self.per_period > OFFSETS_MAX
+            || lines < 2
+            || self.per_period >= SHORT_STRETCH * lines
+        {
+            return None;
+        }
+        let mut o = Offsets {
+            src: Vec::with_capacity(self.per_period),
+            dst: Vec::with_capacity(self.per_period),
+            src_span: 0,
+            dst_span: 0,
+        };
+        for l in &self.body {
+            for i in 0..l.count {
+                for j in 0..l.len {
+                    o.src.push(u32::try_from(l.src + i * l.src_step + j).ok()?);
+                    o.dst.push(u32::try_from(l.dst + i * l.dst_step + j).ok()?);
+                }
+            }
+        }
+        o.src_span = o.src.iter().max().map_or(0, |&m| m as usize + 1);
+        o.dst_span = o.dst.iter().max().map_or(0, |&m| m as usize + 1);
+        Some(o)
+    }
+
+    /// Folds the periods into the body when a period is one line the
+    /// periods repeat at a constant step; then body and tail are one list.
+    fn fold(&mut self) {
+        if self.periods == 0 {
+            self.body.clear();
+            return;
+        }
+        if self.periods > 1 && self.body.len() == 1 {
+            let l = &mut self.body[0];
+            if l.count == 1 {
+                *l = Line {
+                    count: self.periods,
+                    src_step: self.src_stride,
+                    dst_step: self.dst_stride,
+                    ..*l
+                };
+                self.periods = 1;
+            } else if self.src_stride == l.count * l.src_step
+                && self.dst_stride == l.count * l.dst_step
+            {
+                l.count *= self.periods;
+                self.periods = 1;
+            }
+        }
+        if self.periods == 1 {
+            let mut all = std::mem::take(&mut self.body);
+            all.append(&mut self.tail);
+            self.body = normalise(all);
+            self.src_stride = 0;
+            self.dst_stride = 0;
+        }
+    }
+
+    /// Elements along this dimension.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes held on the heap.
+    fn heap_bytes(&self) -> usize {
+        (self.body.capacity() + self.tail.capacity()) * size_of::<Line>()
+            + self.offsets.as_ref().map_or(0, |o| {
+                (o.src.capacity() + o.dst.capacity()) * size_of::<u32>()
+            })
+    }
+
+    /// Calls `f(position, line)` for the lines covering the elements
+    /// `u0..u1` of this dimension, in order; `position` counts elements
+    /// from the start of the dimension.
+    fn lines(&self, u0: usize, u1: usize, f: &mut impl FnMut(usize, Line)) {
+        self.pieces(u0, u1, false, &mut |pos, piece| match piece {
+            Piece::Line(l) => f(pos, l),
+            // Not asked for; expanded all the same.
+            Piece::Period(p) => {
+                let mut at = pos;
+                for l in &self.body {
+                    f(at, l.shifted(p.src, p.dst));
+                    at += l.elements();
+                }
+            }
+        });
+    }
+
+    /// Like [`lines`](Self::lines), but whole periods of a body of short
+    /// stretches come as one [`Piece::Period`] when `periods` allows it.
+    fn pieces(&self, u0: usize, u1: usize, periods: bool, f: &mut impl FnMut(usize, Piece<'_>)) {
+        let u1 = u1.min(self.len);
+        if u0 >= u1 {
+            return;
+        }
+        let body_total = self.periods * self.per_period;
+        if u0 < body_total {
+            let mut k = u0 / self.per_period;
+            while k < self.periods && k * self.per_period < u1 {
+                let start = k * self.per_period;
+                let (src, dst) = (k * self.src_stride, k * self.dst_stride);
+                match &self.offsets {
+                    Some(o) if periods && start >= u0 && start + self.per_period <= u1 => {
+                        f(
+                            start,
+                            Piece::Period(Period {
+                                src,
+                                dst,
+                                offsets: o,
+                            }),
+                        );
+                    }
+                    _ => {
+                        let mut pos = start;
+                        for l in &self.body {
+                            pos = clip_line(pos, l.shifted(src, dst), u0, u1, f);
+                            if pos >= u1 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+        let mut pos = body_total;
+        for l in &self.tail {
+            if pos >= u1 {
+                break;
+            }
+            pos = clip_line(pos, *l, u0, u1, f);
+        }
+    }
+
+    /// One past the largest local index touched on each side.
+    fn ends(&self) -> (usize, usize) {
+        let mut ends = (0, 0);
+        self.lines(0, self.len, &mut |_, l| {
+            let last = |start: usize, step: usize| start + (l.count - 1) * step + l.len;
+            ends.0 = ends.0.max(last(l.src, l.src_step));
+            ends.1 = ends.1.max(last(l.dst, l.dst_step));
+        });
+        ends
+    }
 }
 
 /// Strides of a local array of `shape` stored in `order`.
@@ -63,9 +418,51 @@ fn strides(shape: &[usize], order: Order) -> Vec<usize> {
     s
 }
 
+/// Which two sides a copy moves between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sides {
+    /// Source storage into the buffer.
+    Pack,
+    /// The buffer into target storage.
+    Unpack,
+    /// Source storage into target storage.
+    Direct,
+}
+
+/// The copy program of one message between a source and a target rank.
+#[derive(Debug, Clone)]
+pub(crate) struct Transfer {
+    /// The other rank (target rank for a send, source rank for a receive).
+    pub peer: usize,
+    /// Elements in the message.
+    pub len: usize,
+    /// Per dimension, in loop order (slowest in source memory first).
+    axes: Vec<AxisProgram>,
+    /// Source, target and buffer strides in loop order (elements).
+    src_strides: Vec<usize>,
+    dst_strides: Vec<usize>,
+    buf_strides: Vec<usize>,
+    /// Elements per unit of parallel work (units are ranges of the
+    /// outermost dimension's indices, computed when executing).
+    unit_elements: usize,
+}
+
 impl Transfer {
-    /// The program of the message from source rank `from` to target rank `to`.
-    pub fn new(plan: &Plan, from: usize, to: usize, peer: usize) -> Transfer {
+    /// The program of the message from source rank `from` to target rank
+    /// `to`, for elements of `elem_bytes` bytes.
+    pub fn new(plan: &Plan, from: usize, to: usize, peer: usize, elem_bytes: usize) -> Transfer {
+        Transfer::with_units(plan, from, to, peer, UNIT_BYTES / elem_bytes.max(1))
+    }
+
+    /// Like [`new`](Self::new), with units of parallel work of about
+    /// `unit_elements` elements.
+    fn with_units(
+        plan: &Plan,
+        from: usize,
+        to: usize,
+        peer: usize,
+        unit_elements: usize,
+    ) -> Transfer {
         let src = plan.source();
         let dst = plan.target();
         let a = src.coords_of_rank(from).expect("source rank in layout");
@@ -78,300 +475,227 @@ impl Transfer {
             Order::RowMajor => (0..src.ndim()).collect(),
             Order::ColumnMajor => (0..src.ndim()).rev().collect(),
         };
-        let stretches: Vec<Vec<Stretch>> = order
+        let axes: Vec<AxisProgram> = order
             .iter()
-            .map(|&d| {
-                let mut pos = 0;
-                plan.axes()[d]
-                    .segments(a[d], b[d])
-                    .map(|(s, t, len)| {
-                        let st = Stretch {
-                            src: s,
-                            dst: t,
-                            len,
-                            pos,
-                        };
-                        pos += len;
-                        st
-                    })
-                    .collect()
-            })
+            .map(|&d| AxisProgram::new(&plan.axes()[d], a[d], b[d]))
             .collect();
-        let extents: Vec<usize> = stretches
-            .iter()
-            .map(|v| v.iter().map(|s| s.len).sum())
-            .collect();
+        let extents: Vec<usize> = axes.iter().map(AxisProgram::len).collect();
         let mut buf_strides = vec![1usize; extents.len()];
         for d in (0..extents.len().saturating_sub(1)).rev() {
             buf_strides[d] = buf_strides[d + 1] * extents[d + 1];
         }
-        let units = if stretches.len() > 1 {
-            stretches[0]
-                .iter()
-                .enumerate()
-                .flat_map(|(i, st)| (0..st.len).map(move |j| (i, j)))
-                .collect()
-        } else {
-            vec![]
-        };
+        let len = extents.iter().product();
+        debug_assert!(axes.iter().zip(&order).all(|(ax, &d)| {
+            let (s, t) = ax.ends();
+            s <= src_shape[d] && t <= dst_shape[d]
+        }));
         Transfer {
             peer,
-            len: extents.iter().product(),
-            units,
-            stretches,
+            len,
+            axes,
             src_strides: order.iter().map(|&d| ss[d]).collect(),
             dst_strides: order.iter().map(|&d| ds[d]).collect(),
             buf_strides,
+            unit_elements,
         }
     }
 
-    /// Calls `f(src_offset, dst_offset, buf_offset, len)` for every innermost
-    /// stretch under outermost index `outer` = (stretch, index within it).
-    /// Needs at least two dimensions.
-    fn walk_outer(&self, outer: (usize, usize), f: &mut impl FnMut(usize, usize, usize, usize)) {
-        let (si, j) = outer;
-        let st = self.stretches[0][si];
-        let base = (
-            (st.src + j) * self.src_strides[0],
-            (st.dst + j) * self.dst_strides[0],
-            (st.pos + j) * self.buf_strides[0],
-        );
-        self.walk(1, base, f);
+    /// Bytes this program holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.axes.iter().map(AxisProgram::heap_bytes).sum::<usize>()
+            + self.axes.len() * (size_of::<AxisProgram>() + 3 * size_of::<usize>())
     }
 
+    /// Calls `f` with every copy of the message between `sides` over the
+    /// outermost indices `u0..u1`, offsets in elements of local storage or
+    /// buffer; whole periods of short stretches come as index tables when
+    /// `periods` allows it.
     fn walk(
         &self,
-        d: usize,
-        base: (usize, usize, usize),
-        f: &mut impl FnMut(usize, usize, usize, usize),
+        sides: Sides,
+        u0: usize,
+        u1: usize,
+        periods: bool,
+        f: &mut impl FnMut(Move<'_>),
     ) {
-        let last = d + 1 == self.stretches.len();
-        for st in &self.stretches[d] {
-            if last {
-                f(
-                    base.0 + st.src * self.src_strides[d],
-                    base.1 + st.dst * self.dst_strides[d],
-                    base.2 + st.pos * self.buf_strides[d],
-                    st.len,
-                );
-            } else {
-                for j in 0..st.len {
-                    let b = (
-                        base.0 + (st.src + j) * self.src_strides[d],
-                        base.1 + (st.dst + j) * self.dst_strides[d],
-                        base.2 + (st.pos + j) * self.buf_strides[d],
-                    );
-                    self.walk(d + 1, b, f);
-                }
-            }
-        }
-    }
-
-    /// The outermost indices of the message as (stretch, index within it):
-    /// the units of parallel work, in buffer order.
-    fn outer_units(&self) -> &[(usize, usize)] {
-        &self.units
-    }
-
-    /// Strides (source, target) along the innermost loop dimension.
-    fn inner(&self) -> (usize, usize) {
-        let d = self.stretches.len() - 1;
-        (self.src_strides[d], self.dst_strides[d])
-    }
-
-    /// The contiguous runs of the message in its source (`source == true`) or
-    /// target local storage, in buffer order, as (offset, length) in
-    /// elements, adjacent runs merged; `None` when that side is not
-    /// contiguous along the innermost loop dimension or has more than
-    /// `max_runs` runs. MPI derived datatypes are built from these.
-    pub fn runs(&self, source: bool, max_runs: usize) -> Option<Vec<(usize, usize)>> {
-        let (si, di) = self.inner();
-        if (source && si != 1) || (!source && di != 1) || self.len == 0 {
-            return None;
-        }
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        let mut push = |off: usize, len: usize| -> bool {
-            match runs.last_mut() {
-                Some(last) if last.0 + last.1 == off => last.1 += len,
-                _ => {
-                    if runs.len() == max_runs {
-                        return false;
-                    }
-                    runs.push((off, len));
-                }
-            }
-            true
-        };
-        if self.stretches.len() == 1 {
-            for st in &self.stretches[0] {
-                let off = if source { st.src } else { st.dst }
-                    * if source {
-                        self.src_strides[0]
-                    } else {
-                        self.dst_strides[0]
-                    };
-                if !push(off, st.len) {
-                    return None;
-                }
-            }
-            return Some(runs);
-        }
-        let mut ok = true;
-        for &u in self.outer_units() {
-            self.walk_outer(u, &mut |s, d, _, len| {
-                if ok {
-                    ok = push(if source { s } else { d }, len);
-                }
-            });
-            if !ok {
-                return None;
-            }
-        }
-        Some(runs)
-    }
-
-    /// Gathers the message from the source local storage into `buf` (exactly
-    /// `self.len` elements long).
-    pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {
         if self.len == 0 {
             return;
         }
-        let (si, _) = self.inner();
-        let copy = |s: usize, b: &mut [T]| {
-            if si == 1 {
-                b.copy_from_slice(&src[s..s + b.len()]);
-            } else {
-                for (i, x) in b.iter_mut().enumerate() {
-                    *x = src[s + i * si];
+        self.walk_dim(sides, 0, u0, u1, (0, 0, 0), periods, f);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk_dim(
+        &self,
+        sides: Sides,
+        d: usize,
+        u0: usize,
+        u1: usize,
+        base: (usize, usize, usize),
+        periods: bool,
+        f: &mut impl FnMut(Move<'_>),
+    ) {
+        let (ss, ds, bs) = (
+            self.src_strides[d],
+            self.dst_strides[d],
+            self.buf_strides[d],
+        );
+        if d + 1 == self.axes.len() {
+            self.axes[d].pieces(u0, u1, periods, &mut |pos, piece| match piece {
+                Piece::Line(l) => {
+                    let src = (base.0 + l.src * ss, l.src_step * ss, ss);
+                    let dst = (base.1 + l.dst * ds, l.dst_step * ds, ds);
+                    let buf = (base.2 + pos * bs, l.len * bs, bs);
+                    let (from, to) = match sides {
+                        Sides::Pack => (src, buf),
+                        Sides::Unpack => (buf, dst),
+                        Sides::Direct => (src, dst),
+                    };
+                    f(Move::Line(Moves {
+                        from: from.0,
+                        from_step: from.1,
+                        from_stride: from.2,
+                        to: to.0,
+                        to_step: to.1,
+                        to_stride: to.2,
+                        len: l.len,
+                        count: l.count,
+                    }));
                 }
-            }
-        };
-        if self.stretches.len() == 1 {
-            for st in &self.stretches[0] {
-                copy(
-                    st.src * self.src_strides[0],
-                    &mut buf[st.pos..st.pos + st.len],
-                );
-            }
+                Piece::Period(p) => {
+                    let o = p.offsets;
+                    let src = (base.0 + p.src * ss, Some(&o.src[..]), o.src_span, ss);
+                    let dst = (base.1 + p.dst * ds, Some(&o.dst[..]), o.dst_span, ds);
+                    let buf = (base.2 + pos * bs, None, 0, bs);
+                    let (from, to) = match sides {
+                        Sides::Pack => (src, buf),
+                        Sides::Unpack => (buf, dst),
+                        Sides::Direct => (src, dst),
+                    };
+                    f(Move::Indexed(Indexed {
+                        from: from.0,
+                        from_index: from.1,
+                        from_span: from.2,
+                        from_stride: from.3,
+                        to: to.0,
+                        to_index: to.1,
+                        to_span: to.2,
+                        to_stride: to.3,
+                        n: o.src.len(),
+                    }));
+                }
+            });
             return;
         }
-        let chunk = self.buf_strides[0];
-        let units = self.outer_units();
-        buf.par_chunks_mut(chunk)
-            .zip(units.par_iter())
-            .for_each(|(b, &u)| {
-                let start = (self.stretches[0][u.0].pos + u.1) * chunk;
-                self.walk_outer(u, &mut |s, _, o, len| {
-                    copy(s, &mut b[o - start..o - start + len])
-                });
-            });
+        let inner = self.axes[d + 1].len();
+        self.axes[d].lines(u0, u1, &mut |pos, l| {
+            for i in 0..l.count {
+                for j in 0..l.len {
+                    let b = (
+                        base.0 + (l.src + i * l.src_step + j) * ss,
+                        base.1 + (l.dst + i * l.dst_step + j) * ds,
+                        base.2 + (pos + i * l.len + j) * bs,
+                    );
+                    self.walk_dim(sides, d + 1, 0, inner, b, periods, f);
+                }
+            }
+        });
+    }
+
+    /// Runs `sides` over every unit of work, in parallel when there are
+    /// several, writing through `out`.
+    fn run<T: Copy + Send + Sync>(&self, sides: Sides, from: &[T], out: &Out<T>) {
+        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        let units = units(self.len, outer, self.unit_elements);
+        let unit = |k: usize| {
+            let cut = |k: usize| (k as u128 * outer as u128 / units as u128) as usize;
+            let (u0, u1) = (cut(k), cut(k + 1));
+            self.walk(sides, u0, u1, true, &mut |m| out.apply(from, &m));
+        };
+        if units > 1 {
+            (0..units).into_par_iter().for_each(unit);
+        } else {
+            (0..units).for_each(unit);
+        }
+    }
+
+    /// Gathers the message from the source local storage into `buf`
+    /// (exactly `self.len` elements long).
+    pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {
+        assert_eq!(buf.len(), self.len, "pack buffer of the message's length");
+        self.run(Sides::Pack, src, &Out::new(buf));
     }
 
     /// Scatters `buf` (the packed message) into the target local storage.
     pub fn unpack<T: Copy + Send + Sync>(&self, buf: &[T], dst: &mut [T]) {
-        if self.len == 0 {
-            return;
-        }
-        let (_, di) = self.inner();
-        let out = SharedMut::new(dst);
-        // SAFETY: every target element belongs to exactly one stretch of one
-        // message, so concurrent writes never overlap.
-        let copy = |d: usize, b: &[T]| unsafe { out.write(d, di, b) };
-        if self.stretches.len() == 1 {
-            for st in &self.stretches[0] {
-                copy(st.dst * self.dst_strides[0], &buf[st.pos..st.pos + st.len]);
-            }
-            return;
-        }
-        let chunk = self.buf_strides[0];
-        let units = self.outer_units();
-        buf.par_chunks(chunk)
-            .zip(units.par_iter())
-            .for_each(|(b, &u)| {
-                let start = (self.stretches[0][u.0].pos + u.1) * chunk;
-                self.walk_outer(u, &mut |_, d, o, len| {
-                    copy(d, &b[o - start..o - start + len])
-                });
-            });
+        assert_eq!(buf.len(), self.len, "unpack buffer of the message's length");
+        self.run(Sides::Unpack, buf, &Out::new(dst));
     }
 
     /// Copies the message straight from source to target local storage.
     pub fn copy_local<T: Copy + Send + Sync>(&self, src: &[T], dst: &mut [T]) {
-        if self.len == 0 {
-            return;
+        self.run(Sides::Direct, src, &Out::new(dst));
+    }
+
+    /// The contiguous runs of the message in its source (`source == true`)
+    /// or target local storage, in buffer order, as (offset, length) in
+    /// elements, adjacent runs merged; `None` when that side is not
+    /// contiguous along the innermost loop dimension or has more than
+    /// `max_runs` runs. Costs O(`max_runs`) at most.
+    pub fn runs(&self, source: bool, max_runs: usize) -> Option<Vec<(usize, usize)>> {
+        let inner = *if source {
+            &self.src_strides
+        } else {
+            &self.dst_strides
         }
-        let (si, di) = self.inner();
-        let out = SharedMut::new(dst);
-        let copy = |s: usize, d: usize, len: usize| {
-            if si == 1 {
-                // SAFETY: as in `unpack`: target stretches never overlap.
-                unsafe { out.write(d, di, &src[s..s + len]) }
-            } else {
-                for i in 0..len {
-                    // SAFETY: as above.
-                    unsafe { out.write(d + i * di, 1, &[src[s + i * si]]) }
+        .last()?;
+        if inner != 1 || self.len == 0 {
+            return None;
+        }
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut ok = true;
+        let outer = self.axes[0].len();
+        self.walk(
+            if source { Sides::Pack } else { Sides::Unpack },
+            0,
+            outer,
+            false,
+            &mut |m| {
+                let Move::Line(m) = m else {
+                    ok = false;
+                    return;
+                };
+                let (start, step) = if source {
+                    (m.from, m.from_step)
+                } else {
+                    (m.to, m.to_step)
+                };
+                for i in 0..m.count {
+                    if !ok {
+                        return;
+                    }
+                    let off = start + i * step;
+                    let full = runs.len() == max_runs;
+                    match runs.last_mut() {
+                        Some(last) if last.0 + last.1 == off => last.1 += m.len,
+                        _ if full => ok = false,
+                        _ => runs.push((off, m.len)),
+                    }
                 }
-            }
-        };
-        if self.stretches.len() == 1 {
-            for st in &self.stretches[0] {
-                copy(
-                    st.src * self.src_strides[0],
-                    st.dst * self.dst_strides[0],
-                    st.len,
-                );
-            }
-            return;
-        }
-        self.outer_units().par_iter().for_each(|&u| {
-            self.walk_outer(u, &mut |s, d, _, len| copy(s, d, len));
-        });
-    }
-}
-
-/// A mutable slice shared by rayon tasks that write disjoint parts of it.
-struct SharedMut<T> {
-    ptr: *mut T,
-    len: usize,
-}
-
-// SAFETY: tasks write disjoint elements only (see the callers).
-unsafe impl<T: Send> Sync for SharedMut<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Send for SharedMut<T> {}
-
-impl<T: Copy> SharedMut<T> {
-    fn new(s: &mut [T]) -> Self {
-        SharedMut {
-            ptr: s.as_mut_ptr(),
-            len: s.len(),
-        }
-    }
-
-    /// Writes `values` at `offset`, `offset + stride`, ...
-    ///
-    /// # Safety
-    /// No other task may access the same elements concurrently.
-    unsafe fn write(&self, offset: usize, stride: usize, values: &[T]) {
-        if values.is_empty() {
-            return;
-        }
-        assert!(
-            offset + (values.len() - 1) * stride < self.len,
-            "write within the local storage"
+            },
         );
-        // SAFETY: every element written is below `self.len` (checked
-        // above); the caller guarantees no concurrent access to them.
-        unsafe {
-            if stride == 1 {
-                std::ptr::copy_nonoverlapping(values.as_ptr(), self.ptr.add(offset), values.len());
-            } else {
-                for (i, v) in values.iter().enumerate() {
-                    *self.ptr.add(offset + i * stride) = *v;
-                }
-            }
-        }
+        ok.then_some(runs)
     }
+}
+
+/// How many units of parallel work a message of `len` elements whose
+/// outermost dimension has `outer` indices is cut into: about
+/// `unit_elements` elements each, at most one per outer index.
+fn units(len: usize, outer: usize, unit_elements: usize) -> usize {
+    if len == 0 || outer == 0 {
+        return 0;
+    }
+    len.div_ceil(unit_elements.max(1)).clamp(1, outer)
 }
 
 /// What one rank sends, receives and copies locally in a redistribution.
@@ -386,7 +710,8 @@ pub(crate) struct RankProgram {
 }
 
 impl RankProgram {
-    pub fn new(plan: &Plan, me: usize) -> RankProgram {
+    /// The programs of rank `me` for elements of `elem_bytes` bytes.
+    pub fn new(plan: &Plan, me: usize, elem_bytes: usize) -> RankProgram {
         let mut sends = vec![];
         let mut recvs = vec![];
         let mut local = None;
@@ -395,11 +720,11 @@ impl RankProgram {
                 continue;
             }
             if m.from == me && m.to == me {
-                local = Some(Transfer::new(plan, me, me, me));
+                local = Some(Transfer::new(plan, me, me, me, elem_bytes));
             } else if m.from == me {
-                sends.push(Transfer::new(plan, me, m.to, m.to));
+                sends.push(Transfer::new(plan, me, m.to, m.to, elem_bytes));
             } else if m.to == me {
-                recvs.push(Transfer::new(plan, m.from, me, m.from));
+                recvs.push(Transfer::new(plan, m.from, me, m.from, elem_bytes));
             }
         }
         sends.sort_by_key(|t| t.peer);
@@ -409,6 +734,17 @@ impl RankProgram {
             recvs,
             local,
         }
+    }
+
+    /// Bytes the programs hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.sends
+            .iter()
+            .chain(&self.recvs)
+            .chain(&self.local)
+            .map(Transfer::heap_bytes)
+            .sum::<usize>()
+            + (self.sends.capacity() + self.recvs.capacity()) * size_of::<Transfer>()
     }
 }
 
@@ -483,13 +819,14 @@ mod tests {
     }
 
     /// Pack, unpack and the direct copy of every message of a plan agree
-    /// with the oracle, and the runs cover exactly the message.
-    fn programs_match_scan(p: Pair) -> bool {
+    /// with the oracle, and the runs cover exactly the message; with units
+    /// of parallel work of `unit` elements.
+    fn programs_match_scan(p: Pair, unit: usize) -> bool {
         let plan = Plan::new(&p.0, &p.1, Remap::None).unwrap();
         let (s, t) = (plan.source(), plan.target());
         for m in plan.messages() {
             let want = pairs(&plan, m.from, m.to);
-            let tr = Transfer::new(&plan, m.from, m.to, m.to);
+            let tr = Transfer::with_units(&plan, m.from, m.to, m.to, unit);
             if tr.len != want.len() || tr.len != m.len {
                 return false;
             }
@@ -535,8 +872,8 @@ mod tests {
     }
 
     quickcheck! {
-        fn copy_programs_match_scan(p: Pair) -> bool {
-            programs_match_scan(p)
+        fn copy_programs_match_scan(p: Pair, unit: u8) -> bool {
+            programs_match_scan(p, usize::from(unit % 16) + 1)
         }
     }
 
@@ -545,7 +882,7 @@ mod tests {
         let s = Layout::parse(&[12], "block@3").unwrap();
         let t = Layout::parse(&[12], "cyclic@3").unwrap();
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        let p = RankProgram::new(&plan, 1);
+        let p = RankProgram::new(&plan, 1, 8);
         // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
         assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
         assert_eq!(
@@ -557,6 +894,82 @@ mod tests {
             p.recvs.iter().map(|t| (t.peer, t.len)).collect::<Vec<_>>(),
             vec![(0, 1), (2, 1)]
         );
-        assert!(programs_match_scan(Pair(s, t)));
+        assert!(programs_match_scan(Pair(s, t), 1 << 20));
+    }
+
+    /// Long extents against tiny blocks: periods of short stretches (copied
+    /// through offset tables), folded periods, repeated runs, ragged tails,
+    /// units of work that cut periods and lines anywhere.
+    #[test]
+    fn tiny_blocks_and_long_extents() {
+        let mut tables = 0;
+        for (shape, from, to) in [
+            (vec![997], "cyclic@2", "cyclic(3)@3"),
+            (vec![1000], "cyclic(5)@2", "cyclic(8)@2"),
+            (vec![1201], "block@2", "cyclic@2"),
+            (vec![1201], "cyclic(2)+1@3", "block@2"),
+            (vec![600], "cyclic(100)@2", "cyclic(3)@2"),
+            (
+                vec![37, 41],
+                "cyclic(2),cyclic(3)@2x1",
+                "cyclic(3),cyclic@1x3",
+            ),
+            (vec![29, 53], "*,cyclic(5)@1x2", "cyclic(2),cyclic(8)@2x1"),
+            (
+                vec![9, 10, 11],
+                "block,*,cyclic@2x1x2",
+                "*,cyclic(2),block@1x2x2",
+            ),
+        ] {
+            let s = Layout::parse(&shape, from).unwrap();
+            for t in [
+                Layout::parse(&shape, to).unwrap(),
+                Layout::parse(&shape, to)
+                    .unwrap()
+                    .with_storage(Order::ColumnMajor),
+            ] {
+                let plan = Plan::new(&s, &t, Remap::None).unwrap();
+                for m in plan.messages() {
+                    let tr = Transfer::new(&plan, m.from, m.to, m.to, 8);
+                    tables += tr.axes.iter().filter(|a| a.offsets.is_some()).count();
+                }
+                for unit in [1, 7, 64, 1 << 20] {
+                    assert!(
+                        programs_match_scan(Pair(s.clone(), t.clone()), unit),
+                        "{from} -> {t}, units of {unit}"
+                    );
+                }
+            }
+        }
+        assert!(tables > 0, "some periods go through offset tables");
+    }
+
+    /// What a rank holds for a redistribution does not grow with the extent.
+    #[test]
+    fn program_size_does_not_grow_with_the_extent() {
+        for (from, to) in [
+            ("block@2", "cyclic@2"),
+            ("cyclic(5)@3", "cyclic(8)@2"),
+            ("cyclic(100)@2", "cyclic(3)@2"),
+            ("cyclic@4", "block@4"),
+        ] {
+            let size = |n: usize| {
+                let s = Layout::parse(&[n], from).unwrap();
+                let t = Layout::parse(&[n], to).unwrap();
+                let plan = Plan::new(&s, &t, Remap::None).unwrap();
+                (0..plan.source().ranks())
+                    .map(|r| RankProgram::new(&plan, r, 8).heap_bytes())
+                    .max()
+                    .unwrap()
+            };
+            let small = size(1_000_000);
+            for n in [1_000_000_000, 1_000_000_000_000] {
+                assert!(
+                    size(n) <= small,
+                    "{from} -> {to}: {} bytes at n = {n}, {small} at 10^6",
+                    size(n)
+                );
+            }
+        }
     }
 }

@@ -77,7 +77,7 @@ impl Run {
 
     /// The stretches within the first `limit` indices of a period: how many
     /// whole stretches, and the length of a cut-short one after them (0 if none).
-    fn clipped(&self, limit: usize) -> (usize, usize) {
+    pub fn clipped(&self, limit: usize) -> (usize, usize) {
         if limit <= self.global {
             return (0, 0);
         }

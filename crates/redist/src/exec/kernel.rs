@@ -1,0 +1,318 @@
+//! Copy kernels: moving one line of stretches from one local storage to
+//! another, shaped by the line.
+//!
+//! A line is `count` stretches of `len` elements; stretch `i` starts
+//! `i·step` elements after the first on each side, and the elements of a
+//! stretch lie `stride` apart (1 when the dimension is the fastest in
+//! memory). Where both sides are contiguous the whole line is one
+//! `copy_from_slice`; long stretches are one copy each; short ones of a
+//! fixed length are loops the compiler unrolls and vectorises, with no
+//! per-stretch branch or bookkeeping.
+
+use std::ptr;
+
+/// One line of stretches, in elements of local storage (offsets already
+/// multiplied by the dimension's stride).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Moves {
+    /// Offset of the first element on the reading side.
+    pub from: usize,
+    /// Distance between successive stretches on the reading side.
+    pub from_step: usize,
+    /// Distance between successive elements of a stretch on the reading side.
+    pub from_stride: usize,
+    /// Offset of the first element on the writing side.
+    pub to: usize,
+    /// Distance between successive stretches on the writing side.
+    pub to_step: usize,
+    /// Distance between successive elements of a stretch on the writing side.
+    pub to_stride: usize,
+    /// Elements per stretch.
+    pub len: usize,
+    /// Stretches.
+    pub count: usize,
+}
+
+impl Moves {
+    /// One past the last element read and written (0 for an empty line).
+    fn ends(&self) -> (usize, usize) {
+        if self.len == 0 || self.count == 0 {
+            return (0, 0);
+        }
+        let end = |start: usize, step: usize, stride: usize| {
+            start + (self.count - 1) * step + (self.len - 1) * stride + 1
+        };
+        (
+            end(self.from, self.from_step, self.from_stride),
+            end(self.to, self.to_step, self.to_stride),
+        )
+    }
+}
+
+/// Element `e < n` moves from `from + index_from(e)·from_stride` to `to +
+/// index_to(e)·to_stride`, where an index table gives `index(e)` (and no
+/// table means `e` itself): one period of short stretches.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Indexed<'a> {
+    /// Offset of the period on the reading side.
+    pub from: usize,
+    /// Per-element offsets on the reading side, or contiguous.
+    pub from_index: Option<&'a [u32]>,
+    /// One past the largest entry of `from_index`.
+    pub from_span: usize,
+    /// Element distance on the reading side.
+    pub from_stride: usize,
+    /// Offset of the period on the writing side.
+    pub to: usize,
+    /// Per-element offsets on the writing side, or contiguous.
+    pub to_index: Option<&'a [u32]>,
+    /// One past the largest entry of `to_index`.
+    pub to_span: usize,
+    /// Element distance on the writing side.
+    pub to_stride: usize,
+    /// Elements.
+    pub n: usize,
+}
+
+/// One copy a program asks for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Move<'a> {
+    /// A line of stretches.
+    Line(Moves),
+    /// A period of short stretches through index tables.
+    Indexed(Indexed<'a>),
+}
+
+/// A destination slice shared by rayon tasks that write disjoint elements
+/// of it (every target element belongs to exactly one stretch of one
+/// message, and every buffer element to one piece of one unit of work).
+pub(crate) struct Out<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: tasks write disjoint elements only (see the type's doc).
+unsafe impl<T: Send> Sync for Out<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for Out<T> {}
+
+impl<T: Copy> Out<T> {
+    /// Lends out `s` for writing by several tasks.
+    pub fn new(s: &mut [T]) -> Out<T> {
+        Out {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// Performs `m`, reading `src`.
+    pub fn apply(&self, src: &[T], m: &Move<'_>) {
+        match m {
+            Move::Line(l) => self.copy(src, l),
+            Move::Indexed(x) => self.indexed(src, x),
+        }
+    }
+
+    /// Copies the period `x` from `src` into this destination.
+    ///
+    /// # Panics
+    /// If the period reaches outside either side or its tables are shorter
+    /// than `n`: a bug, as for [`copy`](Self::copy).
+    pub fn indexed(&self, src: &[T], x: &Indexed<'_>) {
+        if x.n == 0 {
+            return;
+        }
+        let end = |start: usize, index: Option<&[u32]>, span: usize, stride: usize| {
+            let last = match index {
+                Some(t) => {
+                    assert!(t.len() >= x.n, "an index table shorter than its period");
+                    span
+                }
+                None => x.n,
+            };
+            start + (last - 1) * stride + 1
+        };
+        let src_end = end(x.from, x.from_index, x.from_span, x.from_stride);
+        let dst_end = end(x.to, x.to_index, x.to_span, x.to_stride);
+        assert!(
+            src_end <= src.len() && dst_end <= self.len,
+            "indexed copy {x:?} outside {} source and {} target elements",
+            src.len(),
+            self.len
+        );
+        let (s, d) = (src.as_ptr(), self.ptr);
+        // SAFETY (all three loops): every index entry is below its span,
+        // so every element read lies below `src_end` and every element
+        // written below `dst_end`, both checked above; writers of one `Out`
+        // touch disjoint elements (the type's contract).
+        unsafe {
+            let (s, d) = (s.add(x.from), d.add(x.to));
+            let (fs, ts) = (x.from_stride, x.to_stride);
+            match (x.from_index, x.to_index) {
+                (Some(a), None) if ts == 1 => {
+                    for (e, &i) in a[..x.n].iter().enumerate() {
+                        *d.add(e) = *s.add(i as usize * fs);
+                    }
+                }
+                (None, Some(b)) if fs == 1 => {
+                    for (e, &j) in b[..x.n].iter().enumerate() {
+                        *d.add(j as usize * ts) = *s.add(e);
+                    }
+                }
+                (a, b) => {
+                    for e in 0..x.n {
+                        let i = a.map_or(e, |a| a[e] as usize);
+                        let j = b.map_or(e, |b| b[e] as usize);
+                        *d.add(j * ts) = *s.add(i * fs);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies the line `m` from `src` into this destination.
+    ///
+    /// # Panics
+    /// If the line reaches outside either side: copy programs are checked
+    /// against the local sizes when they are built, so this is a bug.
+    pub fn copy(&self, src: &[T], m: &Moves) {
+        let (src_end, dst_end) = m.ends();
+        if src_end == 0 {
+            return;
+        }
+        assert!(
+            src_end <= src.len() && dst_end <= self.len,
+            "copy line {m:?} outside {} source and {} target elements",
+            src.len(),
+            self.len
+        );
+        // SAFETY: every element read lies below `src_end` and every element
+        // written below `dst_end`, both checked above; writers of one `Out`
+        // touch disjoint elements (the type's contract).
+        unsafe { copy_line(src.as_ptr(), self.ptr, m) }
+    }
+}
+
+/// Copies the line `m` from `src` to `dst`.
+///
+/// # Safety
+/// Every element the line reads lies inside the allocation behind `src`,
+/// every element it writes inside the one behind `dst`, and no other thread
+/// accesses the written elements meanwhile.
+unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
+    let (s, d) = (src.add(m.from), dst.add(m.to));
+    if m.from_stride != 1 || m.to_stride != 1 {
+        for i in 0..m.count {
+            for j in 0..m.len {
+                *d.add(i * m.to_step + j * m.to_stride) =
+                    *s.add(i * m.from_step + j * m.from_stride);
+            }
+        }
+        return;
+    }
+    if m.count == 1 || (m.from_step == m.len && m.to_step == m.len) {
+        ptr::copy_nonoverlapping(s, d, m.len * m.count);
+        return;
+    }
+    match m.len {
+        1 => fixed::<T, 1>(s, d, m),
+        2 => fixed::<T, 2>(s, d, m),
+        3 => fixed::<T, 3>(s, d, m),
+        4 => fixed::<T, 4>(s, d, m),
+        5 => fixed::<T, 5>(s, d, m),
+        6 => fixed::<T, 6>(s, d, m),
+        7 => fixed::<T, 7>(s, d, m),
+        8 => fixed::<T, 8>(s, d, m),
+        _ => {
+            for i in 0..m.count {
+                ptr::copy_nonoverlapping(s.add(i * m.from_step), d.add(i * m.to_step), m.len);
+            }
+        }
+    }
+}
+
+/// Stretches of exactly `L` elements: a loop with a constant inner length.
+///
+/// # Safety
+/// As for [`copy_line`], with `m.len == L` and unit element strides.
+#[inline(always)]
+unsafe fn fixed<T: Copy, const L: usize>(s: *const T, d: *mut T, m: &Moves) {
+    for i in 0..m.count {
+        let (a, b) = (s.add(i * m.from_step), d.add(i * m.to_step));
+        for j in 0..L {
+            *b.add(j) = *a.add(j);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every (read, write) offset pair of a line, element by element.
+    fn naive(m: &Moves) -> Vec<(usize, usize)> {
+        let mut v = vec![];
+        for i in 0..m.count {
+            for j in 0..m.len {
+                v.push((
+                    m.from + i * m.from_step + j * m.from_stride,
+                    m.to + i * m.to_step + j * m.to_stride,
+                ));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn every_shape_of_line_matches_the_naive_copy() {
+        let src: Vec<u32> = (0..4000).collect();
+        for len in 0..12 {
+            for count in [0, 1, 2, 7] {
+                for (from_step, to_step) in [
+                    (len, len),
+                    (len + 3, len),
+                    (len, len + 5),
+                    (2 * len + 1, 3 * len + 2),
+                ] {
+                    for (from_stride, to_stride) in [(1, 1), (1, 3), (2, 1)] {
+                        let m = Moves {
+                            from: 5,
+                            from_step: from_step * from_stride,
+                            from_stride,
+                            to: 2,
+                            to_step: to_step * to_stride,
+                            to_stride,
+                            len,
+                            count,
+                        };
+                        let mut dst = vec![u32::MAX; 4000];
+                        Out::new(&mut dst).copy(&src, &m);
+                        let mut want = vec![u32::MAX; 4000];
+                        for (a, b) in naive(&m) {
+                            want[b] = src[a];
+                        }
+                        assert_eq!(dst, want, "{m:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "outside")]
+    fn a_line_outside_the_storage_is_refused() {
+        let src = [1u8; 10];
+        let mut dst = [0u8; 10];
+        let m = Moves {
+            from: 0,
+            from_step: 4,
+            from_stride: 1,
+            to: 0,
+            to_step: 2,
+            to_stride: 1,
+            len: 2,
+            count: 3,
+        };
+        Out::new(&mut dst).copy(&src[..9], &m); // reads up to index 9
+    }
+}
