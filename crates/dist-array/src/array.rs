@@ -130,20 +130,8 @@ impl<T: Element> DistArray<T> {
         let Some(r) = rank else {
             return Ok(Self::build(layout, grid, rank, Storage::Heap(vec![])));
         };
-        let coords = layout.coords_of_rank(r)?;
-        let local_shape = layout.local_shape(r)?;
-        let len: usize = local_shape.iter().product();
-        // Axes listed from the slowest-varying in memory to the fastest.
-        let axes: Vec<usize> = match layout.storage() {
-            Order::RowMajor => (0..layout.ndim()).collect(),
-            Order::ColumnMajor => (0..layout.ndim()).rev().collect(),
-        };
-        let tables: Vec<Vec<usize>> = axes
-            .iter()
-            .map(|&d| layout.axis(d).local_to_global_table(coords[d]))
-            .collect();
-        let extents: Vec<usize> = axes.iter().map(|&d| local_shape[d]).collect();
-        let mut storage = Storage::zeros(len, true);
+        let walk = GlobalWalk::new(&layout, r)?;
+        let mut storage = Storage::zeros(walk.len(), true);
         let data = storage.as_mut_slice();
         // SAFETY: MaybeUninit<T> has T's layout; every slot is written below
         // with an initialised value.
@@ -152,7 +140,9 @@ impl<T: Element> DistArray<T> {
             .par_chunks_mut(PIECE)
             .enumerate()
             .for_each(|(piece, chunk)| {
-                fill_piece(chunk, piece * PIECE, &axes, &extents, &tables, &f)
+                walk.visit(piece * PIECE, chunk.len(), |i, g| {
+                    chunk[i].write(f(g));
+                })
             });
         Ok(Self::build(layout, grid, rank, storage))
     }
@@ -264,6 +254,44 @@ impl<T: Element> DistArray<T> {
         DistArray { storage, ..self }
     }
 
+    /// The number of local elements `x` at global index `g` for which
+    /// `pred(g, x)` holds, counted in parallel with the global indices
+    /// computed block by block. Not collective.
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::new(&world, &[world.size() as usize]).unwrap();
+    /// let layout = Layout::on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
+    /// let a = DistArray::from_fn(&grid, layout, |g| g[0] as f64).unwrap();
+    /// // Every element holds its global index.
+    /// assert_eq!(a.count_where(|g, &x| x != g[0] as f64), 0);
+    /// ```
+    pub fn count_where<F>(&self, pred: F) -> usize
+    where
+        F: Fn(&[usize], &T) -> bool + Sync + Send,
+    {
+        let Some(r) = self.rank else { return 0 };
+        let Ok(walk) = GlobalWalk::new(&self.layout, r) else {
+            return 0;
+        };
+        self.local_slice()
+            .par_chunks(PIECE)
+            .enumerate()
+            .map(|(piece, chunk)| {
+                let mut n = 0;
+                walk.visit(piece * PIECE, chunk.len(), |i, g| {
+                    n += usize::from(pred(g, &chunk[i]));
+                });
+                n
+            })
+            .sum()
+    }
+
     /// Applies `f` to every local element, in parallel. Not collective.
     pub fn map_inplace<F>(&mut self, f: F)
     where
@@ -310,57 +338,149 @@ impl<T: Element> DistArray<T> {
     }
 }
 
-/// Fills `chunk`, the slots from flat memory offset `start` on, with `f` of
-/// their global indices. Walks the local index with an odometer in memory
-/// order and looks global indices up per axis; no per-element division.
-fn fill_piece<T, F>(
-    chunk: &mut [MaybeUninit<T>],
-    start: usize,
-    axes: &[usize],
-    extents: &[usize],
-    tables: &[Vec<usize>],
-    f: &F,
-) where
-    F: Fn(&[usize]) -> T,
-{
-    let k = axes.len();
-    let mut m = vec![0usize; k];
-    let mut rest = start;
-    for d in (0..k).rev() {
-        m[d] = rest % extents[d];
-        rest /= extents[d];
+/// The global index of every local element of one rank, in memory order,
+/// computed block by block: O(1) memory whatever the local size.
+struct GlobalWalk<'a> {
+    layout: &'a Layout,
+    /// Grid coordinate of the rank along each axis.
+    coords: Vec<usize>,
+    /// Axes from the slowest-varying in memory to the fastest.
+    axes: Vec<usize>,
+    /// Local extents in that order.
+    extents: Vec<usize>,
+}
+
+impl<'a> GlobalWalk<'a> {
+    fn new(layout: &'a Layout, rank: usize) -> Result<GlobalWalk<'a>, DistError> {
+        let coords = layout.coords_of_rank(rank)?;
+        let shape = layout.local_shape(rank)?;
+        let axes: Vec<usize> = match layout.storage() {
+            Order::RowMajor => (0..layout.ndim()).collect(),
+            Order::ColumnMajor => (0..layout.ndim()).rev().collect(),
+        };
+        let extents = axes.iter().map(|&d| shape[d]).collect();
+        Ok(GlobalWalk {
+            layout,
+            coords,
+            axes,
+            extents,
+        })
     }
-    let mut g = vec![0usize; k];
-    for d in 0..k {
-        g[axes[d]] = tables[d][m[d]];
+
+    /// Local elements.
+    fn len(&self) -> usize {
+        self.extents.iter().product()
     }
-    let inner = k - 1;
-    let (inner_axis, inner_table, inner_extent) = (axes[inner], &tables[inner], extents[inner]);
-    let mut i = 0;
-    while i < chunk.len() {
-        // Run along the innermost axis.
-        let run = (inner_extent - m[inner]).min(chunk.len() - i);
-        for j in 0..run {
-            g[inner_axis] = inner_table[m[inner] + j];
-            chunk[i + j].write(f(&g));
+
+    /// The global index of local index `l` along loop axis `k`.
+    fn global(&self, k: usize, l: usize) -> usize {
+        let d = self.axes[k];
+        self.layout.axis(d).global_index(self.coords[d], l)
+    }
+
+    /// Calls `f(i, g)` for the `n` elements from flat memory offset `start`
+    /// on, `i` counting from 0, `g` the element's global index. Walks the
+    /// local index with an odometer and the innermost axis block by block:
+    /// one division per block, none per element.
+    fn visit(&self, start: usize, n: usize, mut f: impl FnMut(usize, &[usize])) {
+        let k = self.axes.len();
+        if k == 0 || n == 0 {
+            return;
         }
-        i += run;
-        m[inner] += run;
-        if m[inner] < inner_extent {
-            break;
+        let mut m = vec![0usize; k];
+        let mut rest = start;
+        for d in (0..k).rev() {
+            m[d] = rest % self.extents[d];
+            rest /= self.extents[d];
         }
-        // Carry into the outer axes.
-        m[inner] = 0;
-        let mut d = inner;
-        while d > 0 {
-            d -= 1;
-            m[d] += 1;
-            if m[d] < extents[d] {
-                g[axes[d]] = tables[d][m[d]];
-                break;
+        let mut g = vec![0usize; self.layout.ndim()];
+        for d in 0..k {
+            g[self.axes[d]] = self.global(d, m[d]);
+        }
+        let inner = k - 1;
+        let inner_axis = self.axes[inner];
+        let block = self.layout.axis(inner_axis).block();
+        let mut i = 0;
+        while i < n {
+            // Along the innermost axis, one block at a time.
+            let l = m[inner];
+            let run = (block - l % block).min(self.extents[inner] - l).min(n - i);
+            let g0 = self.global(inner, l);
+            for j in 0..run {
+                g[inner_axis] = g0 + j;
+                f(i + j, &g);
             }
-            m[d] = 0;
-            g[axes[d]] = tables[d][0];
+            i += run;
+            m[inner] += run;
+            if m[inner] < self.extents[inner] {
+                continue;
+            }
+            // Carry into the outer axes.
+            m[inner] = 0;
+            let mut d = inner;
+            while d > 0 {
+                d -= 1;
+                m[d] += 1;
+                if m[d] < self.extents[d] {
+                    g[self.axes[d]] = self.global(d, m[d]);
+                    break;
+                }
+                m[d] = 0;
+                g[self.axes[d]] = self.global(d, 0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LayoutSpec;
+
+    /// The local index of flat memory offset `i` of `rank`'s part.
+    fn unflatten(layout: &Layout, rank: usize, mut i: usize) -> Vec<usize> {
+        let shape = layout.local_shape(rank).unwrap();
+        let mut l = vec![0; shape.len()];
+        let dims: Vec<usize> = match layout.storage() {
+            Order::RowMajor => (0..shape.len()).rev().collect(),
+            Order::ColumnMajor => (0..shape.len()).collect(),
+        };
+        for d in dims {
+            l[d] = i % shape[d];
+            i /= shape[d];
+        }
+        l
+    }
+
+    #[test]
+    fn global_walk_matches_the_index_maps() {
+        for (shape, spec) in [
+            (vec![17], "cyclic(3)+1@3"),
+            (vec![10, 7], "cyclic(3),block+1@2x2"),
+            (vec![9, 5, 4], "cyclic,cyclic(2),block@2x2x1"),
+            (vec![6, 0], "block,cyclic@2x1"),
+        ] {
+            let spec: LayoutSpec = spec.parse().unwrap();
+            for order in [Order::RowMajor, Order::ColumnMajor] {
+                let layout = Layout::new(&shape, &spec).unwrap().with_storage(order);
+                for rank in 0..layout.ranks() {
+                    let walk = GlobalWalk::new(&layout, rank).unwrap();
+                    for piece in [1, 2, 3, 5, 64] {
+                        let mut start = 0;
+                        while start < walk.len() {
+                            let n = piece.min(walk.len() - start);
+                            let mut seen = 0;
+                            walk.visit(start, n, |i, g| {
+                                let l = unflatten(&layout, rank, start + i);
+                                assert_eq!(g, layout.local_to_global(rank, &l).unwrap());
+                                seen += 1;
+                            });
+                            assert_eq!(seen, n);
+                            start += n;
+                        }
+                    }
+                }
+            }
         }
     }
 }
