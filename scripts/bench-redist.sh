@@ -1,47 +1,70 @@
 #!/usr/bin/env bash
-# Runs `redist run --baseline alltoallv --json` over a fixed table of cases on
-# 2 ranks (override with RANKS=N) and prints a markdown table with the
-# redistribution time next to a bare MPI_Alltoallv of the same bytes.
+# Runs `redist run --baseline alltoallv --verify --json` over a fixed table of
+# cases on 2 ranks (override with RANKS=N) and prints a markdown table: the
+# time to build the redistribution, the bytes its copy programs hold, the
+# execution time next to a bare MPI_Alltoallv of the same bytes and next to a
+# memcpy of the local data.
 #
-#   scripts/bench-redist.sh            # build in release, run every case
-#   REPS=9 RANKS=4 scripts/bench-redist.sh
+# Each case runs ROUNDS times (REPS timed repetitions each); every figure is
+# the median over the rounds, every ratio the median of the rounds' ratios
+# (each taken within one run, so machine noise affects both sides alike).
+#
+#   scripts/bench-redist.sh                  # build in release, run every case
+#   ROUNDS=5 REPS=9 RANKS=4 scripts/bench-redist.sh
+#   CASES_FILTER=cyclic scripts/bench-redist.sh   # only cases whose line matches
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
 REPS=${REPS:-7}
+ROUNDS=${ROUNDS:-3}
 cargo build --release -q -p redist-cli --bin redist
 REDIST=target/release/redist
+R=${RANKS}
 
-# shape | from | to | strategy [| extra redist run flags]
+# shape | type | from | to | strategy [| extra redist run flags]
 CASES=(
-  "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|auto"
-  "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|auto|--no-node-direct"
-  "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@${RANKS}x1|alltoallv"
-  "4096x4096|cyclic(64),cyclic(64)@1x${RANKS}|cyclic(64),cyclic(64)@1x${RANKS}|auto"
-  "4096x4096|block,*@${RANKS}x1|*,block@1x${RANKS}|auto"
-  "4096x4096|block,*@${RANKS}x1|*,block@1x${RANKS}|scheduled"
-  "16777216|cyclic(5)@${RANKS}|cyclic(8)@${RANKS}|auto"
-  "16777216|cyclic(100)@${RANKS}|cyclic(3)@${RANKS}|auto"
-  "16777216|cyclic(40)@${RANKS}|cyclic(300)@${RANKS}|auto"
-  "16777216|cyclic(300)@${RANKS}|cyclic(200)@${RANKS}|auto"
-  "16777216|cyclic(60)@${RANKS}|cyclic(3)@${RANKS}|auto"
-  "16777216|cyclic(10)@${RANKS}|cyclic(500)@${RANKS}|auto"
-  "256x256x256|block,*,*@${RANKS}x1x1|*,*,block@1x1x${RANKS}|auto"
+  "4096x4096|f64|cyclic(64),cyclic(64)@1x${R}|cyclic(64),cyclic(64)@${R}x1|auto"
+  "4096x4096|f64|cyclic(64),cyclic(64)@1x${R}|cyclic(64),cyclic(64)@${R}x1|auto|--no-node-direct"
+  "4096x4096|f64|cyclic(64),cyclic(64)@1x${R}|cyclic(64),cyclic(64)@${R}x1|alltoallv"
+  "4096x4096|f64|cyclic(64),cyclic(64)@1x${R}|cyclic(64),cyclic(64)@1x${R}|auto"
+  "4096x4096|f64|block,*@${R}x1|*,block@1x${R}|auto"
+  "4096x4096|f64|block,*@${R}x1|*,block@1x${R}|scheduled"
+  "4096x4096|f64|cyclic(5),cyclic(5)@1x${R}|cyclic(8),cyclic(8)@1x${R}|auto"
+  "4096x4096|f64|cyclic(100),cyclic(100)@1x${R}|cyclic(3),cyclic(3)@1x${R}|auto"
+  "16777216|f64|cyclic(5)@${R}|cyclic(8)@${R}|auto"
+  "16777216|f64|cyclic(100)@${R}|cyclic(3)@${R}|auto"
+  "16777216|f64|cyclic(40)@${R}|cyclic(300)@${R}|auto"
+  "16777216|f64|cyclic(300)@${R}|cyclic(200)@${R}|auto"
+  "16777216|f64|cyclic(60)@${R}|cyclic(3)@${R}|auto"
+  "16777216|f64|cyclic(10)@${R}|cyclic(500)@${R}|auto"
+  "256x256x256|f64|block,*,*@${R}x1x1|*,*,block@1x1x${R}|auto"
+  "40000000|u8|block@${R}|cyclic@${R}|auto"
+  "400000|u8|block@${R}|cyclic@${R}|auto"
 )
 
-echo "| shape | from | to | strategy | node direct | MB moved | exec ms | alltoallv ms | exec/alltoallv | verified |"
-echo "|---|---|---|---|---|---:|---:|---:|---:|---|"
+echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | verified |"
+echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 for c in "${CASES[@]}"; do
-  IFS='|' read -r shape from to strategy extra <<<"$c"
-  # shellcheck disable=SC2086 # extra holds zero or more flags
-  line=$(mpirun -n "$RANKS" "$REDIST" run --shape "$shape" --from "$from" --to "$to" \
-      --strategy "$strategy" --reps "$REPS" --verify --baseline alltoallv --json ${extra:-} | tail -n 1)
-  python3 - "$line" <<'PY'
-import json, sys
-v = json.loads(sys.argv[1])
-print(f"| {'x'.join(map(str, v['shape']))} | `{v['from']}` | `{v['to']}` | {v['strategy']} | "
-      f"{'yes' if v['node_direct'] else 'no'} | "
-      f"{v['bytes_moved'] / 1e6:.1f} | {v['exec_ms_median']:.2f} | {v['alltoallv_ms_median']:.2f} | "
-      f"{v['exec_over_alltoallv']:.2f} | {v['verified']} |")
+  if [ -n "${CASES_FILTER:-}" ] && ! grep -q -- "${CASES_FILTER}" <<<"$c"; then continue; fi
+  IFS='|' read -r shape type from to strategy extra <<<"$c"
+  lines=()
+  for _ in $(seq "$ROUNDS"); do
+    # shellcheck disable=SC2086 # extra holds zero or more flags
+    lines+=("$(mpirun -n "$RANKS" "$REDIST" run --shape "$shape" --type "$type" --from "$from" \
+        --to "$to" --strategy "$strategy" --reps "$REPS" --verify --baseline alltoallv --json \
+        ${extra:-} | tail -n 1)")
+  done
+  python3 - "${lines[@]}" <<'PY'
+import json, statistics, sys
+runs = [json.loads(a) for a in sys.argv[1:]]
+v = runs[0]
+med = lambda f: statistics.median(f(r) for r in runs)
+memcpy = lambda r: r["exec_ms_median"] / r["memcpy_ms_median"] if r.get("memcpy_ms_median") else float("nan")
+a2a = lambda r: r.get("exec_over_alltoallv", float("nan"))
+print(f"| {'x'.join(map(str, v['shape']))} | {v['type']} | `{v['from']}` | `{v['to']}` | {v['strategy']} | "
+      f"{'yes' if v['node_direct'] else 'no'} | {v['bytes_moved'] / 1e6:.1f} | "
+      f"{med(lambda r: r['build_ms']):.2f} | {max(r['program_bytes'] for r in runs)} | "
+      f"{med(lambda r: r['exec_ms_median']):.2f} | {med(lambda r: r.get('alltoallv_ms_median', float('nan'))):.2f} | "
+      f"{med(a2a):.2f} | {med(memcpy):.2f} | {all(r['verified'] for r in runs)} |")
 PY
 done

@@ -405,6 +405,174 @@ fn errors_agree(world: &SimpleCommunicator) -> TestResult {
     check(&r.execute(&a).map_err(|e| e.to_string())?, code)
 }
 
+/// What a rank holds for a redistribution does not grow with the extent:
+/// redistributions of 10^3 to 10^12 elements are built (no array is
+/// allocated) and their program sizes compared.
+fn programs_do_not_grow(world: &SimpleCommunicator) -> TestResult {
+    use mpi::collective::{CommunicatorCollectives, SystemOperation};
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let sq = balanced_extents(n, &[0, 0]).map_err(|e| e.to_string())?;
+    let grid2 = ProcGrid::new(world, &sq).map_err(|e| e.to_string())?;
+    let (p, q) = (sq[0], sq[1]);
+    for strategy in [Strategy::Async, Strategy::Alltoallv, Strategy::Scheduled] {
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let mut sizes = vec![];
+        // One MPI_Alltoallv addresses at most 2^31-1 elements per rank.
+        let exponents: &[u32] = if strategy == Strategy::Alltoallv {
+            &[3, 6, 9]
+        } else {
+            &[3, 6, 9, 12]
+        };
+        for &e in exponents {
+            let len = 10usize.pow(e);
+            let side = 10usize.pow(e / 2);
+            let cases = [
+                (
+                    &grid,
+                    vec![len],
+                    format!("block@{n}"),
+                    format!("cyclic@{n}"),
+                ),
+                (
+                    &grid,
+                    vec![len],
+                    format!("cyclic(5)@{n}"),
+                    format!("cyclic(8)@{n}"),
+                ),
+                (
+                    &grid2,
+                    vec![side, len / side],
+                    format!("cyclic(3),block@{p}x{q}"),
+                    format!("cyclic(2),cyclic(7)@{p}x{q}"),
+                ),
+            ];
+            let mut mine = 0usize;
+            for (g, shape, from, to) in cases {
+                let from = Layout::parse(&shape, &from).map_err(|e| e.to_string())?;
+                let to = Layout::parse(&shape, &to).map_err(|e| e.to_string())?;
+                let r = Redistribution::<f64>::new(g, &from, g, &to, options)
+                    .map_err(|e| format!("{from} -> {to}: {e}"))?;
+                mine = mine.max(r.program_bytes());
+            }
+            let mut most = 0u64;
+            world.all_reduce_into(&(mine as u64), &mut most, SystemOperation::max());
+            sizes.push(most);
+        }
+        // The programs hold one basic period: an extent shorter than a
+        // period holds less, a partial last period adds its runs; nothing
+        // grows with the number of periods (10^3 → 10^12 elements is a
+        // factor of 10^9).
+        let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        ensure!(
+            hi <= &(2 * lo),
+            "{strategy}: program bytes grow with the extent (10^3, 10^6, 10^9, 10^12): {sizes:?}"
+        );
+    }
+    Ok(())
+}
+
+/// Tiny blocks (cyclic(1)–cyclic(3)) against blocks and each other, over
+/// long extents and ragged grids: every element lands where it belongs.
+fn tiny_blocks_long_extents(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(31);
+    for case in 0..8 {
+        let two = case % 2 == 1;
+        let shape: Vec<usize> = if two {
+            vec![rng.below(60) + 30, rng.below(400) + 200]
+        } else {
+            vec![rng.below(40_000) + 20_000]
+        };
+        let (ga, gb) = (
+            random_extents(&mut rng, n, shape.len()),
+            random_extents(&mut rng, n, shape.len()),
+        );
+        let tiny = |rng: &mut Lcg, p: usize| {
+            let first = rng.below(p);
+            match rng.below(3) {
+                0 => Dist::block().starting_at(first),
+                _ => Dist::cyclic(rng.below(3) + 1).starting_at(first),
+            }
+        };
+        let spec = |rng: &mut Lcg, g: &[usize]| {
+            LayoutSpec::new(g.iter().map(|&p| tiny(rng, p)).collect(), g.to_vec())
+        };
+        let sa = spec(&mut rng, &ga).map_err(|e| e.to_string())?;
+        let sb = spec(&mut rng, &gb).map_err(|e| e.to_string())?;
+        let from = Layout::new(&shape, &sa).map_err(|e| e.to_string())?;
+        let to = Layout::new(&shape, &sb).map_err(|e| e.to_string())?;
+        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let options = Options {
+            strategy: STRATEGIES[case % 4],
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+            .map_err(|e| e.to_string())?;
+        let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        if case % 3 == 0 {
+            a = a.into_shared();
+        }
+        let b = r
+            .execute(&a)
+            .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
+        let bad = b.count_where(|g, &x| x != code(g));
+        ensure!(
+            bad == 0,
+            "{from} -> {to} ({}): {bad} elements wrong",
+            r.strategy()
+        );
+    }
+    Ok(())
+}
+
+/// When a receiver cannot map a peer's shared storage, it asks for the
+/// message instead and the exchange completes with messages: every rank
+/// sees its result, whoever fails.
+fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let rows = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let cols = ProcGrid::builder(&[1, n])
+        .build_sharing(&rows)
+        .map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[61, 47], &format!("cyclic(3),*@{n}x1")).unwrap();
+    let to = Layout::parse(&[61, 47], &format!("*,cyclic(2)@1x{n}")).unwrap();
+    let options = Options {
+        strategy: Strategy::Async,
+        ..Options::default()
+    };
+    let mut r =
+        Redistribution::<f64>::new(&rows, &from, &cols, &to, options).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&cols, r.target_layout().clone()).map_err(|e| e.to_string())?;
+    let me = world.rank() as usize;
+    for round in 0..4usize {
+        // Round 0: nobody fails; then rank 1, then every odd rank, then all.
+        let fails = match round {
+            0 => false,
+            1 => me == 1,
+            2 => me % 2 == 1,
+            _ => true,
+        };
+        if fails {
+            std::env::set_var("NDCYCLIC_FAULTS", "map");
+        }
+        let a = DistArray::from_fn(&rows, from.clone(), move |g| code(g) + round as f64)
+            .map_err(|e| e.to_string())?
+            .into_shared();
+        let result = r.execute_into(&a, &mut b);
+        std::env::remove_var("NDCYCLIC_FAULTS");
+        result.map_err(|e| format!("round {round}: {e}"))?;
+        check(&b, |g| code(g) + round as f64).map_err(|e| format!("round {round}: {e}"))?;
+    }
+    Ok(())
+}
+
 fn main() {
     mpi_harness::run(
         "redist",
@@ -416,6 +584,9 @@ fn main() {
             MpiTest::new("grids_of_different_sizes", grids_of_different_sizes),
             MpiTest::new("thousand_executions", thousand_executions),
             MpiTest::new("errors_agree", errors_agree),
+            MpiTest::new("programs_do_not_grow", programs_do_not_grow),
+            MpiTest::new("tiny_blocks_long_extents", tiny_blocks_long_extents),
+            MpiTest::new("unreadable_peers_fall_back", unreadable_peers_fall_back),
         ],
     );
 }

@@ -83,6 +83,15 @@ impl<T: Element> Alltoallv<T> {
         })
     }
 
+    /// Bytes of the counts and displacements this exchange holds (buffers
+    /// and MPI's datatypes aside).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.way {
+            Way::Packed { scounts, .. } => 4 * scounts.capacity() * std::mem::size_of::<Count>(),
+            Way::Typed(_) => 0,
+        }
+    }
+
     /// One execution: `src` into `dst`. Collective.
     pub fn run(
         &mut self,

@@ -1,20 +1,42 @@
 //! `async`: post every receive, send each message as soon as it is packed
 //! (or straight from source storage), unpack each message as it arrives —
 //! the asynchronous scheme of seed 000 (Chung, Hsu and Bai), where a rank
-//! never waits for a message it could already be unpacking.
+//! never waits for a message it could already be unpacking. A packed
+//! message travels in pieces of whole outermost indices: each piece is sent
+//! as soon as it is packed and unpacked as soon as it arrives, so packing,
+//! transfer and unpacking overlap.
 //!
-//! Between ranks of one node whose source storage is shared, a message
-//! skips MPI: the sender sends a note saying how to map its storage, the
-//! receiver copies the message straight from it and answers "done"
-//! ([`super::node_direct`]).
+//! Between ranks of one node, a message may skip MPI (`node_direct.rs`).
+//! An execution then runs in two rounds:
+//!
+//! 1. every message between ranks of different nodes moves as above; for
+//!    a message within the node the sender sends a note — whether its
+//!    source storage is shared and how to map it. The receiver copies the
+//!    message straight from the sender's storage and answers "copied", or
+//!    answers "send it" when it cannot map it; the sender of a shared
+//!    source waits for the answer before returning, so its array is not
+//!    written while being read.
+//! 2. messages from private sources, and those whose receiver answered
+//!    "send it", move as ordinary messages. Only the ranks concerned take
+//!    part, and they know it from round 1, so nobody waits for anybody
+//!    else.
+//!
+//! The receive buffer holds only what arrives as messages: receives that
+//! are all copied straight from the sender need none.
 
 use super::mpi_raw::{Event, Part, RequestStore, Requests};
 use super::node_direct::NodeDirect;
-use super::route::{PieceIter, Routes, Send};
-use super::{Traffic, DATA, DONE, NOTE};
+use super::program::Transfer;
+use super::route::{Pieces, Recv, Routes, Send};
+use super::{Traffic, ANSWER, DATA, NOTE};
 use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
+
+/// The receiver's answer: it copied the message itself.
+const COPIED: u64 = 0;
+/// The receiver's answer: send the message as MPI messages.
+const SEND_IT: u64 = 1;
 
 /// The `async` exchange of one redistribution, with what it keeps between
 /// executions.
@@ -24,6 +46,11 @@ pub(crate) struct Async<T> {
     requests: RequestStore,
     send_buf: Vec<T>,
     recv_buf: Vec<T>,
+    /// Per send / receive: whether it moves in round 2 of this execution.
+    late_sends: Vec<bool>,
+    late_recvs: Vec<bool>,
+    /// Receive slots of the current round.
+    slots: Vec<(usize, usize)>,
 }
 
 impl<T: Element> Async<T> {
@@ -36,12 +63,23 @@ impl<T: Element> Async<T> {
             requests: RequestStore::default(),
             send_buf: Vec::new(),
             recv_buf: Vec::new(),
+            late_sends: Vec::new(),
+            late_recvs: Vec::new(),
+            slots: Vec::new(),
         }
     }
 
     /// Whether receivers read shared sources directly.
     pub fn node_direct(&self) -> bool {
         self.node.is_some()
+    }
+
+    /// Bytes of the routes and tables this exchange holds (buffers aside).
+    pub fn heap_bytes(&self) -> usize {
+        self.routes.heap_bytes()
+            + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.late_sends.capacity()
+            + self.late_recvs.capacity()
     }
 
     /// One execution: `src` into `dst`. Collective.
@@ -52,111 +90,223 @@ impl<T: Element> Async<T> {
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
+        let shared = src.shared_storage();
+        let program = &traffic.program;
+        let (sends, recvs) = (program.sends.len(), program.recvs.len());
         let Async {
             routes,
             node,
             requests,
             send_buf,
             recv_buf,
+            late_sends,
+            late_recvs,
+            slots,
         } = self;
-        let source = src.shared_storage();
-        let direct_send = |i: usize| source.is_some() && node.as_ref().is_some_and(|n| n.sends[i]);
-        let packed_sends = routes
-            .send
-            .iter()
-            .enumerate()
-            .any(|(i, r)| matches!(r, Send::Packed) && !direct_send(i));
-        super::ensure_len(send_buf, if packed_sends { traffic.send_total } else { 0 });
-        super::ensure_len(recv_buf, traffic.recv_total);
+        let within =
+            |list: fn(&NodeDirect) -> &[bool], i: usize| node.as_ref().is_some_and(|n| list(n)[i]);
+        let within_send = |i| within(|n| &n.sends, i);
+        let within_recv = |i| within(|n| &n.recvs, i);
+        // Round 1: messages across nodes move; within the node, notes.
+        late_sends.clear();
+        late_sends.resize(sends, false);
+        late_recvs.clear();
+        late_recvs.resize(recvs, false);
+        let round_one_send = |i: usize| !within_send(i);
+        let round_one_recv = |i: usize| !within_recv(i);
+        let send_room = packed_room(program.sends.iter(), routes, round_one_send);
+        super::ensure_len(send_buf, send_room);
+        set_slots(slots, &program.recvs, round_one_recv);
+        super::ensure_len(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
         let src = src.local_slice();
-        let program = &traffic.program;
-        let mut reqs = requests.list(
-            comm,
-            &traffic.elem,
-            &mut recv_buf[..],
-            &traffic.recv_slots,
-            program.sends.len(),
-        )?;
-        // Receives: from ranks of this node, first the sender's note.
+        let out = dst.local_slice_mut();
+        {
+            let mut reqs = requests.list(comm, &traffic.elem, &mut recv_buf[..], slots, sends)?;
+            for (i, t) in program.recvs.iter().enumerate() {
+                if within_recv(i) {
+                    reqs.irecv_note(i, t.peer, NOTE)?;
+                } else {
+                    post_receives(&mut reqs, &routes.recv[i], t, i)?;
+                }
+            }
+            let mut rest: &mut [T] = &mut send_buf[..];
+            for (i, t) in program.sends.iter().enumerate() {
+                if !within_send(i) {
+                    send(&mut reqs, &routes.send[i], t, src, &mut rest)?;
+                    continue;
+                }
+                reqs.isend_note(i, NodeDirect::note_for(shared.as_ref()), t.peer, NOTE)?;
+                if shared.is_some() {
+                    reqs.irecv_word(i, t.peer, ANSWER)?;
+                } else {
+                    late_sends[i] = true;
+                }
+            }
+            traffic.copy_local(src, out);
+            while let Some(event) = reqs.wait_any()? {
+                match event {
+                    Event::Piece {
+                        request,
+                        message,
+                        last,
+                    } => arrived(&reqs, routes, &program.recvs, out, request, message, last)?,
+                    Event::Note(i) => {
+                        let t = &program.recvs[i];
+                        let n = node.as_mut().ok_or_else(|| {
+                            RedistError::Internal("a note without node-direct copies".to_string())
+                        })?;
+                        let Some(storage) = n.storage_in(reqs.note(i), t.peer) else {
+                            // A private source: its data follows in round 2.
+                            late_recvs[i] = true;
+                            continue;
+                        };
+                        match n.cache.get(t.peer, &storage) {
+                            Ok(peer) => {
+                                // SAFETY: the sender's source storage holds
+                                // `T`s and stays untouched until it has this
+                                // rank's answer.
+                                t.copy_local(unsafe { peer.slice::<T>() }, out);
+                                reqs.isend_word(i, COPIED, t.peer, ANSWER)?;
+                            }
+                            Err(_) => {
+                                // It cannot be read here: ask for messages.
+                                reqs.isend_word(i, SEND_IT, t.peer, ANSWER)?;
+                                late_recvs[i] = true;
+                            }
+                        }
+                    }
+                    Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
+                    Event::Sent => {}
+                }
+            }
+        }
+        // Round 2: what moves as messages after all, between the ranks
+        // that know it from round 1.
+        if !late_sends.contains(&true) && !late_recvs.contains(&true) {
+            return Ok(());
+        }
+        let late_send = |i: usize| late_sends[i];
+        let send_room = packed_room(program.sends.iter(), routes, late_send);
+        super::ensure_len(send_buf, send_room);
+        set_slots(slots, &program.recvs, |i| late_recvs[i]);
+        super::ensure_len(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
+        let mut reqs = requests.list(comm, &traffic.elem, &mut recv_buf[..], slots, sends)?;
         for (i, t) in program.recvs.iter().enumerate() {
-            if node.as_ref().is_some_and(|n| n.recvs[i]) {
-                reqs.irecv_note(i, t.peer, NOTE)?;
-            } else {
-                post_data(&mut reqs, routes, traffic, i)?;
+            if late_recvs[i] {
+                post_receives(&mut reqs, &routes.recv[i], t, i)?;
             }
         }
         let mut rest: &mut [T] = &mut send_buf[..];
         for (i, t) in program.sends.iter().enumerate() {
-            if node.as_ref().is_some_and(|n| n.sends[i]) {
-                reqs.isend_note(i, NodeDirect::note_for(source.as_ref()), t.peer, NOTE)?;
-                if source.is_some() {
-                    // The receiver reads the source itself; wait for its "done".
-                    reqs.irecv_empty(t.peer, DONE)?;
-                    continue;
-                }
-            }
-            match &routes.send[i] {
-                Send::Typed(ty) => reqs.isend(Part::Typed(src, ty), t.peer, DATA)?,
-                Send::SourceRuns(runs) => {
-                    for &(off, len) in runs {
-                        reqs.isend(Part::Elements(&src[off..off + len]), t.peer, DATA)?;
-                    }
-                }
-                Send::Packed => {
-                    let (slot, r) = std::mem::take(&mut rest).split_at_mut(t.len);
-                    rest = r;
-                    t.pack(src, slot);
-                    let slot: &[T] = slot;
-                    for (o, n) in PieceIter::chunks(t.len, traffic.max_message) {
-                        reqs.isend(Part::Elements(&slot[o..o + n]), t.peer, DATA)?;
-                    }
-                }
+            if late_sends[i] {
+                send(&mut reqs, &routes.send[i], t, src, &mut rest)?;
             }
         }
-        let out = dst.local_slice_mut();
-        traffic.copy_local(src, out);
         while let Some(event) = reqs.wait_any()? {
-            match event {
-                Event::Message(i) => program.recvs[i].unpack(reqs.message(i)?, out),
-                Event::Note(i) => {
-                    let t = &program.recvs[i];
-                    let n = node.as_mut().ok_or_else(|| {
-                        RedistError::Internal("a note without node-direct copies".to_string())
-                    })?;
-                    let Some(storage) = n.storage_in(reqs.note(i), t.peer) else {
-                        // The sender's source is private: its data follows as messages.
-                        post_data(&mut reqs, routes, traffic, i)?;
-                        continue;
-                    };
-                    let peer = match n.cache.get(t.peer, &storage) {
-                        Ok(p) => p,
-                        // Checked at construction; failing now means the sender's
-                        // memory is gone, and no rank could go on consistently.
-                        Err(e) => panic!("mapping the storage of rank {} failed: {e}", t.peer),
-                    };
-                    // SAFETY: the sender's source storage holds `T`s and stays
-                    // untouched until this rank's "done".
-                    t.copy_local(unsafe { peer.slice::<T>() }, out);
-                    reqs.isend_empty(t.peer, DONE)?;
-                }
-                Event::Other => {}
+            if let Event::Piece {
+                request,
+                message,
+                last,
+            } = event
+            {
+                arrived(&reqs, routes, &program.recvs, out, request, message, last)?;
             }
         }
         Ok(())
     }
 }
 
-/// Posts the receives of message `i`'s data, piece by piece as the sender
-/// cuts it.
-fn post_data<T: Element>(
-    reqs: &mut Requests<'_, '_, T>,
+/// Elements of send buffer the packed messages among `sends` that `this`
+/// selects need.
+fn packed_room<'a>(
+    sends: impl Iterator<Item = &'a Transfer>,
     routes: &Routes,
-    traffic: &Traffic,
+    this: impl Fn(usize) -> bool,
+) -> usize {
+    sends
+        .enumerate()
+        .filter(|&(i, _)| this(i) && matches!(routes.send[i], Send::Packed(_)))
+        .map(|(_, t)| t.len)
+        .sum()
+}
+
+/// Receive slots, one after another, for the receives `this` selects (the
+/// others take none).
+fn set_slots(slots: &mut Vec<(usize, usize)>, recvs: &[Transfer], this: impl Fn(usize) -> bool) {
+    slots.clear();
+    let mut at = 0;
+    for (i, t) in recvs.iter().enumerate() {
+        let n = if this(i) { t.len } else { 0 };
+        slots.push((at, n));
+        at += n;
+    }
+}
+
+/// Posts the receives of message `i`'s pieces, as its sender cuts it.
+fn post_receives<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    route: &Recv,
+    t: &Transfer,
     i: usize,
 ) -> Result<(), RedistError> {
-    let t = &traffic.program.recvs[i];
-    for (o, n) in routes.recv[i].pieces.of(t.len, traffic.max_message) {
-        reqs.irecv_piece(i, o, n, t.peer, DATA)?;
+    route
+        .pieces
+        .each(t, |o, n, _| reqs.irecv_piece(i, o, n, t.peer, DATA))
+}
+
+/// Sends message `t` as `route` says; a packed message takes its slot from
+/// the front of `rest` and leaves piece by piece as it is packed.
+fn send<'b, T: Element>(
+    reqs: &mut Requests<'_, 'b, T>,
+    route: &'b Send,
+    t: &Transfer,
+    src: &'b [T],
+    rest: &mut &'b mut [T],
+) -> Result<(), RedistError> {
+    match route {
+        Send::Typed(ty) => reqs.isend(Part::Typed(src, ty), t.peer, DATA),
+        &Send::SourceRuns { max } => Pieces::SourceRuns { max }.each(t, |_, n, off| {
+            reqs.isend(Part::Elements(&src[off..off + n]), t.peer, DATA)
+        }),
+        Send::Packed(pieces) => {
+            let (slot, r) = std::mem::take(rest).split_at_mut(t.len);
+            *rest = r;
+            if pieces.aligned(t) {
+                let mut left = slot;
+                pieces.each(t, |o, n, _| {
+                    let (piece, r) = std::mem::take(&mut left).split_at_mut(n);
+                    left = r;
+                    t.pack_piece(o, src, piece);
+                    reqs.isend(Part::Elements(piece), t.peer, DATA)
+                })
+            } else {
+                t.pack(src, slot);
+                let slot: &'b [T] = slot;
+                pieces.each(t, |o, n, _| {
+                    reqs.isend(Part::Elements(&slot[o..o + n]), t.peer, DATA)
+                })
+            }
+        }
+    }
+}
+
+/// A piece of receive message `message` arrived: unpack it, or the whole
+/// message once its last piece is in when pieces do not unpack alone.
+fn arrived<T: Element>(
+    reqs: &Requests<'_, '_, T>,
+    routes: &Routes,
+    recvs: &[Transfer],
+    out: &mut [T],
+    request: usize,
+    message: usize,
+    last: bool,
+) -> Result<(), RedistError> {
+    let t = &recvs[message];
+    if routes.recv[message].unpack_pieces {
+        let (offset, piece) = reqs.received(request)?;
+        t.unpack_piece(offset, piece, out);
+    } else if last {
+        t.unpack(reqs.message(message)?, out);
     }
     Ok(())
 }

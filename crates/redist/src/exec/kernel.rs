@@ -49,9 +49,10 @@ impl Moves {
     }
 }
 
-/// Element `e < n` moves from `from + index_from(e)·from_stride` to `to +
+/// Element `e < n` of repetition `k < repeat` moves from `from +
+/// k·from_period + index_from(e)·from_stride` to `to + k·to_period +
 /// index_to(e)·to_stride`, where an index table gives `index(e)` (and no
-/// table means `e` itself): one period of short stretches.
+/// table means `e` itself): periods of short stretches.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Indexed<'a> {
     /// Offset of the period on the reading side.
@@ -70,8 +71,14 @@ pub(crate) struct Indexed<'a> {
     pub to_span: usize,
     /// Element distance on the writing side.
     pub to_stride: usize,
-    /// Elements.
+    /// Elements per repetition.
     pub n: usize,
+    /// Repetitions.
+    pub repeat: usize,
+    /// Distance between repetitions on the reading side.
+    pub from_period: usize,
+    /// Distance between repetitions on the writing side.
+    pub to_period: usize,
 }
 
 /// One copy a program asks for.
@@ -119,51 +126,65 @@ impl<T: Copy> Out<T> {
     /// If the period reaches outside either side or its tables are shorter
     /// than `n`: a bug, as for [`copy`](Self::copy).
     pub fn indexed(&self, src: &[T], x: &Indexed<'_>) {
-        if x.n == 0 {
+        if x.n == 0 || x.repeat == 0 {
             return;
         }
-        let end = |start: usize, index: Option<&[u32]>, span: usize, stride: usize| {
-            let last = match index {
-                Some(t) => {
-                    assert!(t.len() >= x.n, "an index table shorter than its period");
-                    span
-                }
-                None => x.n,
+        let end =
+            |start: usize, index: Option<&[u32]>, span: usize, stride: usize, period: usize| {
+                let last = match index {
+                    Some(t) => {
+                        assert!(t.len() >= x.n, "an index table shorter than its period");
+                        span
+                    }
+                    None => x.n,
+                };
+                start + (x.repeat - 1) * period + (last - 1) * stride + 1
             };
-            start + (last - 1) * stride + 1
-        };
-        let src_end = end(x.from, x.from_index, x.from_span, x.from_stride);
-        let dst_end = end(x.to, x.to_index, x.to_span, x.to_stride);
+        let src_end = end(
+            x.from,
+            x.from_index,
+            x.from_span,
+            x.from_stride,
+            x.from_period,
+        );
+        let dst_end = end(x.to, x.to_index, x.to_span, x.to_stride, x.to_period);
         assert!(
             src_end <= src.len() && dst_end <= self.len,
             "indexed copy {x:?} outside {} source and {} target elements",
             src.len(),
             self.len
         );
-        let (s, d) = (src.as_ptr(), self.ptr);
-        // SAFETY (all three loops): every index entry is below its span,
-        // so every element read lies below `src_end` and every element
-        // written below `dst_end`, both checked above; writers of one `Out`
-        // touch disjoint elements (the type's contract).
-        unsafe {
-            let (s, d) = (s.add(x.from), d.add(x.to));
-            let (fs, ts) = (x.from_stride, x.to_stride);
-            match (x.from_index, x.to_index) {
-                (Some(a), None) if ts == 1 => {
-                    for (e, &i) in a[..x.n].iter().enumerate() {
-                        *d.add(e) = *s.add(i as usize * fs);
+        let (fs, ts) = (x.from_stride, x.to_stride);
+        for k in 0..x.repeat {
+            // SAFETY: (all the loops below) every index entry is below its
+            // span, so every element read lies below `src_end` and every
+            // element written below `dst_end`, both checked above; writers
+            // of one `Out` touch disjoint elements (the type's contract).
+            unsafe {
+                let s = src.as_ptr().add(x.from + k * x.from_period);
+                let d = self.ptr.add(x.to + k * x.to_period);
+                match (x.from_index, x.to_index) {
+                    (Some(a), None) if ts == 1 => {
+                        for (e, &i) in a[..x.n].iter().enumerate() {
+                            *d.add(e) = *s.add(i as usize * fs);
+                        }
                     }
-                }
-                (None, Some(b)) if fs == 1 => {
-                    for (e, &j) in b[..x.n].iter().enumerate() {
-                        *d.add(j as usize * ts) = *s.add(e);
+                    (None, Some(b)) if fs == 1 => {
+                        for (e, &j) in b[..x.n].iter().enumerate() {
+                            *d.add(j as usize * ts) = *s.add(e);
+                        }
                     }
-                }
-                (a, b) => {
-                    for e in 0..x.n {
-                        let i = a.map_or(e, |a| a[e] as usize);
-                        let j = b.map_or(e, |b| b[e] as usize);
-                        *d.add(j * ts) = *s.add(i * fs);
+                    (Some(a), Some(b)) if fs == 1 && ts == 1 => {
+                        for (&i, &j) in a[..x.n].iter().zip(&b[..x.n]) {
+                            *d.add(j as usize) = *s.add(i as usize);
+                        }
+                    }
+                    (a, b) => {
+                        for e in 0..x.n {
+                            let i = a.map_or(e, |a| a[e] as usize);
+                            let j = b.map_or(e, |b| b[e] as usize);
+                            *d.add(j * ts) = *s.add(i * fs);
+                        }
                     }
                 }
             }
@@ -200,32 +221,44 @@ impl<T: Copy> Out<T> {
 /// every element it writes inside the one behind `dst`, and no other thread
 /// accesses the written elements meanwhile.
 unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
-    let (s, d) = (src.add(m.from), dst.add(m.to));
-    if m.from_stride != 1 || m.to_stride != 1 {
-        for i in 0..m.count {
-            for j in 0..m.len {
-                *d.add(i * m.to_step + j * m.to_stride) =
-                    *s.add(i * m.from_step + j * m.from_stride);
-            }
-        }
-        return;
-    }
-    if m.count == 1 || (m.from_step == m.len && m.to_step == m.len) {
-        ptr::copy_nonoverlapping(s, d, m.len * m.count);
-        return;
-    }
-    match m.len {
-        1 => fixed::<T, 1>(s, d, m),
-        2 => fixed::<T, 2>(s, d, m),
-        3 => fixed::<T, 3>(s, d, m),
-        4 => fixed::<T, 4>(s, d, m),
-        5 => fixed::<T, 5>(s, d, m),
-        6 => fixed::<T, 6>(s, d, m),
-        7 => fixed::<T, 7>(s, d, m),
-        8 => fixed::<T, 8>(s, d, m),
-        _ => {
+    // SAFETY: (the whole body) every offset below addresses an element of
+    // the line, which the caller guarantees lies inside its allocation.
+    unsafe {
+        let (s, d) = (src.add(m.from), dst.add(m.to));
+        if m.from_stride != 1 || m.to_stride != 1 {
             for i in 0..m.count {
-                ptr::copy_nonoverlapping(s.add(i * m.from_step), d.add(i * m.to_step), m.len);
+                for j in 0..m.len {
+                    *d.add(i * m.to_step + j * m.to_stride) =
+                        *s.add(i * m.from_step + j * m.from_stride);
+                }
+            }
+            return;
+        }
+        if m.count == 1 || (m.from_step == m.len && m.to_step == m.len) {
+            ptr::copy_nonoverlapping(s, d, m.len * m.count);
+            return;
+        }
+        match m.len {
+            1 => fixed::<T, 1>(s, d, m),
+            2 => fixed::<T, 2>(s, d, m),
+            3 => fixed::<T, 3>(s, d, m),
+            4 => fixed::<T, 4>(s, d, m),
+            5 => fixed::<T, 5>(s, d, m),
+            6 => fixed::<T, 6>(s, d, m),
+            7 => fixed::<T, 7>(s, d, m),
+            8 => fixed::<T, 8>(s, d, m),
+            9..=16 => {
+                for i in 0..m.count {
+                    let (a, b) = (s.add(i * m.from_step), d.add(i * m.to_step));
+                    for j in 0..m.len {
+                        *b.add(j) = *a.add(j);
+                    }
+                }
+            }
+            _ => {
+                for i in 0..m.count {
+                    ptr::copy_nonoverlapping(s.add(i * m.from_step), d.add(i * m.to_step), m.len);
+                }
             }
         }
     }
@@ -238,9 +271,13 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
 #[inline(always)]
 unsafe fn fixed<T: Copy, const L: usize>(s: *const T, d: *mut T, m: &Moves) {
     for i in 0..m.count {
-        let (a, b) = (s.add(i * m.from_step), d.add(i * m.to_step));
-        for j in 0..L {
-            *b.add(j) = *a.add(j);
+        // SAFETY: stretch `i` of the line, inside both allocations (the
+        // caller's contract).
+        unsafe {
+            let (a, b) = (s.add(i * m.from_step), d.add(i * m.to_step));
+            for j in 0..L {
+                *b.add(j) = *a.add(j);
+            }
         }
     }
 }

@@ -46,8 +46,9 @@ const DATA: Tag = 1000;
 /// Tag of a sender's note between ranks of one node (whether and how its
 /// source storage can be mapped).
 const NOTE: Tag = 1001;
-/// Tag of a receiver's "done" after copying straight from the sender.
-const DONE: Tag = 1002;
+/// Tag of a receiver's answer to a note: it copied the message straight
+/// from the sender, or asks for it as messages.
+const ANSWER: Tag = 1002;
 
 /// A redistribution from one layout to another, planned once and executed
 /// many times.
@@ -94,14 +95,12 @@ pub(crate) struct Traffic {
     recv_slots: Vec<(usize, usize)>,
     send_total: usize,
     recv_total: usize,
-    /// Largest number of elements in one point-to-point MPI message.
-    max_message: usize,
     /// The element datatype.
     elem: mpi_raw::Datatype,
 }
 
 impl Traffic {
-    fn new(program: RankProgram, max_message: usize, elem: mpi_raw::Datatype) -> Traffic {
+    fn new(program: RankProgram, elem: mpi_raw::Datatype) -> Traffic {
         let slots = |list: &[program::Transfer]| {
             let mut total = 0;
             let slots = list
@@ -121,7 +120,6 @@ impl Traffic {
             recv_slots,
             send_total,
             recv_total,
-            max_message,
             elem,
         }
     }
@@ -134,7 +132,9 @@ impl Traffic {
     }
 }
 
-/// The strategy in use, with its buffers and state.
+/// The strategy in use, with its buffers and state (one per
+/// redistribution, so the variants' sizes do not matter).
+#[allow(clippy::large_enum_variant)]
 enum Exchange<T> {
     Alltoallv(alltoallv::Alltoallv<T>),
     Scheduled(scheduled::Scheduled<T>),
@@ -210,7 +210,7 @@ impl<T: Element> Redistribution<T> {
         };
         let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
         let routes = route::Routes::new(&program, &options, strategy, &elem)?;
-        let traffic = Traffic::new(program, options.max_message_elements, elem);
+        let traffic = Traffic::new(program, elem);
         let exchange = match strategy {
             Strategy::Alltoallv | Strategy::Auto => {
                 // One MPI_Alltoallw over datatypes replaces the packed
@@ -273,6 +273,22 @@ impl<T: Element> Redistribution<T> {
     /// on every rank).
     pub fn reads_shared_sources(&self) -> bool {
         matches!(&self.exchange, Exchange::Async(a) if a.node_direct())
+    }
+
+    /// Bytes this rank holds for the redistribution apart from the data
+    /// buffers: its copy programs, message routes and tables. It depends on
+    /// the layouts' block sizes and process counts, never on the extent:
+    /// O(ranks × runs per basic period).
+    pub fn program_bytes(&self) -> usize {
+        let slots = (self.traffic.send_slots.capacity() + self.traffic.recv_slots.capacity())
+            * std::mem::size_of::<(usize, usize)>();
+        self.traffic.program.heap_bytes()
+            + slots
+            + match &self.exchange {
+                Exchange::Alltoallv(x) => x.heap_bytes(),
+                Exchange::Scheduled(x) => x.heap_bytes(),
+                Exchange::Async(x) => x.heap_bytes(),
+            }
     }
 
     /// Elements this rank sends to other ranks per execution.

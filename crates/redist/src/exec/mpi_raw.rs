@@ -121,6 +121,11 @@ impl Datatype {
         self.inner.as_raw()
     }
 
+    /// Bytes one instance spans (an element's size, for element types).
+    pub fn bytes(&self) -> usize {
+        self.span
+    }
+
     /// `buf` as a buffer of `elem`s for rsmpi, after checking that `elem`
     /// is an element datatype of `T`'s size.
     fn elements<'a, T: Pod>(&'a self, buf: &'a [T]) -> Result<DynBuffer<'a>, RedistError> {
@@ -397,25 +402,38 @@ fn datatype_ref<'a>(raw: ffi::MPI_Datatype) -> mpi::datatype::DatatypeRef<'a> {
 /// What a pending request is, so that its completion can be reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum What {
-    /// A piece of receive message `i`.
-    Piece(usize),
+    /// Elements `offset..offset + len` of receive message `i`'s slot.
+    Piece { i: usize, offset: usize, len: usize },
     /// The note of receive message `i`.
     Note(usize),
-    /// A send, or a receive without data.
-    Plain,
+    /// The word answering send message `i`.
+    Word(usize),
+    /// A send.
+    Send,
 }
 
 /// What [`Requests::wait_any`] saw complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Event {
-    /// Every piece of receive message `i` has arrived: read it with
-    /// [`Requests::message`].
-    Message(usize),
+    /// A piece of receive message `message` has arrived: read it with
+    /// [`Requests::received`]`(request)`; `last` when it was the message's
+    /// last piece outstanding (then [`Requests::message`] reads it whole).
+    Piece {
+        /// The request's number.
+        request: usize,
+        /// The receive message.
+        message: usize,
+        /// Whether every piece of the message has now arrived.
+        last: bool,
+    },
     /// The note of receive message `i` has arrived: read it with
     /// [`Requests::note`].
     Note(usize),
-    /// A send, or a receive without data, completed.
-    Other,
+    /// The word answering send message `i` has arrived: read it with
+    /// [`Requests::word`].
+    Word(usize),
+    /// A send completed.
+    Sent,
 }
 
 /// A note between two ranks: four words of the node-direct protocol.
@@ -423,18 +441,25 @@ pub(crate) type Note = [u64; 4];
 
 /// Storage of one exchange's requests, kept from one execution to the next
 /// so that executing allocates nothing after the first call: request
-/// handles, what each one is, per receive message its pieces outstanding,
-/// and the notes sent and received.
+/// handles, what each one is, per receive message its pieces outstanding and
+/// the end of its last piece, and the notes and words sent and received.
 #[derive(Default)]
 pub(crate) struct RequestStore {
     raw: Vec<ffi::MPI_Request>,
     what: Vec<What>,
+    /// Per request: whether it completed.
+    done: Vec<bool>,
     /// Per receive message: pieces not yet arrived.
     outstanding: Vec<usize>,
-    /// Per receive message: whether data was ever posted for it.
-    posted: Vec<bool>,
+    /// Per receive message: where its next piece may start (pieces are
+    /// posted in order and never overlap).
+    next_free: Vec<usize>,
     notes_in: Vec<Note>,
     notes_out: Vec<Note>,
+    /// Per send: the word its receiver answered.
+    words_in: Vec<u64>,
+    /// Per receive: the word this rank answered.
+    words_out: Vec<u64>,
 }
 
 impl RequestStore {
@@ -452,22 +477,26 @@ impl RequestStore {
     ) -> Result<Requests<'s, 'b, T>, RedistError> {
         let mut end = 0;
         for &(o, n) in slots {
-            if o < end || o.checked_add(n).is_none_or(|e| e > inbox.len()) {
+            if n > 0 && (o < end || o.checked_add(n).is_none_or(|e| e > inbox.len())) {
                 return Err(RedistError::Internal(
                     "receive slots overlap or leave the buffer".to_string(),
                 ));
             }
-            end = o + n;
+            end = end.max(o + n);
         }
         debug_assert_eq!(elem.span, size_of::<T>());
+        let recvs = slots.len();
         self.raw.clear();
         self.what.clear();
+        self.done.clear();
         self.outstanding.clear();
-        self.outstanding.resize(slots.len(), 0);
-        self.posted.clear();
-        self.posted.resize(slots.len(), false);
-        self.notes_in.resize(slots.len(), [0; 4]);
+        self.outstanding.resize(recvs, 0);
+        self.next_free.clear();
+        self.next_free.resize(recvs, 0);
+        self.notes_in.resize(recvs, [0; 4]);
         self.notes_out.resize(sends, [0; 4]);
+        self.words_in.resize(sends, 0);
+        self.words_out.resize(recvs, 0);
         Ok(Requests {
             store: self,
             pending: 0,
@@ -484,11 +513,12 @@ impl RequestStore {
 ///
 /// Sends read slices borrowed for `'b`. Receives write into the slots of
 /// one receive buffer (the inbox) that the list borrows exclusively for
-/// `'b`; a message's slot is handed back ([`message`](Self::message)) only
-/// once all its pieces have arrived. Notes live in the [`RequestStore`].
-/// Dropping the list with requests pending waits for them (or aborts the
-/// job while unwinding from a panic), so no buffer is freed while MPI may
-/// still use it.
+/// `'b`, piece after piece without overlap; a piece is handed back
+/// ([`received`](Self::received)) only once it has arrived, a whole slot
+/// ([`message`](Self::message)) once all its pieces have. Notes and words
+/// live in the [`RequestStore`]. Dropping the list with requests pending
+/// waits for them (or aborts the job while unwinding from a panic), so no
+/// buffer is freed while MPI may still use it.
 pub(crate) struct Requests<'s, 'b, T> {
     store: &'s mut RequestStore,
     pending: usize,
@@ -509,20 +539,6 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         unsafe { self.post_send(ptr.cast(), n, ty, peer, tag) }
     }
 
-    /// Posts a send of no data to `peer`: a signal.
-    pub fn isend_empty(&mut self, peer: usize, tag: Tag) -> Result<(), RedistError> {
-        // SAFETY: nothing is read.
-        unsafe {
-            self.post_send(
-                self.inbox.cast_const().cast(),
-                0,
-                self.elem.raw(),
-                peer,
-                tag,
-            )
-        }
-    }
-
     /// Posts a send of `note` as the note of send message `i`.
     pub fn isend_note(
         &mut self,
@@ -539,16 +555,27 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         *slot = note;
         let ptr: *const Note = slot;
         // SAFETY: the note lives in the store, which the list borrows until
-        // every request is complete.
-        unsafe {
-            self.post_send(
-                ptr.cast(),
-                32,
-                u8::equivalent_datatype().as_raw(),
-                peer,
-                tag,
-            )
-        }
+        // every request is complete, and is not written meanwhile.
+        unsafe { self.post_send(ptr.cast(), NOTE_BYTES, byte_type(), peer, tag) }
+    }
+
+    /// Posts a send of `word` as this rank's answer to receive message `i`.
+    pub fn isend_word(
+        &mut self,
+        i: usize,
+        word: u64,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let slot = self
+            .store
+            .words_out
+            .get_mut(i)
+            .ok_or_else(|| no_slot("word", i))?;
+        *slot = word;
+        let ptr: *const u64 = slot;
+        // SAFETY: as for notes.
+        unsafe { self.post_send(ptr.cast(), WORD_BYTES, byte_type(), peer, tag) }
     }
 
     /// # Safety
@@ -567,12 +594,13 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         // SAFETY: the caller's contract.
         let code = unsafe { ffi::MPI_Isend(ptr, n, ty, peer, tag, self.comm, &mut req) };
         check(code, "MPI_Isend")?;
-        self.push(req, What::Plain);
+        self.push(req, What::Send);
         Ok(())
     }
 
-    /// Posts the receive of a piece of receive message `i`: `len` elements
-    /// at `offset` within its slot, from `peer`.
+    /// Posts the receive of the piece of receive message `i` at `offset`
+    /// within its slot, `len` elements from `peer`. Pieces of one message
+    /// are posted in order and never overlap.
     pub fn irecv_piece(
         &mut self,
         i: usize,
@@ -582,14 +610,15 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         tag: Tag,
     ) -> Result<(), RedistError> {
         let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
-        if offset.checked_add(len).is_none_or(|e| e > n) {
+        if offset < self.store.next_free[i] || offset.checked_add(len).is_none_or(|e| e > n) {
             return Err(RedistError::Internal(format!(
-                "piece {offset}+{len} outside message {i} of {n} elements"
+                "piece {offset}+{len} of message {i} ({n} elements) overlaps an earlier one or \
+                 leaves the message"
             )));
         }
         // SAFETY: inside slot `i` of the inbox, which the list borrows
-        // exclusively for 'b; the slot is not handed out until this
-        // request (and the slot's other pieces) completed.
+        // exclusively for 'b, and after every earlier piece of the slot;
+        // the piece is not handed out before its request completes.
         let ptr = unsafe { self.inbox.add(start + offset) };
         let peer = count(peer, "rank")?;
         let c = count(len, "message length")?;
@@ -608,8 +637,8 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         };
         check(code, "MPI_Irecv")?;
         self.store.outstanding[i] += 1;
-        self.store.posted[i] = true;
-        self.push(req, What::Piece(i));
+        self.store.next_free[i] = offset + len;
+        self.push(req, What::Piece { i, offset, len });
         Ok(())
     }
 
@@ -621,50 +650,48 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             .get_mut(i)
             .ok_or_else(|| no_slot("note", i))?;
         let ptr: *mut Note = slot;
-        let peer = count(peer, "rank")?;
-        let mut req = null_request();
         // SAFETY: the note lives in the store, borrowed by the list until
         // every request is complete; it is read only after completion.
-        let code = unsafe {
-            ffi::MPI_Irecv(
-                ptr.cast(),
-                32,
-                u8::equivalent_datatype().as_raw(),
-                peer,
-                tag,
-                self.comm,
-                &mut req,
-            )
-        };
-        check(code, "MPI_Irecv")?;
-        self.push(req, What::Note(i));
-        Ok(())
+        unsafe { self.post_recv(ptr.cast(), NOTE_BYTES, peer, tag, What::Note(i)) }
     }
 
-    /// Posts a receive of no data from `peer`: waits for a signal.
-    pub fn irecv_empty(&mut self, peer: usize, tag: Tag) -> Result<(), RedistError> {
+    /// Posts the receive of the word answering send message `i` from `peer`.
+    pub fn irecv_word(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let slot = self
+            .store
+            .words_in
+            .get_mut(i)
+            .ok_or_else(|| no_slot("word", i))?;
+        let ptr: *mut u64 = slot;
+        // SAFETY: as for notes.
+        unsafe { self.post_recv(ptr.cast(), WORD_BYTES, peer, tag, What::Word(i)) }
+    }
+
+    /// # Safety
+    /// `ptr` addresses `bytes` writable bytes in the store that are not
+    /// accessed until the request completes.
+    unsafe fn post_recv(
+        &mut self,
+        ptr: *mut std::ffi::c_void,
+        bytes: Count,
+        peer: usize,
+        tag: Tag,
+        what: What,
+    ) -> Result<(), RedistError> {
         let peer = count(peer, "rank")?;
         let mut req = null_request();
-        // SAFETY: a zero-element receive writes nothing.
-        let code = unsafe {
-            ffi::MPI_Irecv(
-                self.inbox.cast(),
-                0,
-                self.elem.raw(),
-                peer,
-                tag,
-                self.comm,
-                &mut req,
-            )
-        };
+        // SAFETY: the caller's contract.
+        let code =
+            unsafe { ffi::MPI_Irecv(ptr, bytes, byte_type(), peer, tag, self.comm, &mut req) };
         check(code, "MPI_Irecv")?;
-        self.push(req, What::Plain);
+        self.push(req, what);
         Ok(())
     }
 
     fn push(&mut self, req: ffi::MPI_Request, what: What) {
         self.store.raw.push(req);
         self.store.what.push(what);
+        self.store.done.push(false);
         self.pending += 1;
     }
 
@@ -687,38 +714,57 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             )
         };
         check(code, "MPI_Waitany")?;
-        // SAFETY: reads a constant of the MPI library.
-        let Ok(index) = usize::try_from(index) else {
+        let Ok(r) = usize::try_from(index) else {
             // MPI_UNDEFINED: nothing was pending after all.
             self.pending = 0;
             return Ok(None);
         };
         self.pending -= 1;
-        Ok(Some(match self.store.what[index] {
-            What::Piece(i) => {
+        self.store.done[r] = true;
+        Ok(Some(match self.store.what[r] {
+            What::Piece { i, .. } => {
                 self.store.outstanding[i] -= 1;
-                if self.store.outstanding[i] == 0 {
-                    Event::Message(i)
-                } else {
-                    Event::Other
+                Event::Piece {
+                    request: r,
+                    message: i,
+                    last: self.store.outstanding[i] == 0,
                 }
             }
             What::Note(i) => Event::Note(i),
-            What::Plain => Event::Other,
+            What::Word(i) => Event::Word(i),
+            What::Send => Event::Sent,
         }))
     }
 
-    /// Receive message `i`, once every piece of it has arrived.
+    /// The piece request `request` received, once it has arrived, with its
+    /// offset within its message.
+    pub fn received(&self, request: usize) -> Result<(usize, &[T]), RedistError> {
+        match (self.store.what.get(request), self.store.done.get(request)) {
+            (Some(&What::Piece { i, offset, len }), Some(true)) => {
+                let start = self.slots[i].0 + offset;
+                // SAFETY: inside slot `i` of the exclusively borrowed inbox
+                // (checked when posted); the piece's receive has completed
+                // and no other piece overlaps it.
+                let piece = unsafe { std::slice::from_raw_parts(self.inbox.add(start), len) };
+                Ok((offset, piece))
+            }
+            _ => Err(RedistError::Internal(format!(
+                "request {request} is not an arrived piece"
+            ))),
+        }
+    }
+
+    /// Receive message `i` whole, once every piece of it has arrived.
     pub fn message(&self, i: usize) -> Result<&[T], RedistError> {
         let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
-        if !self.store.posted[i] || self.store.outstanding[i] != 0 {
+        if self.store.next_free[i] != n || self.store.outstanding[i] != 0 {
             return Err(RedistError::Internal(format!(
                 "message {i} read before it arrived"
             )));
         }
         // SAFETY: inside the exclusively borrowed inbox; every receive into
-        // this slot has completed, and new ones need `&mut self`, which the
-        // returned borrow excludes.
+        // this slot has completed, and new ones could only start after its
+        // end.
         Ok(unsafe { std::slice::from_raw_parts(self.inbox.add(start), n) })
     }
 
@@ -726,6 +772,20 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     pub fn note(&self, i: usize) -> Note {
         self.store.notes_in.get(i).copied().unwrap_or_default()
     }
+
+    /// The word answering send message `i` (meaningful once it has arrived).
+    pub fn word(&self, i: usize) -> u64 {
+        self.store.words_in.get(i).copied().unwrap_or_default()
+    }
+}
+
+/// Bytes of a note and of a word on the wire.
+const NOTE_BYTES: Count = 32;
+const WORD_BYTES: Count = 8;
+
+/// `MPI_BYTE`.
+fn byte_type() -> ffi::MPI_Datatype {
+    u8::equivalent_datatype().as_raw()
 }
 
 fn no_slot(what: &str, i: usize) -> RedistError {

@@ -9,15 +9,17 @@
 //! exchange of a contiguous buffer.
 //!
 //! Per execution, the sender sends a note — whether its source is shared and
-//! how to map it — and, if it is, waits for the receiver's "done" before
-//! returning, so its array is not written while being read. The receiver
-//! keeps the last few mappings, keyed by the sender's rank and storage id
-//! (never reused), so repeated executions on the same arrays map nothing.
+//! how to map it — and, if it is, waits for the receiver's answer before
+//! returning, so its array is not written while being read (the protocol is
+//! in `asynchronous.rs`). The receiver keeps one mapping per peer, keyed by
+//! the sender's storage id (never reused), so repeated executions on the
+//! same arrays map nothing.
 
 use super::program::RankProgram;
 use dist_array::{ReadMapping, SharedStorage};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use std::collections::HashMap;
 
 /// Which messages of `async` may be read straight from the sender's shared
 /// source storage: those between ranks of one node, when every rank can map
@@ -79,6 +81,13 @@ impl NodeDirect {
     }
 }
 
+/// Whether the environment variable `NDCYCLIC_FAULTS` (a comma-separated
+/// list) names `what`: a way for tests to make this rank's next mappings
+/// fail as a full file table or a security policy would.
+fn fault_injected(what: &str) -> bool {
+    std::env::var("NDCYCLIC_FAULTS").is_ok_and(|v| v.split(',').any(|f| f.trim() == what))
+}
+
 /// A non-negative integer as one word of a note.
 fn word<I: TryInto<u64>>(x: I) -> u64 {
     x.try_into().unwrap_or(u64::MAX)
@@ -105,9 +114,6 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// Mappings of other ranks' storage kept per redistribution.
-const CACHED_MAPPINGS: usize = 4;
-
 /// The node of every rank of `comm`, as the smallest rank on that node.
 /// Collective over `comm`.
 pub(crate) fn nodes(comm: &SimpleCommunicator) -> Vec<usize> {
@@ -119,30 +125,35 @@ pub(crate) fn nodes(comm: &SimpleCommunicator) -> Vec<usize> {
     all.into_iter().map(|r| r as usize).collect()
 }
 
-/// The last few mappings of other ranks' storage, by (rank, storage id).
+/// The mapping of each peer's storage this rank reads, one per peer:
+/// repeated executions on the same arrays map nothing, and a peer's new
+/// array replaces its old mapping (storage ids are never reused).
 #[derive(Debug, Default)]
 pub(crate) struct PeerCache {
-    entries: Vec<(usize, u64, ReadMapping)>,
+    entries: HashMap<usize, (u64, ReadMapping)>,
 }
 
 impl PeerCache {
     /// The mapping of `s`, owned by `rank`, mapped now if not cached.
     pub fn get(&mut self, rank: usize, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
-        let at = match self
-            .entries
-            .iter()
-            .position(|e| e.0 == rank && e.1 == s.id && e.2.bytes() == s.bytes)
-        {
-            Some(at) => at,
-            None => {
-                if self.entries.len() == CACHED_MAPPINGS {
-                    self.entries.remove(0);
-                }
-                self.entries.push((rank, s.id, s.map_read_only()?));
-                self.entries.len() - 1
-            }
-        };
-        Ok(&self.entries[at].2)
+        if fault_injected("map") {
+            return Err(std::io::Error::other(
+                "mapping refused (NDCYCLIC_FAULTS=map)",
+            ));
+        }
+        let fresh = !matches!(self.entries.get(&rank), Some((id, m)) if *id == s.id && m.bytes() == s.bytes);
+        if fresh {
+            // Unmap the old one first: the peer has moved on from it.
+            self.entries.remove(&rank);
+            self.entries.insert(rank, (s.id, s.map_read_only()?));
+        }
+        Ok(&self.entries[&rank].1)
+    }
+
+    /// Mappings held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -184,4 +195,32 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
     // The probe lives until every rank has read its peers'.
     drop(probe);
     every == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_mapping_per_peer_replaced_by_a_new_storage() {
+        let probes: Vec<_> = (0..6)
+            .map(|v| dist_array::storage::probe(v).unwrap())
+            .collect();
+        let mut cache = PeerCache::default();
+        // Six peers, each mapped once and kept: no eviction however many.
+        for _ in 0..3 {
+            for (peer, p) in probes.iter().enumerate() {
+                let m = cache.get(peer, &p.info()).unwrap();
+                // SAFETY: the probe holds one u64, not written after creation.
+                assert_eq!(unsafe { m.slice::<u64>() }[0], peer as u64);
+            }
+        }
+        assert_eq!(cache.len(), 6);
+        // Peer 2 moves to a new storage: its entry is replaced.
+        let newer = dist_array::storage::probe(42).unwrap();
+        let m = cache.get(2, &newer.info()).unwrap();
+        // SAFETY: as above.
+        assert_eq!(unsafe { m.slice::<u64>() }[0], 42);
+        assert_eq!(cache.len(), 6);
+    }
 }

@@ -66,9 +66,10 @@ impl Line {
 
     /// Elements `x0..x1` of the line (counted stretch after stretch) as at
     /// most three lines, with the position of each within the line.
-    fn clip(&self, x0: usize, x1: usize, f: &mut impl FnMut(usize, Line)) {
+    /// `f` returns whether to go on; so does `clip`.
+    fn clip(&self, x0: usize, x1: usize, f: &mut impl FnMut(usize, Line) -> bool) -> bool {
         if x0 >= x1 {
-            return;
+            return true;
         }
         let (i0, j0) = (x0 / self.len, x0 % self.len);
         let (i1, j1) = (x1 / self.len, x1 % self.len);
@@ -77,15 +78,15 @@ impl Line {
         }
         let mut first = i0;
         if j0 > 0 {
-            f(x0, self.part(i0, 1, j0, self.len));
+            if !f(x0, self.part(i0, 1, j0, self.len)) {
+                return false;
+            }
             first += 1;
         }
-        if i1 > first {
-            f(first * self.len, self.part(first, i1 - first, 0, self.len));
+        if i1 > first && !f(first * self.len, self.part(first, i1 - first, 0, self.len)) {
+            return false;
         }
-        if j1 > 0 {
-            f(i1 * self.len, self.part(i1, 1, 0, j1));
-        }
+        j1 == 0 || f(i1 * self.len, self.part(i1, 1, 0, j1))
     }
 
     /// Whether `next` continues this single stretch on both sides.
@@ -127,21 +128,22 @@ fn normalise(lines: Vec<Line>) -> Vec<Line> {
 }
 
 /// Calls `f` with the part of line `l`, which starts at element `pos`,
-/// inside `u0..u1`; returns the position after the line.
+/// inside `u0..u1`; returns the position after the line, or `None` when `f`
+/// asked to stop.
 fn clip_line(
     pos: usize,
     l: Line,
     u0: usize,
     u1: usize,
-    f: &mut impl FnMut(usize, Piece<'_>),
-) -> usize {
+    f: &mut impl FnMut(usize, Piece<'_>) -> bool,
+) -> Option<usize> {
     let n = l.elements();
-    if pos + n > u0 && pos < u1 {
-        l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
+    let go_on = pos + n <= u0
+        || pos >= u1
+        || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
             f(pos + x, Piece::Line(part))
         });
-    }
-    pos + n
+    go_on.then_some(pos + n)
 }
 
 /// A stretch of a dimension handed to a copy: one line, or one whole
@@ -150,16 +152,22 @@ fn clip_line(
 pub(crate) enum Piece<'a> {
     /// A line, offsets absolute.
     Line(Line),
-    /// A whole period: element `e` of it is at `src + offsets.src[e]` on
-    /// the source rank and `dst + offsets.dst[e]` on the target rank.
+    /// Whole periods: element `e` of period `k` is at `src + k·src_stride +
+    /// offsets.src[e]` on the source rank, likewise on the target rank.
     Period(Period<'a>),
 }
 
-/// One whole period of short stretches.
+/// Whole periods of short stretches, one after another.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Period<'a> {
+    /// Local offsets of the first period.
     src: usize,
     dst: usize,
+    /// Periods.
+    repeat: usize,
+    /// Local offsets advance per period.
+    src_stride: usize,
+    dst_stride: usize,
     offsets: &'a Offsets,
 }
 
@@ -180,7 +188,7 @@ pub(crate) struct Offsets {
 const OFFSETS_MAX: usize = 1 << 16;
 
 /// Average stretch length below which a period is copied by offsets.
-const SHORT_STRETCH: usize = 16;
+const SHORT_STRETCH: usize = 8;
 
 /// The program of one dimension of one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,52 +336,74 @@ impl AxisProgram {
     /// Calls `f(position, line)` for the lines covering the elements
     /// `u0..u1` of this dimension, in order; `position` counts elements
     /// from the start of the dimension.
-    fn lines(&self, u0: usize, u1: usize, f: &mut impl FnMut(usize, Line)) {
+    /// `f` returns whether to go on; so does `lines`.
+    fn lines(&self, u0: usize, u1: usize, f: &mut impl FnMut(usize, Line) -> bool) -> bool {
         self.pieces(u0, u1, false, &mut |pos, piece| match piece {
             Piece::Line(l) => f(pos, l),
             // Not asked for; expanded all the same.
             Piece::Period(p) => {
                 let mut at = pos;
-                for l in &self.body {
-                    f(at, l.shifted(p.src, p.dst));
-                    at += l.elements();
+                for k in 0..p.repeat {
+                    let (src, dst) = (p.src + k * p.src_stride, p.dst + k * p.dst_stride);
+                    for l in &self.body {
+                        if !f(at, l.shifted(src, dst)) {
+                            return false;
+                        }
+                        at += l.elements();
+                    }
                 }
+                true
             }
-        });
+        })
     }
 
     /// Like [`lines`](Self::lines), but whole periods of a body of short
     /// stretches come as one [`Piece::Period`] when `periods` allows it.
-    fn pieces(&self, u0: usize, u1: usize, periods: bool, f: &mut impl FnMut(usize, Piece<'_>)) {
+    fn pieces(
+        &self,
+        u0: usize,
+        u1: usize,
+        periods: bool,
+        f: &mut impl FnMut(usize, Piece<'_>) -> bool,
+    ) -> bool {
         let u1 = u1.min(self.len);
         if u0 >= u1 {
-            return;
+            return true;
         }
         let body_total = self.periods * self.per_period;
         if u0 < body_total {
-            let mut k = u0 / self.per_period;
-            while k < self.periods && k * self.per_period < u1 {
-                let start = k * self.per_period;
-                let (src, dst) = (k * self.src_stride, k * self.dst_stride);
-                match &self.offsets {
-                    Some(o) if periods && start >= u0 && start + self.per_period <= u1 => {
-                        f(
-                            start,
-                            Piece::Period(Period {
-                                src,
-                                dst,
-                                offsets: o,
-                            }),
-                        );
+            let e = self.per_period;
+            // Periods lying whole inside u0..u1 go as one piece when asked.
+            let (whole_from, whole_to) = match &self.offsets {
+                Some(_) if periods => (u0.div_ceil(e), (u1 / e).min(self.periods)),
+                _ => (0, 0),
+            };
+            let mut k = u0 / e;
+            while k < self.periods && k * e < u1 {
+                if k == whole_from && whole_from < whole_to {
+                    let period = Period {
+                        src: k * self.src_stride,
+                        dst: k * self.dst_stride,
+                        repeat: whole_to - whole_from,
+                        src_stride: self.src_stride,
+                        dst_stride: self.dst_stride,
+                        offsets: self.offsets.as_ref().expect("offsets checked above"),
+                    };
+                    if !f(k * e, Piece::Period(period)) {
+                        return false;
                     }
-                    _ => {
-                        let mut pos = start;
-                        for l in &self.body {
-                            pos = clip_line(pos, l.shifted(src, dst), u0, u1, f);
-                            if pos >= u1 {
-                                break;
-                            }
-                        }
+                    k = whole_to;
+                    continue;
+                }
+                let (src, dst) = (k * self.src_stride, k * self.dst_stride);
+                let mut pos = k * e;
+                for l in &self.body {
+                    let Some(next) = clip_line(pos, l.shifted(src, dst), u0, u1, f) else {
+                        return false;
+                    };
+                    pos = next;
+                    if pos >= u1 {
+                        break;
                     }
                 }
                 k += 1;
@@ -384,8 +414,12 @@ impl AxisProgram {
             if pos >= u1 {
                 break;
             }
-            pos = clip_line(pos, *l, u0, u1, f);
+            let Some(next) = clip_line(pos, *l, u0, u1, f) else {
+                return false;
+            };
+            pos = next;
         }
+        true
     }
 
     /// One past the largest local index touched on each side.
@@ -395,6 +429,7 @@ impl AxisProgram {
             let last = |start: usize, step: usize| start + (l.count - 1) * step + l.len;
             ends.0 = ends.0.max(last(l.src, l.src_step));
             ends.1 = ends.1.max(last(l.dst, l.dst_step));
+            true
         });
         ends
     }
@@ -509,19 +544,16 @@ impl Transfer {
     /// Calls `f` with every copy of the message between `sides` over the
     /// outermost indices `u0..u1`, offsets in elements of local storage or
     /// buffer; whole periods of short stretches come as index tables when
-    /// `periods` allows it.
+    /// `periods` allows it. `f` returns whether to go on; so does `walk`.
     fn walk(
         &self,
         sides: Sides,
         u0: usize,
         u1: usize,
         periods: bool,
-        f: &mut impl FnMut(Move<'_>),
-    ) {
-        if self.len == 0 {
-            return;
-        }
-        self.walk_dim(sides, 0, u0, u1, (0, 0, 0), periods, f);
+        f: &mut impl FnMut(Move<'_>) -> bool,
+    ) -> bool {
+        self.len == 0 || self.walk_dim(sides, 0, u0, u1, (0, 0, 0), periods, f)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -533,15 +565,15 @@ impl Transfer {
         u1: usize,
         base: (usize, usize, usize),
         periods: bool,
-        f: &mut impl FnMut(Move<'_>),
-    ) {
+        f: &mut impl FnMut(Move<'_>) -> bool,
+    ) -> bool {
         let (ss, ds, bs) = (
             self.src_strides[d],
             self.dst_strides[d],
             self.buf_strides[d],
         );
         if d + 1 == self.axes.len() {
-            self.axes[d].pieces(u0, u1, periods, &mut |pos, piece| match piece {
+            return self.axes[d].pieces(u0, u1, periods, &mut |pos, piece| match piece {
                 Piece::Line(l) => {
                     let src = (base.0 + l.src * ss, l.src_step * ss, ss);
                     let dst = (base.1 + l.dst * ds, l.dst_step * ds, ds);
@@ -560,13 +592,26 @@ impl Transfer {
                         to_stride: to.2,
                         len: l.len,
                         count: l.count,
-                    }));
+                    }))
                 }
                 Piece::Period(p) => {
                     let o = p.offsets;
-                    let src = (base.0 + p.src * ss, Some(&o.src[..]), o.src_span, ss);
-                    let dst = (base.1 + p.dst * ds, Some(&o.dst[..]), o.dst_span, ds);
-                    let buf = (base.2 + pos * bs, None, 0, bs);
+                    let n = o.src.len();
+                    let src = (
+                        base.0 + p.src * ss,
+                        Some(&o.src[..]),
+                        o.src_span,
+                        ss,
+                        p.src_stride * ss,
+                    );
+                    let dst = (
+                        base.1 + p.dst * ds,
+                        Some(&o.dst[..]),
+                        o.dst_span,
+                        ds,
+                        p.dst_stride * ds,
+                    );
+                    let buf = (base.2 + pos * bs, None, 0, bs, n * bs);
                     let (from, to) = match sides {
                         Sides::Pack => (src, buf),
                         Sides::Unpack => (buf, dst),
@@ -581,11 +626,13 @@ impl Transfer {
                         to_index: to.1,
                         to_span: to.2,
                         to_stride: to.3,
-                        n: o.src.len(),
-                    }));
+                        n,
+                        repeat: p.repeat,
+                        from_period: from.4,
+                        to_period: to.4,
+                    }))
                 }
             });
-            return;
         }
         let inner = self.axes[d + 1].len();
         self.axes[d].lines(u0, u1, &mut |pos, l| {
@@ -596,21 +643,34 @@ impl Transfer {
                         base.1 + (l.dst + i * l.dst_step + j) * ds,
                         base.2 + (pos + i * l.len + j) * bs,
                     );
-                    self.walk_dim(sides, d + 1, 0, inner, b, periods, f);
+                    if !self.walk_dim(sides, d + 1, 0, inner, b, periods, f) {
+                        return false;
+                    }
                 }
             }
-        });
+            true
+        })
     }
 
-    /// Runs `sides` over every unit of work, in parallel when there are
-    /// several, writing through `out`.
-    fn run<T: Copy + Send + Sync>(&self, sides: Sides, from: &[T], out: &Out<T>) {
-        let outer = self.axes.first().map_or(0, AxisProgram::len);
-        let units = units(self.len, outer, self.unit_elements);
+    /// Runs `sides` over the outermost indices `u0..u1`, cut into units of
+    /// work run in parallel when there are several, writing through `out`;
+    /// buffer offsets are taken relative to `buf_start`.
+    fn run<T: Copy + Send + Sync>(
+        &self,
+        sides: Sides,
+        from: &[T],
+        out: &Out<T>,
+        (u0, u1): (usize, usize),
+        buf_start: usize,
+    ) {
+        let outer = u1.saturating_sub(u0);
+        let units = units(outer * self.outer_stride(), outer, self.unit_elements);
         let unit = |k: usize| {
-            let cut = |k: usize| (k as u128 * outer as u128 / units as u128) as usize;
-            let (u0, u1) = (cut(k), cut(k + 1));
-            self.walk(sides, u0, u1, true, &mut |m| out.apply(from, &m));
+            let cut = |k: usize| u0 + (k as u128 * outer as u128 / units as u128) as usize;
+            self.walk(sides, cut(k), cut(k + 1), true, &mut |m| {
+                out.apply(from, &rebase(m, sides, buf_start));
+                true
+            });
         };
         if units > 1 {
             (0..units).into_par_iter().for_each(unit);
@@ -619,22 +679,59 @@ impl Transfer {
         }
     }
 
+    /// Elements per index of the outermost loop dimension: a piece of the
+    /// packed message made of whole multiples of it packs and unpacks on
+    /// its own.
+    pub fn outer_stride(&self) -> usize {
+        self.buf_strides.first().copied().unwrap_or(1).max(1)
+    }
+
+    /// The outermost indices of the packed elements `start..start + n`,
+    /// which must cover whole outermost indices (or end with the message).
+    fn outer_range(&self, start: usize, n: usize) -> (usize, usize) {
+        let stride = self.outer_stride();
+        assert!(
+            start % stride == 0
+                && (n % stride == 0 || start + n == self.len)
+                && start + n <= self.len,
+            "a piece {start}+{n} of whole outer indices of {stride} elements in a message of {}",
+            self.len
+        );
+        (start / stride, (start + n).div_ceil(stride))
+    }
+
     /// Gathers the message from the source local storage into `buf`
     /// (exactly `self.len` elements long).
     pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {
         assert_eq!(buf.len(), self.len, "pack buffer of the message's length");
-        self.run(Sides::Pack, src, &Out::new(buf));
+        self.pack_piece(0, src, buf);
+    }
+
+    /// Gathers the packed elements `start..start + buf.len()` of the
+    /// message, which cover whole outermost indices, into `buf`.
+    pub fn pack_piece<T: Copy + Send + Sync>(&self, start: usize, src: &[T], buf: &mut [T]) {
+        let range = self.outer_range(start, buf.len());
+        self.run(Sides::Pack, src, &Out::new(buf), range, start);
     }
 
     /// Scatters `buf` (the packed message) into the target local storage.
     pub fn unpack<T: Copy + Send + Sync>(&self, buf: &[T], dst: &mut [T]) {
         assert_eq!(buf.len(), self.len, "unpack buffer of the message's length");
-        self.run(Sides::Unpack, buf, &Out::new(dst));
+        self.unpack_piece(0, buf, dst);
+    }
+
+    /// Scatters the packed elements `start..start + buf.len()` of the
+    /// message, which cover whole outermost indices, into the target local
+    /// storage.
+    pub fn unpack_piece<T: Copy + Send + Sync>(&self, start: usize, buf: &[T], dst: &mut [T]) {
+        let range = self.outer_range(start, buf.len());
+        self.run(Sides::Unpack, buf, &Out::new(dst), range, start);
     }
 
     /// Copies the message straight from source to target local storage.
     pub fn copy_local<T: Copy + Send + Sync>(&self, src: &[T], dst: &mut [T]) {
-        self.run(Sides::Direct, src, &Out::new(dst));
+        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        self.run(Sides::Direct, src, &Out::new(dst), (0, outer), 0);
     }
 
     /// The contiguous runs of the message in its source (`source == true`)
@@ -643,6 +740,21 @@ impl Transfer {
     /// contiguous along the innermost loop dimension or has more than
     /// `max_runs` runs. Costs O(`max_runs`) at most.
     pub fn runs(&self, source: bool, max_runs: usize) -> Option<Vec<(usize, usize)>> {
+        let mut runs = Vec::new();
+        self.each_run(source, max_runs, |off, len| runs.push((off, len)))?;
+        Some(runs)
+    }
+
+    /// Calls `f(offset, length)` for each run [`runs`](Self::runs) would
+    /// list, without storing them; returns how many, or `None` (having
+    /// called `f` for the first `max_runs` at most) when [`runs`](Self::runs)
+    /// would.
+    pub fn each_run(
+        &self,
+        source: bool,
+        max_runs: usize,
+        mut f: impl FnMut(usize, usize),
+    ) -> Option<usize> {
         let inner = *if source {
             &self.src_strides
         } else {
@@ -652,7 +764,8 @@ impl Transfer {
         if inner != 1 || self.len == 0 {
             return None;
         }
-        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut pending: Option<(usize, usize)> = None;
+        let mut emitted = 0;
         let mut ok = true;
         let outer = self.axes[0].len();
         self.walk(
@@ -663,7 +776,7 @@ impl Transfer {
             &mut |m| {
                 let Move::Line(m) = m else {
                     ok = false;
-                    return;
+                    return false;
                 };
                 let (start, step) = if source {
                     (m.from, m.from_step)
@@ -671,20 +784,59 @@ impl Transfer {
                     (m.to, m.to_step)
                 };
                 for i in 0..m.count {
-                    if !ok {
-                        return;
-                    }
                     let off = start + i * step;
-                    let full = runs.len() == max_runs;
-                    match runs.last_mut() {
-                        Some(last) if last.0 + last.1 == off => last.1 += m.len,
-                        _ if full => ok = false,
-                        _ => runs.push((off, m.len)),
+                    match &mut pending {
+                        Some(run) if run.0 + run.1 == off => run.1 += m.len,
+                        _ => {
+                            if let Some((o, n)) = pending.take() {
+                                if emitted == max_runs {
+                                    ok = false;
+                                    return false;
+                                }
+                                f(o, n);
+                                emitted += 1;
+                            }
+                            pending = Some((off, m.len));
+                        }
                     }
                 }
+                true
             },
         );
-        ok.then_some(runs)
+        if let Some((o, n)) = pending.filter(|_| ok) {
+            if emitted == max_runs {
+                return None;
+            }
+            f(o, n);
+            emitted += 1;
+        }
+        ok.then_some(emitted)
+    }
+}
+
+/// `m` with its buffer side's offsets taken relative to `buf_start`.
+fn rebase(m: Move<'_>, sides: Sides, buf_start: usize) -> Move<'_> {
+    if buf_start == 0 {
+        return m;
+    }
+    match (m, sides) {
+        (Move::Line(mut l), Sides::Pack) => {
+            l.to -= buf_start;
+            Move::Line(l)
+        }
+        (Move::Line(mut l), Sides::Unpack) => {
+            l.from -= buf_start;
+            Move::Line(l)
+        }
+        (Move::Indexed(mut x), Sides::Pack) => {
+            x.to -= buf_start;
+            Move::Indexed(x)
+        }
+        (Move::Indexed(mut x), Sides::Unpack) => {
+            x.from -= buf_start;
+            Move::Indexed(x)
+        }
+        (m, Sides::Direct) => m,
     }
 }
 

@@ -21,20 +21,34 @@ use crate::{Options, RedistError, Strategy};
 /// Most runs a message may be split into for direct sends.
 const SOURCE_RUNS_MAX: usize = 4096;
 
+/// Bytes per piece of a packed `async` message: pieces are packed, sent,
+/// received and unpacked one after another, so packing, transfer and
+/// unpacking overlap.
+pub(crate) const PIPELINE_BYTES: usize = 1 << 18;
+
 /// How a message leaves its sender.
 pub(crate) enum Send {
-    /// Packed into the strategy's send buffer, sent in chunks.
-    Packed,
+    /// Packed into the strategy's send buffer, sent in chunks; in `async`
+    /// each chunk leaves as soon as it is packed.
+    Packed(Pieces),
     /// One instance of a derived datatype over source storage.
     Typed(Datatype),
-    /// One MPI message per run `(offset, len)` of source storage.
-    SourceRuns(Vec<(usize, usize)>),
+    /// One MPI message per contiguous run of source storage (runs longer
+    /// than `max` elements in pieces of `max`), computed as it is sent.
+    SourceRuns {
+        /// Longest piece.
+        max: usize,
+    },
 }
 
 /// How a message arrives at its receiver.
 pub(crate) struct Recv {
     /// How the sender cut it into MPI messages.
     pub pieces: Pieces,
+    /// Whether each piece covers whole outermost indices of the message,
+    /// so it can be unpacked on arrival (else the message is unpacked once
+    /// whole).
+    pub unpack_pieces: bool,
     /// A derived datatype over target storage, if it is received directly
     /// (only when it comes as one MPI message, never in `async`).
     pub typed: Option<Datatype>,
@@ -43,63 +57,75 @@ pub(crate) struct Recv {
 /// How a message is cut into MPI messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Pieces {
-    /// Chunks of at most `max_message_elements` elements.
-    Chunks,
-    /// One message.
-    Whole,
-    /// One message per source run, of these lengths.
-    Runs(Vec<usize>),
+    /// Chunks of this many elements (the last one shorter).
+    Chunks(usize),
+    /// One message per contiguous run of the source storage, runs longer
+    /// than `max` elements in pieces of `max`.
+    SourceRuns {
+        /// Longest piece.
+        max: usize,
+    },
 }
 
 impl Pieces {
-    /// The pieces of a message of `len` elements as (offset within the
-    /// message, length), in the order they are sent.
-    pub fn of(&self, len: usize, max: usize) -> PieceIter<'_> {
-        match self {
-            Pieces::Chunks => PieceIter::chunks(len, max),
-            Pieces::Whole => PieceIter::whole(len),
-            Pieces::Runs(r) => PieceIter {
-                len,
-                max,
-                next: 0,
-                chunks: 0,
-                runs: r.iter(),
-            },
+    /// Calls `f(offset within the message, length, source offset)` for
+    /// each piece of message `t`, in the order they are sent; the source
+    /// offset is that of the piece in source storage for source runs, 0
+    /// for chunks. Stops at the first error.
+    pub fn each<E>(
+        &self,
+        t: &Transfer,
+        mut f: impl FnMut(usize, usize, usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match *self {
+            Pieces::Chunks(size) => {
+                for (o, n) in PieceIter::chunks(t.len, size) {
+                    f(o, n, 0)?;
+                }
+                Ok(())
+            }
+            Pieces::SourceRuns { max } => {
+                let mut at = 0;
+                let mut result = Ok(());
+                t.each_run(true, usize::MAX, |off, len| {
+                    for (o, n) in PieceIter::chunks(len, max) {
+                        if result.is_ok() {
+                            result = f(at + o, n, off + o);
+                        }
+                    }
+                    at += len;
+                });
+                result
+            }
         }
     }
 
-    /// Number of MPI messages for a message of `len` elements.
-    pub fn count(&self, len: usize, max: usize) -> usize {
+    /// Whether every piece of `t` covers whole outermost indices, so that
+    /// it packs and unpacks on its own.
+    pub fn aligned(&self, t: &Transfer) -> bool {
         match self {
-            Pieces::Chunks => len.div_ceil(max),
-            Pieces::Whole => 1,
-            Pieces::Runs(r) => r.len(),
+            Pieces::Chunks(size) => size % t.outer_stride() == 0,
+            Pieces::SourceRuns { .. } => false,
         }
     }
 }
 
-/// The pieces of one message: (offset within the message, length).
+/// The chunks of one message: (offset within the message, length).
 #[derive(Debug, Clone)]
-pub(crate) struct PieceIter<'a> {
+pub(crate) struct PieceIter {
     len: usize,
-    max: usize,
+    size: usize,
     /// Offset of the next piece.
     next: usize,
-    /// Chunks still to come (chunked messages).
-    chunks: usize,
-    /// Run lengths still to come (messages cut by source runs).
-    runs: std::slice::Iter<'a, usize>,
 }
 
-impl PieceIter<'static> {
-    /// Chunks of at most `max` elements.
-    pub fn chunks(len: usize, max: usize) -> Self {
+impl PieceIter {
+    /// Chunks of at most `size` elements.
+    pub fn chunks(len: usize, size: usize) -> Self {
         PieceIter {
             len,
-            max,
+            size: size.max(1),
             next: 0,
-            chunks: len.div_ceil(max),
-            runs: [].iter(),
         }
     }
 
@@ -107,24 +133,20 @@ impl PieceIter<'static> {
     pub fn whole(len: usize) -> Self {
         PieceIter {
             len,
-            max: len.max(1),
+            size: len.max(1),
             next: 0,
-            chunks: 1,
-            runs: [].iter(),
         }
     }
 }
 
-impl Iterator for PieceIter<'_> {
+impl Iterator for PieceIter {
     type Item = (usize, usize);
 
     fn next(&mut self) -> Option<(usize, usize)> {
-        let n = if self.chunks > 0 {
-            self.chunks -= 1;
-            (self.len - self.next).min(self.max)
-        } else {
-            *self.runs.next()?
-        };
+        if self.next >= self.len {
+            return None;
+        }
+        let n = (self.len - self.next).min(self.size);
         self.next += n;
         Some((self.next - n, n))
     }
@@ -156,22 +178,35 @@ impl Routes {
             .recvs
             .iter()
             .map(|t| {
-                let pieces = match send_route_kind(t, options, strategy) {
-                    Kind::Typed => Pieces::Whole,
-                    Kind::SourceRuns(runs) => Pieces::Runs(runs.iter().map(|r| r.1).collect()),
-                    Kind::Packed => Pieces::Chunks,
+                let pieces = match send_route_kind(t, options, strategy, elem.bytes()) {
+                    Kind::Typed => Pieces::Chunks(t.len),
+                    Kind::SourceRuns => Pieces::SourceRuns {
+                        max: options.max_message_elements,
+                    },
+                    Kind::Packed(p) => p,
                 };
-                let one_message = pieces.count(t.len, options.max_message_elements) == 1;
+                let one_message = matches!(pieces, Pieces::Chunks(size) if size >= t.len);
                 let typed = match typed_runs(t, false, options) {
                     Some(runs) if one_message && strategy != Strategy::Async => {
                         Some(Datatype::runs(&runs, elem)?)
                     }
                     _ => None,
                 };
-                Ok(Recv { pieces, typed })
+                let unpack_pieces = pieces.aligned(t);
+                Ok(Recv {
+                    pieces,
+                    typed,
+                    unpack_pieces,
+                })
             })
             .collect::<Result<_, RedistError>>()?;
         Ok(Routes { send, recv })
+    }
+
+    /// Bytes these routes hold on the heap (datatypes aside, which MPI holds).
+    pub fn heap_bytes(&self) -> usize {
+        self.send.capacity() * std::mem::size_of::<Send>()
+            + self.recv.capacity() * std::mem::size_of::<Recv>()
     }
 
     /// Whether every message of this rank is described by datatypes on
@@ -184,18 +219,37 @@ impl Routes {
 
 /// The sender's choice, without building its datatype.
 enum Kind {
-    Packed,
+    Packed(Pieces),
     Typed,
-    SourceRuns(Vec<(usize, usize)>),
+    SourceRuns,
 }
 
-fn send_route_kind(t: &Transfer, options: &Options, strategy: Strategy) -> Kind {
+fn send_route_kind(t: &Transfer, options: &Options, strategy: Strategy, elem_bytes: usize) -> Kind {
     if typed_runs(t, true, options).is_some() {
         Kind::Typed
-    } else if let (Strategy::Async, Some(runs)) = (strategy, source_runs(t, options)) {
-        Kind::SourceRuns(runs)
+    } else if strategy == Strategy::Async && source_runs(t, options) {
+        Kind::SourceRuns
     } else {
-        Kind::Packed
+        Kind::Packed(packed_pieces(t, options, strategy, elem_bytes))
+    }
+}
+
+/// How a packed message is cut: for `async`, into pieces of about
+/// [`PIPELINE_BYTES`] that cover whole outermost indices (so each can be
+/// packed, sent and unpacked on its own); otherwise, and where one
+/// outermost index holds more than one MPI message, into chunks of at most
+/// `max_message_elements`.
+fn packed_pieces(t: &Transfer, options: &Options, strategy: Strategy, elem_bytes: usize) -> Pieces {
+    let max = options.max_message_elements;
+    if strategy != Strategy::Async {
+        return Pieces::Chunks(max);
+    }
+    let stride = t.outer_stride();
+    let per_piece = (PIPELINE_BYTES / elem_bytes.max(1) / stride).max(1) * stride;
+    if per_piece <= max {
+        Pieces::Chunks(per_piece)
+    } else {
+        Pieces::Chunks(max)
     }
 }
 
@@ -205,9 +259,11 @@ fn send_route(
     strategy: Strategy,
     elem: &Datatype,
 ) -> Result<Send, RedistError> {
-    Ok(match send_route_kind(t, options, strategy) {
-        Kind::Packed => Send::Packed,
-        Kind::SourceRuns(runs) => Send::SourceRuns(runs),
+    Ok(match send_route_kind(t, options, strategy, elem.bytes()) {
+        Kind::Packed(p) => Send::Packed(p),
+        Kind::SourceRuns => Send::SourceRuns {
+            max: options.max_message_elements,
+        },
         Kind::Typed => {
             let runs = typed_runs(t, true, options).unwrap_or_default();
             Send::Typed(Datatype::runs(&runs, elem)?)
@@ -228,23 +284,19 @@ fn typed_runs(t: &Transfer, source: bool, options: &Options) -> Option<Vec<(usiz
     t.runs(source, (t.len / options.datatype_min_run.max(1)).max(1))
 }
 
-/// The source runs of `t` if it is sent run by run straight from source
-/// storage: runs long enough on average, not too many of them; runs longer
-/// than one MPI message are sent in pieces.
-fn source_runs(t: &Transfer, options: &Options) -> Option<Vec<(usize, usize)>> {
+/// Whether `t` is sent run by run straight from source storage: its
+/// source runs long enough on average, not too many pieces (runs longer
+/// than one MPI message count as several). Costs O(`SOURCE_RUNS_MAX`) at
+/// most; the runs are not kept but walked again when sent.
+fn source_runs(t: &Transfer, options: &Options) -> bool {
     if options.direct_min_run == usize::MAX {
-        return None;
+        return false;
     }
     let cap = (t.len / options.direct_min_run.max(1)).clamp(1, SOURCE_RUNS_MAX);
-    let runs = t.runs(true, cap)?;
     let max = options.max_message_elements;
-    let pieces: Vec<(usize, usize)> = runs
-        .iter()
-        .flat_map(|&(off, len)| {
-            (0..len.div_ceil(max)).map(move |k| (off + k * max, (len - k * max).min(max)))
-        })
-        .collect();
-    (!pieces.is_empty() && pieces.len() <= SOURCE_RUNS_MAX).then_some(pieces)
+    let mut pieces = 0;
+    let runs = t.each_run(true, cap, |_, len| pieces += len.div_ceil(max));
+    runs.is_some_and(|n| n > 0) && pieces <= SOURCE_RUNS_MAX
 }
 
 #[cfg(test)]
@@ -252,18 +304,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_cover_the_message_in_order() {
-        let all = |p: &Pieces, len, max| p.of(len, max).collect::<Vec<_>>();
-        assert_eq!(all(&Pieces::Chunks, 10, 4), vec![(0, 4), (4, 4), (8, 2)]);
-        assert_eq!(all(&Pieces::Chunks, 8, 4), vec![(0, 4), (4, 4)]);
-        assert_eq!(all(&Pieces::Chunks, 0, 4), vec![]);
-        assert_eq!(all(&Pieces::Whole, 10, 4), vec![(0, 10)]);
-        assert_eq!(
-            all(&Pieces::Runs(vec![3, 1, 6]), 10, 4),
-            vec![(0, 3), (3, 1), (4, 6)]
-        );
-        for p in [Pieces::Chunks, Pieces::Whole, Pieces::Runs(vec![5, 5])] {
-            assert_eq!(p.count(10, 4), p.of(10, 4).count());
-        }
+    fn chunks_cover_the_message_in_order() {
+        let all = |len, size| PieceIter::chunks(len, size).collect::<Vec<_>>();
+        assert_eq!(all(10, 4), vec![(0, 4), (4, 4), (8, 2)]);
+        assert_eq!(all(8, 4), vec![(0, 4), (4, 4)]);
+        assert_eq!(all(0, 4), vec![]);
+        assert_eq!(all(10, 10), vec![(0, 10)]);
+        assert_eq!(PieceIter::whole(7).collect::<Vec<_>>(), vec![(0, 7)]);
     }
 }

@@ -4,7 +4,8 @@
 //! are no larger than the largest message.
 
 use super::mpi_raw::{self, Part, PartMut};
-use super::route::{PieceIter, Routes, Send};
+use super::program::Transfer;
+use super::route::{PieceIter, Pieces, Routes, Send};
 use super::{Traffic, DATA};
 use crate::{Plan, RedistError};
 use dist_array::{DistArray, Element};
@@ -49,6 +50,12 @@ impl<T: Element> Scheduled<T> {
         }
     }
 
+    /// Bytes of the steps and routes this exchange holds (buffers aside).
+    pub fn heap_bytes(&self) -> usize {
+        self.steps.capacity() * std::mem::size_of::<(Option<usize>, Option<usize>)>()
+            + self.routes.heap_bytes()
+    }
+
     /// One execution: `src` into `dst`. Collective.
     pub fn run(
         &mut self,
@@ -59,7 +66,7 @@ impl<T: Element> Scheduled<T> {
     ) -> Result<(), RedistError> {
         let program = &traffic.program;
         let packed_send = (0..program.sends.len())
-            .filter(|&i| matches!(self.routes.send[i], Send::Packed))
+            .filter(|&i| matches!(self.routes.send[i], Send::Packed(_)))
             .map(|i| program.sends[i].len)
             .max()
             .unwrap_or(0);
@@ -73,21 +80,25 @@ impl<T: Element> Scheduled<T> {
         let src = src.local_slice();
         let out = dst.local_slice_mut();
         traffic.copy_local(src, out);
-        let max = traffic.max_message;
         for &(s, r) in &self.steps {
             let send = s.map(|i| (&program.sends[i], &self.routes.send[i]));
             let recv = r.map(|i| (&program.recvs[i], &self.routes.recv[i]));
-            if let Some((t, Send::Packed)) = send {
+            if let Some((t, Send::Packed(_))) = send {
                 t.pack(src, &mut self.send_buf[..t.len]);
             }
             // The pieces of each side, round by round.
+            let chunks = |t: &Transfer, pieces: &Pieces| match *pieces {
+                Pieces::Chunks(size) => PieceIter::chunks(t.len, size),
+                // Never chosen outside `async`; one message all the same.
+                Pieces::SourceRuns { .. } => PieceIter::whole(t.len),
+            };
             let mut send_pieces = send.map(|(t, route)| match route {
-                Send::Typed(_) => PieceIter::whole(t.len),
-                _ => PieceIter::chunks(t.len, max),
+                Send::Packed(pieces) => chunks(t, pieces),
+                _ => PieceIter::whole(t.len),
             });
             let mut recv_pieces = recv.map(|(t, route)| match route.typed {
                 Some(_) => PieceIter::whole(t.len),
-                None => route.pieces.of(t.len, max),
+                None => chunks(t, &route.pieces),
             });
             loop {
                 let sp = send_pieces.as_mut().and_then(Iterator::next);
