@@ -113,6 +113,7 @@ impl<T: Copy> Out<T> {
     }
 
     /// Performs `m`, reading `src`.
+    #[inline]
     pub fn apply(&self, src: &[T], m: &Move<'_>) {
         match m {
             Move::Line(l) => self.copy(src, l),
@@ -196,6 +197,7 @@ impl<T: Copy> Out<T> {
     /// # Panics
     /// If the line reaches outside either side: copy programs are checked
     /// against the local sizes when they are built, so this is a bug.
+    #[inline(always)]
     pub fn copy(&self, src: &[T], m: &Moves) {
         let (src_end, dst_end) = m.ends();
         if src_end == 0 {

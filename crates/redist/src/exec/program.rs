@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use std::mem::size_of;
 
 /// Bytes of data per unit of parallel work.
-pub(crate) const UNIT_BYTES: usize = 1 << 20;
+pub(crate) const UNIT_BYTES: usize = 1 << 21;
 
 /// `count` stretches of `len` indices of one dimension: stretch `i` starts
 /// at local index `src + i·src_step` on the source rank and `dst +
@@ -46,6 +46,7 @@ impl Line {
         self.len * self.count
     }
 
+    #[inline(always)]
     fn shifted(mut self, src: usize, dst: usize) -> Line {
         self.src += src;
         self.dst += dst;
@@ -130,6 +131,7 @@ fn normalise(lines: Vec<Line>) -> Vec<Line> {
 /// Calls `f` with the part of line `l`, which starts at element `pos`,
 /// inside `u0..u1`; returns the position after the line, or `None` when `f`
 /// asked to stop.
+#[inline(always)]
 fn clip_line(
     pos: usize,
     l: Line,
@@ -138,11 +140,16 @@ fn clip_line(
     f: &mut impl FnMut(usize, Piece<'_>) -> bool,
 ) -> Option<usize> {
     let n = l.elements();
-    let go_on = pos + n <= u0
-        || pos >= u1
-        || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
-            f(pos + x, Piece::Line(part))
-        });
+    let go_on = if pos >= u0 && pos + n <= u1 {
+        // The whole line: the common case, no division.
+        f(pos, Piece::Line(l))
+    } else {
+        pos + n <= u0
+            || pos >= u1
+            || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
+                f(pos + x, Piece::Line(part))
+            })
+    };
     go_on.then_some(pos + n)
 }
 
@@ -397,6 +404,17 @@ impl AxisProgram {
                 }
                 let (src, dst) = (k * self.src_stride, k * self.dst_stride);
                 let mut pos = k * e;
+                if pos >= u0 && pos + e <= u1 {
+                    // A whole period: every line whole.
+                    for l in &self.body {
+                        if !f(pos, Piece::Line(l.shifted(src, dst))) {
+                            return false;
+                        }
+                        pos += l.len * l.count;
+                    }
+                    k += 1;
+                    continue;
+                }
                 for l in &self.body {
                     let Some(next) = clip_line(pos, l.shifted(src, dst), u0, u1, f) else {
                         return false;
@@ -544,16 +562,19 @@ impl Transfer {
     /// Calls `f` with every copy of the message between `sides` over the
     /// outermost indices `u0..u1`, offsets in elements of local storage or
     /// buffer; whole periods of short stretches come as index tables when
-    /// `periods` allows it. `f` returns whether to go on; so does `walk`.
+    /// `periods` allows it; buffer offsets are taken relative to
+    /// `buf_start`, at most the first buffer offset of index `u0`. `f`
+    /// returns whether to go on; so does `walk`.
     fn walk(
         &self,
         sides: Sides,
         u0: usize,
         u1: usize,
         periods: bool,
+        buf_start: usize,
         f: &mut impl FnMut(Move<'_>) -> bool,
     ) -> bool {
-        self.len == 0 || self.walk_dim(sides, 0, u0, u1, (0, 0, 0), periods, f)
+        self.len == 0 || self.walk_dim(sides, 0, u0, u1, (0, 0, 0), buf_start, periods, f)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -564,6 +585,7 @@ impl Transfer {
         u0: usize,
         u1: usize,
         base: (usize, usize, usize),
+        buf_start: usize,
         periods: bool,
         f: &mut impl FnMut(Move<'_>) -> bool,
     ) -> bool {
@@ -577,7 +599,7 @@ impl Transfer {
                 Piece::Line(l) => {
                     let src = (base.0 + l.src * ss, l.src_step * ss, ss);
                     let dst = (base.1 + l.dst * ds, l.dst_step * ds, ds);
-                    let buf = (base.2 + pos * bs, l.len * bs, bs);
+                    let buf = (base.2 + pos * bs - buf_start, l.len * bs, bs);
                     let (from, to) = match sides {
                         Sides::Pack => (src, buf),
                         Sides::Unpack => (buf, dst),
@@ -611,7 +633,7 @@ impl Transfer {
                         ds,
                         p.dst_stride * ds,
                     );
-                    let buf = (base.2 + pos * bs, None, 0, bs, n * bs);
+                    let buf = (base.2 + pos * bs - buf_start, None, 0, bs, n * bs);
                     let (from, to) = match sides {
                         Sides::Pack => (src, buf),
                         Sides::Unpack => (buf, dst),
@@ -641,9 +663,9 @@ impl Transfer {
                     let b = (
                         base.0 + (l.src + i * l.src_step + j) * ss,
                         base.1 + (l.dst + i * l.dst_step + j) * ds,
-                        base.2 + (pos + i * l.len + j) * bs,
+                        base.2 + (pos + i * l.len + j) * bs - buf_start,
                     );
-                    if !self.walk_dim(sides, d + 1, 0, inner, b, periods, f) {
+                    if !self.walk_dim(sides, d + 1, 0, inner, b, 0, periods, f) {
                         return false;
                     }
                 }
@@ -667,8 +689,8 @@ impl Transfer {
         let units = units(outer * self.outer_stride(), outer, self.unit_elements);
         let unit = |k: usize| {
             let cut = |k: usize| u0 + (k as u128 * outer as u128 / units as u128) as usize;
-            self.walk(sides, cut(k), cut(k + 1), true, &mut |m| {
-                out.apply(from, &rebase(m, sides, buf_start));
+            self.walk(sides, cut(k), cut(k + 1), true, buf_start, &mut |m| {
+                out.apply(from, &m);
                 true
             });
         };
@@ -773,6 +795,7 @@ impl Transfer {
             0,
             outer,
             false,
+            0,
             &mut |m| {
                 let Move::Line(m) = m else {
                     ok = false;
@@ -811,32 +834,6 @@ impl Transfer {
             emitted += 1;
         }
         ok.then_some(emitted)
-    }
-}
-
-/// `m` with its buffer side's offsets taken relative to `buf_start`.
-fn rebase(m: Move<'_>, sides: Sides, buf_start: usize) -> Move<'_> {
-    if buf_start == 0 {
-        return m;
-    }
-    match (m, sides) {
-        (Move::Line(mut l), Sides::Pack) => {
-            l.to -= buf_start;
-            Move::Line(l)
-        }
-        (Move::Line(mut l), Sides::Unpack) => {
-            l.from -= buf_start;
-            Move::Line(l)
-        }
-        (Move::Indexed(mut x), Sides::Pack) => {
-            x.to -= buf_start;
-            Move::Indexed(x)
-        }
-        (Move::Indexed(mut x), Sides::Unpack) => {
-            x.from -= buf_start;
-            Move::Indexed(x)
-        }
-        (m, Sides::Direct) => m,
     }
 }
 
