@@ -241,7 +241,17 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
             return;
         }
         match m.len {
-            1 => fixed::<T, 1>(s, d, m),
+            // Single elements at a small constant step: CYCLIC against
+            // BLOCK on 2, 3 or 4 processes. Constant steps vectorise.
+            1 => match (m.from_step, m.to_step) {
+                (2, 1) => stepped::<T, 2, 1>(s, d, m.count),
+                (3, 1) => stepped::<T, 3, 1>(s, d, m.count),
+                (4, 1) => stepped::<T, 4, 1>(s, d, m.count),
+                (1, 2) => stepped::<T, 1, 2>(s, d, m.count),
+                (1, 3) => stepped::<T, 1, 3>(s, d, m.count),
+                (1, 4) => stepped::<T, 1, 4>(s, d, m.count),
+                _ => fixed::<T, 1>(s, d, m),
+            },
             2 => fixed::<T, 2>(s, d, m),
             3 => fixed::<T, 3>(s, d, m),
             4 => fixed::<T, 4>(s, d, m),
@@ -262,6 +272,40 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
                     ptr::copy_nonoverlapping(s.add(i * m.from_step), d.add(i * m.to_step), m.len);
                 }
             }
+        }
+    }
+}
+
+/// `count` single elements read `F` apart and written `D` apart, one side
+/// contiguous: written over whole chunks of `F` (or `D`) elements, which the
+/// compiler turns into vector shuffles.
+///
+/// # Safety
+/// As for [`copy_line`], with lines of one element at steps `F` and `D`.
+#[inline(always)]
+unsafe fn stepped<T: Copy, const F: usize, const D: usize>(s: *const T, d: *mut T, count: usize) {
+    if count == 0 {
+        return;
+    }
+    // SAFETY: the line's elements lie inside both allocations (the caller's
+    // contract): reading reaches `(count - 1)·F` past `s`, writing
+    // `(count - 1)·D` past `d`, and no other thread touches them.
+    let (src, dst) = unsafe {
+        (
+            std::slice::from_raw_parts(s, (count - 1) * F + 1),
+            std::slice::from_raw_parts_mut(d, (count - 1) * D + 1),
+        )
+    };
+    // The last element on its own: the whole chunks may stop short of it.
+    dst[(count - 1) * D] = src[(count - 1) * F];
+    let whole = count - 1;
+    if D == 1 {
+        for (o, c) in dst[..whole].iter_mut().zip(src.chunks_exact(F)) {
+            *o = c[0];
+        }
+    } else {
+        for (c, x) in dst.chunks_exact_mut(D).zip(&src[..whole * F]) {
+            c[0] = *x;
         }
     }
 }
@@ -312,6 +356,10 @@ mod tests {
                     (len + 3, len),
                     (len, len + 5),
                     (2 * len + 1, 3 * len + 2),
+                    (2 * len, len),
+                    (3 * len, len),
+                    (len, 2 * len),
+                    (len, 4 * len),
                 ] {
                     for (from_stride, to_stride) in [(1, 1), (1, 3), (2, 1)] {
                         let m = Moves {
