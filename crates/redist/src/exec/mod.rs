@@ -188,7 +188,15 @@ impl<T: Element> Redistribution<T> {
         let plan = Plan::new(source, target, options.remap)?;
         let comm = source_grid.communicator();
         let me = comm.rank() as usize;
-        let program = RankProgram::new(&plan, me, std::mem::size_of::<T>());
+        // Copies run in parallel only where this rank has cores to itself:
+        // with as many ranks as cores on a node, extra threads only contend.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let unit_elements = if cores >= 2 * node_direct::ranks_on_node(comm) {
+            program::UNIT_BYTES / std::mem::size_of::<T>().max(1)
+        } else {
+            usize::MAX
+        };
+        let program = RankProgram::new(&plan, me, unit_elements);
         // alltoallv addresses whole buffers with i32 counts and displacements.
         let alltoallv_fits =
             plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);

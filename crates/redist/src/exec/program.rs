@@ -502,14 +502,8 @@ pub(crate) struct Transfer {
 
 impl Transfer {
     /// The program of the message from source rank `from` to target rank
-    /// `to`, for elements of `elem_bytes` bytes.
-    pub fn new(plan: &Plan, from: usize, to: usize, peer: usize, elem_bytes: usize) -> Transfer {
-        Transfer::with_units(plan, from, to, peer, UNIT_BYTES / elem_bytes.max(1))
-    }
-
-    /// Like [`new`](Self::new), with units of parallel work of about
-    /// `unit_elements` elements.
-    fn with_units(
+    /// `to`, with units of parallel work of about `unit_elements` elements.
+    pub fn with_units(
         plan: &Plan,
         from: usize,
         to: usize,
@@ -859,8 +853,10 @@ pub(crate) struct RankProgram {
 }
 
 impl RankProgram {
-    /// The programs of rank `me` for elements of `elem_bytes` bytes.
-    pub fn new(plan: &Plan, me: usize, elem_bytes: usize) -> RankProgram {
+    /// The programs of rank `me`, with units of parallel work of about
+    /// `unit_elements` elements (`usize::MAX`: copies run on the calling
+    /// thread alone).
+    pub fn new(plan: &Plan, me: usize, unit_elements: usize) -> RankProgram {
         let mut sends = vec![];
         let mut recvs = vec![];
         let mut local = None;
@@ -869,11 +865,17 @@ impl RankProgram {
                 continue;
             }
             if m.from == me && m.to == me {
-                local = Some(Transfer::new(plan, me, me, me, elem_bytes));
+                local = Some(Transfer::with_units(plan, me, me, me, unit_elements));
             } else if m.from == me {
-                sends.push(Transfer::new(plan, me, m.to, m.to, elem_bytes));
+                sends.push(Transfer::with_units(plan, me, m.to, m.to, unit_elements));
             } else if m.to == me {
-                recvs.push(Transfer::new(plan, m.from, me, m.from, elem_bytes));
+                recvs.push(Transfer::with_units(
+                    plan,
+                    m.from,
+                    me,
+                    m.from,
+                    unit_elements,
+                ));
             }
         }
         sends.sort_by_key(|t| t.peer);
@@ -1031,7 +1033,7 @@ mod tests {
         let s = Layout::parse(&[12], "block@3").unwrap();
         let t = Layout::parse(&[12], "cyclic@3").unwrap();
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        let p = RankProgram::new(&plan, 1, 8);
+        let p = RankProgram::new(&plan, 1, 1 << 18);
         // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
         assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
         assert_eq!(
@@ -1079,7 +1081,7 @@ mod tests {
             ] {
                 let plan = Plan::new(&s, &t, Remap::None).unwrap();
                 for m in plan.messages() {
-                    let tr = Transfer::new(&plan, m.from, m.to, m.to, 8);
+                    let tr = Transfer::with_units(&plan, m.from, m.to, m.to, 1 << 18);
                     tables += tr.axes.iter().filter(|a| a.offsets.is_some()).count();
                 }
                 for unit in [1, 7, 64, 1 << 20] {
@@ -1107,7 +1109,7 @@ mod tests {
                 let t = Layout::parse(&[n], to).unwrap();
                 let plan = Plan::new(&s, &t, Remap::None).unwrap();
                 (0..plan.source().ranks())
-                    .map(|r| RankProgram::new(&plan, r, 8).heap_bytes())
+                    .map(|r| RankProgram::new(&plan, r, 1 << 18).heap_bytes())
                     .max()
                     .unwrap()
             };
