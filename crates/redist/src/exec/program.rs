@@ -164,7 +164,7 @@ pub(crate) enum Piece<'a> {
     Period(Period<'a>),
 }
 
-/// Whole periods of short stretches, one after another.
+/// Whole periods, one after another.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Period<'a> {
     /// Local offsets of the first period.
@@ -175,7 +175,9 @@ pub(crate) struct Period<'a> {
     /// Local offsets advance per period.
     src_stride: usize,
     dst_stride: usize,
-    offsets: &'a Offsets,
+    /// The body's per-element offsets (short stretches), or none: then its
+    /// lines are copied one after another.
+    offsets: Option<&'a Offsets>,
 }
 
 /// The local offsets of every element of one period, relative to the
@@ -381,9 +383,10 @@ impl AxisProgram {
         if u0 < body_total {
             let e = self.per_period;
             // Periods lying whole inside u0..u1 go as one piece when asked.
-            let (whole_from, whole_to) = match &self.offsets {
-                Some(_) if periods => (u0.div_ceil(e), (u1 / e).min(self.periods)),
-                _ => (0, 0),
+            let (whole_from, whole_to) = if periods {
+                (u0.div_ceil(e), (u1 / e).min(self.periods))
+            } else {
+                (0, 0)
             };
             let mut k = u0 / e;
             while k < self.periods && k * e < u1 {
@@ -394,7 +397,7 @@ impl AxisProgram {
                         repeat: whole_to - whole_from,
                         src_stride: self.src_stride,
                         dst_stride: self.dst_stride,
-                        offsets: self.offsets.as_ref().expect("offsets checked above"),
+                        offsets: self.offsets.as_ref(),
                     };
                     if !f(k * e, Piece::Period(period)) {
                         return false;
@@ -438,6 +441,14 @@ impl AxisProgram {
             pos = next;
         }
         true
+    }
+
+    /// The dimension's only stretch, when it has exactly one.
+    fn single_stretch(&self) -> Option<Line> {
+        match (self.periods, &self.body[..], &self.tail[..]) {
+            (1, [l], []) if l.count == 1 => Some(*l),
+            _ => None,
+        }
     }
 
     /// One past the largest local index touched on each side.
@@ -611,7 +622,40 @@ impl Transfer {
                     }))
                 }
                 Piece::Period(p) => {
-                    let o = p.offsets;
+                    let Some(o) = p.offsets else {
+                        // Whole periods of longer stretches: their lines,
+                        // period after period, in one tight loop.
+                        let axis = &self.axes[d];
+                        let mut at = pos;
+                        for k in 0..p.repeat {
+                            let (s0, d0) = (p.src + k * p.src_stride, p.dst + k * p.dst_stride);
+                            for l in &axis.body {
+                                let src = (base.0 + (s0 + l.src) * ss, l.src_step * ss, ss);
+                                let dst = (base.1 + (d0 + l.dst) * ds, l.dst_step * ds, ds);
+                                let buf = (base.2 + at * bs - buf_start, l.len * bs, bs);
+                                let (from, to) = match sides {
+                                    Sides::Pack => (src, buf),
+                                    Sides::Unpack => (buf, dst),
+                                    Sides::Direct => (src, dst),
+                                };
+                                let m = Moves {
+                                    from: from.0,
+                                    from_step: from.1,
+                                    from_stride: from.2,
+                                    to: to.0,
+                                    to_step: to.1,
+                                    to_stride: to.2,
+                                    len: l.len,
+                                    count: l.count,
+                                };
+                                if !f(Move::Line(m)) {
+                                    return false;
+                                }
+                                at += l.len * l.count;
+                            }
+                        }
+                        return true;
+                    };
                     let n = o.src.len();
                     let src = (
                         base.0 + p.src * ss,
@@ -651,6 +695,52 @@ impl Transfer {
             });
         }
         let inner = self.axes[d + 1].len();
+        // The last dimension one stretch on both sides: each stretch of
+        // this dimension is one line of such stretches, one per index.
+        let fused = (d + 2 == self.axes.len())
+            .then(|| self.axes[d + 1].single_stretch())
+            .flatten();
+        if let Some(st) = fused {
+            let (ss1, ds1, bs1) = (
+                self.src_strides[d + 1],
+                self.dst_strides[d + 1],
+                self.buf_strides[d + 1],
+            );
+            return self.axes[d].lines(u0, u1, &mut |pos, l| {
+                for i in 0..l.count {
+                    let src = (
+                        base.0 + (l.src + i * l.src_step) * ss + st.src * ss1,
+                        ss,
+                        ss1,
+                    );
+                    let dst = (
+                        base.1 + (l.dst + i * l.dst_step) * ds + st.dst * ds1,
+                        ds,
+                        ds1,
+                    );
+                    let buf = (base.2 + (pos + i * l.len) * bs - buf_start, bs, bs1);
+                    let (from, to) = match sides {
+                        Sides::Pack => (src, buf),
+                        Sides::Unpack => (buf, dst),
+                        Sides::Direct => (src, dst),
+                    };
+                    let m = Moves {
+                        from: from.0,
+                        from_step: from.1,
+                        from_stride: from.2,
+                        to: to.0,
+                        to_step: to.1,
+                        to_stride: to.2,
+                        len: st.len,
+                        count: l.len,
+                    };
+                    if !f(Move::Line(m)) {
+                        return false;
+                    }
+                }
+                true
+            });
+        }
         self.axes[d].lines(u0, u1, &mut |pos, l| {
             for i in 0..l.count {
                 for j in 0..l.len {
