@@ -11,7 +11,7 @@
 //!   user's communicator, periodic flags, sub-grids (row and column
 //!   communicators), neighbour shifts, grids over a subset of the ranks;
 //! - [`runtime`]: [`init`], which starts MPI with a panic hook that aborts the
-//!   job and a check for a mismatched `mpirun`;
+//!   job and a check for a mismatched `mpirun`, and [`ranks_on_node`];
 //! - [`error`]: [`GridError`], the one error type.
 //!
 //! ```
@@ -38,7 +38,7 @@ pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use dims::balanced_extents;
 pub use error::GridError;
 pub use grid::{GridBuilder, ProcGrid, Shift};
-pub use runtime::{abort_on_panic, init};
+pub use runtime::{abort_on_panic, init, ranks_on_node};
 
 /// Re-export of the `mpi` crate this crate is built against.
 pub use mpi;

@@ -117,9 +117,46 @@ fn linked_library() -> String {
         .unwrap_or_else(|| "an unknown MPI library".to_string())
 }
 
+/// How many processes of the job the launcher started on this node, from
+/// its environment (`MPI_LOCALNRANKS` of MPICH's Hydra,
+/// `OMPI_COMM_WORLD_LOCAL_SIZE` of Open MPI, `PMI_LOCAL_SIZE`); 1 when it
+/// does not say. Not collective. Whether ranks have cores to themselves
+/// (see [`std::thread::available_parallelism`]) decides whether they should
+/// spread work over threads or leave the cores to their neighbours.
+///
+/// ```
+/// assert!(procgrid::ranks_on_node() >= 1);
+/// ```
+pub fn ranks_on_node() -> usize {
+    local_ranks(|k| std::env::var(k).ok())
+}
+
+fn local_ranks(var: impl Fn(&str) -> Option<String>) -> usize {
+    [
+        "MPI_LOCALNRANKS",
+        "OMPI_COMM_WORLD_LOCAL_SIZE",
+        "PMI_LOCAL_SIZE",
+    ]
+    .iter()
+    .find_map(|k| var(k).and_then(|v| v.trim().parse::<usize>().ok()))
+    .filter(|&n| n > 0)
+    .unwrap_or(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_ranks_come_from_either_launcher() {
+        let mpich = |k: &str| (k == "MPI_LOCALNRANKS").then(|| "24".to_string());
+        let ompi = |k: &str| (k == "OMPI_COMM_WORLD_LOCAL_SIZE").then(|| "3".to_string());
+        assert_eq!(local_ranks(mpich), 24);
+        assert_eq!(local_ranks(ompi), 3);
+        assert_eq!(local_ranks(|_| None), 1);
+        assert_eq!(local_ranks(|_| Some("zero".to_string())), 1);
+        assert_eq!(local_ranks(|_| Some("0".to_string())), 1);
+    }
 
     #[test]
     fn launcher_check() {

@@ -191,7 +191,7 @@ impl<T: Element> Redistribution<T> {
         // Copies run in parallel only where this rank has cores to itself:
         // with as many ranks as cores on a node, extra threads only contend.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let unit_elements = if cores >= 2 * node_direct::ranks_on_node(comm) {
+        let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
             program::UNIT_BYTES / std::mem::size_of::<T>().max(1)
         } else {
             usize::MAX

@@ -114,11 +114,6 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// How many ranks of `comm` share this rank's node. Collective over `comm`.
-pub(crate) fn ranks_on_node(comm: &SimpleCommunicator) -> usize {
-    usize::try_from(comm.split_shared(comm.rank()).size()).unwrap_or(1)
-}
-
 /// The node of every rank of `comm`, as the smallest rank on that node.
 /// Collective over `comm`.
 pub(crate) fn nodes(comm: &SimpleCommunicator) -> Vec<usize> {
