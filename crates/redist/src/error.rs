@@ -71,6 +71,27 @@ pub enum RedistError {
         message: String,
     },
 
+    /// Ranks were handed arguments that differ where they must match.
+    #[error("{what}: {detail}; every rank must pass the same")]
+    Disagreement {
+        /// The operation.
+        what: &'static str,
+        /// What differs.
+        detail: String,
+    },
+
+    /// Another rank could not go on (this rank's own arguments were fine);
+    /// that rank returns the full error.
+    #[error("{what}: rank {rank} refused ({kind}); see its error")]
+    OtherRank {
+        /// The operation.
+        what: &'static str,
+        /// The lowest rank that failed.
+        rank: usize,
+        /// The kind of its error.
+        kind: &'static str,
+    },
+
     /// A broken internal invariant: a bug in this library. Please report it.
     #[error("internal error (a bug in redist, please report it): {0}")]
     Internal(String),
@@ -82,4 +103,51 @@ pub enum RedistError {
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+}
+
+/// The kinds of error, in the order of their codes (code 0 is unknown).
+const KINDS: [&str; 13] = [
+    "an error",
+    "extents differ",
+    "shapes differ",
+    "remapping refused",
+    "an invalid argument",
+    "a size above a limit",
+    "an MPI error",
+    "an internal error",
+    "a layout or array error",
+    "a grid error",
+    "arguments that differ between ranks",
+    "another rank's error",
+    "its arrays do not fit this redistribution",
+];
+
+impl RedistError {
+    /// A small number naming the kind of error, sent to the other ranks
+    /// when this rank cannot go on.
+    pub(crate) fn kind_code(&self) -> u64 {
+        match self {
+            RedistError::ExtentMismatch { .. } => 1,
+            RedistError::ShapeMismatch { .. } => 2,
+            RedistError::Remap { .. } => 3,
+            RedistError::InvalidArgument { .. } => 4,
+            RedistError::Limit { .. } => 5,
+            RedistError::Mpi { .. } => 6,
+            RedistError::Internal(_) => 7,
+            RedistError::Dist(DistError::LayoutMismatch { .. }) => 12,
+            RedistError::Dist(_) => 8,
+            RedistError::Grid(_) => 9,
+            RedistError::Disagreement { .. } => 10,
+            RedistError::OtherRank { .. } => 11,
+        }
+    }
+
+    /// The name of the kind of error `code` names.
+    pub(crate) fn kind_name(code: u64) -> &'static str {
+        usize::try_from(code)
+            .ok()
+            .and_then(|c| KINDS.get(c))
+            .copied()
+            .unwrap_or(KINDS[0])
+    }
 }

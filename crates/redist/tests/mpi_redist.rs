@@ -405,6 +405,104 @@ fn errors_agree(world: &SimpleCommunicator) -> TestResult {
     check(&r.execute(&a).map_err(|e| e.to_string())?, code)
 }
 
+/// One rank alone is handed something else — another layout, other
+/// options, a wrong array, an array of another grid: every rank returns an
+/// error (nobody waits for the odd one out), the odd rank its own, and the
+/// redistribution still works afterwards.
+fn one_rank_differs(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let me = world.rank() as usize;
+    let odd = n.min(2) - 1; // rank 1, or rank 0 alone
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let other = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[23], &format!("block@{n}")).unwrap();
+    let to = Layout::parse(&[23], &format!("cyclic(2)@{n}")).unwrap();
+    let elsewhere = Layout::parse(&[23], &format!("cyclic(3)@{n}")).unwrap();
+    let ok = |e: &redist::RedistError, mine: bool| -> TestResult {
+        let text = e.to_string();
+        if mine {
+            ensure!(
+                !matches!(e, redist::RedistError::OtherRank { .. }),
+                "rank {me}: {text}"
+            );
+        } else if n > 1 {
+            ensure!(
+                matches!(e, redist::RedistError::OtherRank { rank, .. } if *rank == odd)
+                    || matches!(e, redist::RedistError::Disagreement { .. }),
+                "rank {me}: {text}"
+            );
+        }
+        Ok(())
+    };
+    // Another target layout on one rank: the fingerprints differ.
+    let target = if me == odd { &elsewhere } else { &to };
+    match Redistribution::<f64>::new(&grid, &from, &grid, target, Options::default()) {
+        Ok(_) if n > 1 => {
+            return Err(format!(
+                "rank {me}: another layout on rank {odd} went unnoticed"
+            ))
+        }
+        Ok(_) => {}
+        Err(e) => {
+            ensure!(
+                matches!(e, redist::RedistError::Disagreement { .. }),
+                "rank {me}: {e}"
+            );
+        }
+    }
+    // Invalid options on one rank: it fails, the others learn it.
+    let options = Options {
+        max_message_elements: if me == odd { 0 } else { 1000 },
+        ..Options::default()
+    };
+    match Redistribution::<f64>::new(&grid, &from, &grid, &to, options) {
+        Ok(_) => {
+            return Err(format!(
+                "rank {me}: invalid options on rank {odd} went unnoticed"
+            ))
+        }
+        Err(e) => ok(&e, me == odd)?,
+    }
+    let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, Options::default())
+        .map_err(|e| e.to_string())?;
+    let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
+    // A wrong source array on one rank.
+    let wrong = DistArray::from_fn(&grid, to.clone(), code).map_err(|e| e.to_string())?;
+    let src = if me == odd { &wrong } else { &a };
+    match r.execute_into(src, &mut b) {
+        Ok(()) => {
+            return Err(format!(
+                "rank {me}: a wrong array on rank {odd} went unnoticed"
+            ))
+        }
+        Err(e) => ok(&e, me == odd)?,
+    }
+    // An array of another grid (another communicator) on one rank.
+    let foreign = DistArray::from_fn(&other, from.clone(), code).map_err(|e| e.to_string())?;
+    let src = if me == odd { &foreign } else { &a };
+    match r.execute_into(src, &mut b) {
+        Ok(()) => {
+            return Err(format!(
+                "rank {me}: a foreign array on rank {odd} went unnoticed"
+            ))
+        }
+        Err(e) => ok(&e, me == odd)?,
+    }
+    // A wrong target on one rank, through `execute`'s own target: its source.
+    match r.execute(if me == odd { &wrong } else { &a }) {
+        Ok(_) => {
+            return Err(format!(
+                "rank {me}: a wrong source on rank {odd} went unnoticed"
+            ))
+        }
+        Err(e) => ok(&e, me == odd)?,
+    }
+    // Nobody is left behind: the redistribution still works everywhere.
+    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+    check(&b, code)
+}
+
 /// What a rank holds for a redistribution does not grow with the extent:
 /// redistributions of 10^3 to 10^12 elements are built (no array is
 /// allocated) and their program sizes compared.
@@ -584,6 +682,7 @@ fn main() {
             MpiTest::new("grids_of_different_sizes", grids_of_different_sizes),
             MpiTest::new("thousand_executions", thousand_executions),
             MpiTest::new("errors_agree", errors_agree),
+            MpiTest::new("one_rank_differs", one_rank_differs),
             MpiTest::new("programs_do_not_grow", programs_do_not_grow),
             MpiTest::new("tiny_blocks_long_extents", tiny_blocks_long_extents),
             MpiTest::new("unreadable_peers_fall_back", unreadable_peers_fall_back),

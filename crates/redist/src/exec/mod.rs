@@ -20,6 +20,7 @@
 //! MPI's C interface goes through `mpi_raw`. [`baseline`] holds the bare
 //! all-to-all the engine is measured against.
 
+mod agree;
 mod alltoallv;
 mod asynchronous;
 pub mod baseline;
@@ -154,6 +155,31 @@ impl<T: Element> Redistribution<T> {
     /// `source_grid` into `target` on `target_grid`. The two grids must be
     /// built over the same communicator (the same grid, or one built with
     /// [`GridBuilder::build_sharing`](procgrid::GridBuilder::build_sharing)).
+    /// Collective over that communicator: every rank of it calls `new`,
+    /// with the same layouts, grids, options and element type.
+    ///
+    /// The ranks agree before anything else communicates: one all-reduce of
+    /// each rank's verdict and of a fingerprint of its arguments, so bad
+    /// arguments on any rank give an error on every rank.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::InvalidArgument`]: grids over different
+    ///   communicators, `max_message_elements` outside `1..=2^31-1`, or the
+    ///   `alltoallv` strategy where a rank exchanges more than 2^31-1
+    ///   elements;
+    /// - [`DistError::GridMismatch`](dist_array::DistError::GridMismatch)
+    ///   (in [`RedistError::Dist`]): a layout's grid extents are not its
+    ///   grid's;
+    /// - [`RedistError::ShapeMismatch`], [`RedistError::ExtentMismatch`]: the
+    ///   layouts have different shapes;
+    /// - [`RedistError::Remap`]: `Remap::ClosedForm` where no closed form
+    ///   applies;
+    /// - [`RedistError::Limit`]: a plan too large to hold (see
+    ///   [`Plan::new`]);
+    /// - [`RedistError::Disagreement`]: ranks passed different arguments;
+    /// - [`RedistError::OtherRank`]: this rank's arguments were fine, another
+    ///   rank's were not.
     pub fn new(
         source_grid: &ProcGrid,
         source: &Layout,
@@ -161,6 +187,41 @@ impl<T: Element> Redistribution<T> {
         target: &Layout,
         options: Options,
     ) -> Result<Redistribution<T>, RedistError> {
+        const WHAT: &str = "building a redistribution";
+        let comm = source_grid.communicator();
+        let fingerprint = agree::Fingerprint::new()
+            .layout(source)
+            .layout(target)
+            .grid(source_grid)
+            .grid(target_grid)
+            .options(&options)
+            .number(std::mem::size_of::<T>() as u64)
+            .value();
+        let checked = Self::check_arguments(source_grid, source, target_grid, target, &options)
+            .and_then(|()| Plan::new(source, target, options.remap));
+        let plan = agree::agree(comm, checked, fingerprint, WHAT)?;
+        let built = Self::build(plan, source_grid, options);
+        let (plan, strategy, traffic, routes) = agree::agree(comm, built, 0, WHAT)?;
+        Self::finish(
+            plan,
+            source_grid,
+            target_grid,
+            options,
+            strategy,
+            traffic,
+            routes,
+        )
+    }
+
+    /// What can be wrong with the arguments of [`new`](Self::new) on this
+    /// rank alone.
+    fn check_arguments(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        options: &Options,
+    ) -> Result<(), RedistError> {
         if !source_grid.shares_communicator(target_grid) {
             return Err(RedistError::InvalidArgument {
                 what: "grids",
@@ -185,7 +246,17 @@ impl<T: Element> Redistribution<T> {
                 expected: format!("1..={}", i32::MAX),
             });
         }
-        let plan = Plan::new(source, target, options.remap)?;
+        Ok(())
+    }
+
+    /// This rank's programs and routes for `plan`, and the strategy (the
+    /// cost model is collective: every rank gets here, the arguments
+    /// agreed on).
+    fn build(
+        plan: Plan,
+        source_grid: &ProcGrid,
+        options: Options,
+    ) -> Result<(Plan, Strategy, Traffic, route::Routes), RedistError> {
         let comm = source_grid.communicator();
         let me = comm.rank() as usize;
         // Copies run in parallel only where this rank has cores to itself:
@@ -218,7 +289,23 @@ impl<T: Element> Redistribution<T> {
         };
         let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
         let routes = route::Routes::new(&program, &options, strategy, &elem)?;
-        let traffic = Traffic::new(program, elem);
+        Ok((plan, strategy, Traffic::new(program, elem), routes))
+    }
+
+    /// Sets up the exchange (collective: the alltoallv variant and the
+    /// node-direct copies are decided together) once every rank has built
+    /// its part.
+    fn finish(
+        plan: Plan,
+        source_grid: &ProcGrid,
+        target_grid: &ProcGrid,
+        options: Options,
+        strategy: Strategy,
+        traffic: Traffic,
+        routes: route::Routes,
+    ) -> Result<Redistribution<T>, RedistError> {
+        let comm = source_grid.communicator();
+        let me = comm.rank() as usize;
         let exchange = match strategy {
             Strategy::Alltoallv | Strategy::Auto => {
                 // One MPI_Alltoallw over datatypes replaces the packed
@@ -231,6 +318,7 @@ impl<T: Element> Redistribution<T> {
                     SystemOperation::min(),
                 );
                 let size = comm.size() as usize;
+                // Counts fit MPI's i32 (checked when the strategy was chosen).
                 Exchange::Alltoallv(alltoallv::Alltoallv::new(
                     &traffic,
                     routes,
@@ -316,42 +404,90 @@ impl<T: Element> Redistribution<T> {
 
     /// Redistributes `src` into a new array on the target grid and layout.
     /// Collective.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_into`](Self::execute_into); the new array is allocated
+    /// before anything is checked.
     pub fn execute(&mut self, src: &DistArray<T>) -> Result<DistArray<T>, RedistError> {
-        self.check_source(src)?;
         let mut dst = DistArray::zeros(&self.target_grid, self.plan.target().clone())?;
         self.execute_into(src, &mut dst)?;
         Ok(dst)
     }
 
-    fn check_source(&self, src: &DistArray<T>) -> Result<(), RedistError> {
-        if src.layout() != self.plan.source() || !src.grid().shares_communicator(&self.source_grid)
-        {
-            return Err(dist_array::DistError::LayoutMismatch {
-                left: src.layout().to_string(),
-                right: self.plan.source().to_string(),
-            }
-            .into());
-        }
-        Ok(())
-    }
-
     /// Redistributes `src` into `dst`, which must be laid out as
     /// [`target_layout`](Self::target_layout). Collective. After the first
     /// call it allocates nothing.
+    ///
+    /// Every rank checks its two arrays and the ranks agree on the verdict
+    /// (one all-reduce of two integers, a few microseconds between the
+    /// ranks of one node): a rank handed a wrong array returns an error,
+    /// and so does every other rank, instead of waiting for it.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::LayoutMismatch`](dist_array::DistError::LayoutMismatch)
+    ///   (wrapped in [`RedistError::Dist`]) when `src` is not laid out as
+    ///   the plan's source or `dst` as its target, or either lives on grids
+    ///   of another communicator;
+    /// - [`RedistError::OtherRank`] when this rank's arrays are fine but
+    ///   another rank's are not;
+    /// - [`RedistError::Mpi`] when MPI reports an error (only with an error
+    ///   handler that returns errors; the library's communicators abort).
     pub fn execute_into(
         &mut self,
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
-        self.check_source(src)?;
-        if dst.layout() != self.plan.target() || !dst.grid().shares_communicator(&self.target_grid)
-        {
-            return Err(dist_array::DistError::LayoutMismatch {
-                left: dst.layout().to_string(),
-                right: self.plan.target().to_string(),
+        let verdict = self.check_arrays(src, dst);
+        agree::agree(
+            self.source_grid.communicator(),
+            verdict,
+            0,
+            "executing a redistribution",
+        )?;
+        self.exchange(src, dst)
+    }
+
+    /// Like [`execute_into`](Self::execute_into), without the ranks
+    /// agreeing on the arrays: for loops that execute the same
+    /// redistribution on arrays built from its layouts, where that
+    /// all-reduce is worth saving (it costs a collective: on a node with
+    /// more ranks than cores, milliseconds). A rank handed a wrong array
+    /// still returns an error, but alone: the others then wait for it.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_into`](Self::execute_into), except
+    /// [`RedistError::OtherRank`].
+    pub fn execute_into_unchecked(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        self.check_arrays(src, dst)?;
+        self.exchange(src, dst)
+    }
+
+    /// What is wrong with `src` and `dst` on this rank.
+    fn check_arrays(&self, src: &DistArray<T>, dst: &DistArray<T>) -> Result<(), RedistError> {
+        for (array, layout, grid) in [
+            (src, self.plan.source(), &self.source_grid),
+            (dst, self.plan.target(), &self.target_grid),
+        ] {
+            if array.layout() != layout || !array.grid().shares_communicator(grid) {
+                return Err(dist_array::DistError::LayoutMismatch {
+                    left: array.layout().to_string(),
+                    right: layout.to_string(),
+                }
+                .into());
             }
-            .into());
         }
+        Ok(())
+    }
+
+    /// The exchange itself, on checked arrays.
+    fn exchange(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) -> Result<(), RedistError> {
         if self.plan.stats().messages == 0 {
             // Nothing crosses ranks (every rank knows it from the plan): no MPI call at all.
             self.traffic
