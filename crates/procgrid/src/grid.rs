@@ -125,7 +125,7 @@ impl GridBuilder {
     /// every rank.
     pub fn build<C: Communicator>(self, comm: &C) -> Result<ProcGrid, GridError> {
         self.validate(comm.size() as usize)?;
-        let parent = Arc::new(comm.duplicate());
+        let parent = Arc::new(library_duplicate(comm));
         self.create(parent)
     }
 
@@ -439,7 +439,7 @@ impl ProcGrid {
             .map(|(&p, _)| p)
             .collect();
         let coords = rank_to_coords(sub.rank() as usize, &extents, self.order)?;
-        let parent = Arc::new(sub.duplicate());
+        let parent = Arc::new(library_duplicate(&sub));
         Ok(Some(ProcGrid {
             parent,
             cart: Some(Arc::new(sub)),
@@ -492,4 +492,19 @@ impl fmt::Display for ProcGrid {
         let parts: Vec<String> = self.extents.iter().map(|e| e.to_string()).collect();
         write!(f, "{}", parts.join("x"))
     }
+}
+/// A duplicate of `comm` for the library's own messages, whose MPI errors
+/// abort the job with MPI's message: a duplicate inherits the user's error
+/// handler, and with `MPI_ERRORS_RETURN` a failed call would otherwise pass
+/// unnoticed on one rank while the others wait. Collective over `comm`.
+fn library_duplicate<C: Communicator>(comm: &C) -> SimpleCommunicator {
+    use mpi::raw::AsRaw;
+    let dup = comm.duplicate();
+    // SAFETY: `dup` is a live communicator of ours; MPI_ERRORS_ARE_FATAL is
+    // a predefined handler that needs no freeing. The call cannot fail on a
+    // valid communicator, and would abort under the handler it installs.
+    unsafe {
+        mpi::ffi::MPI_Comm_set_errhandler(dup.as_raw(), mpi::ffi::RSMPI_ERRORS_ARE_FATAL);
+    }
+    dup
 }

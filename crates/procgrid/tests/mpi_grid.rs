@@ -444,6 +444,44 @@ fn errors_everywhere(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// The library's communicators abort on MPI errors even when the user's
+/// communicator returns them (a duplicate inherits the user's handler).
+fn errors_are_fatal_on_library_communicators(world: &SimpleCommunicator) -> TestResult {
+    use mpi::raw::AsRaw;
+    let n = world.size() as usize;
+    let user = world.duplicate();
+    let handler = |c: mpi::ffi::MPI_Comm| {
+        let mut h = std::mem::MaybeUninit::<mpi::ffi::MPI_Errhandler>::uninit();
+        // SAFETY: a live communicator and an out-pointer to one handle.
+        unsafe {
+            mpi::ffi::MPI_Comm_get_errhandler(c, h.as_mut_ptr());
+            h.assume_init()
+        }
+    };
+    // SAFETY: predefined handles on a live communicator of this test.
+    unsafe {
+        mpi::ffi::MPI_Comm_set_errhandler(user.as_raw(), mpi::ffi::RSMPI_ERRORS_RETURN);
+    }
+    // SAFETY: reads predefined handles.
+    let (fatal, ret) = unsafe {
+        (
+            mpi::ffi::RSMPI_ERRORS_ARE_FATAL,
+            mpi::ffi::RSMPI_ERRORS_RETURN,
+        )
+    };
+    ensure!(handler(user.as_raw()) == ret);
+    let grid = ProcGrid::new(&user, &[n]).map_err(|e| e.to_string())?;
+    ensure!(handler(grid.communicator().as_raw()) == fatal);
+    if let Some(row) = ProcGrid::new(&user, &[n, 1])
+        .map_err(|e| e.to_string())?
+        .row_grid()
+        .map_err(|e| e.to_string())?
+    {
+        ensure!(handler(row.communicator().as_raw()) == fatal);
+    }
+    Ok(())
+}
+
 fn main() {
     mpi_harness::run(
         "procgrid",
@@ -455,6 +493,10 @@ fn main() {
             MpiTest::new("subset_grids", subset_grids),
             MpiTest::new("own_communicator", own_communicator),
             MpiTest::new("errors_everywhere", errors_everywhere),
+            MpiTest::new(
+                "errors_are_fatal_on_library_communicators",
+                errors_are_fatal_on_library_communicators,
+            ),
         ],
     );
 }
