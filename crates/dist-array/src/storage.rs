@@ -32,6 +32,11 @@ pub struct SharedStorage {
     pub id: u64,
     /// Size in bytes.
     pub bytes: usize,
+    /// Device and inode of the shared-memory file: a reader checks that the
+    /// descriptor it opens is this file and no other.
+    pub dev: u64,
+    /// See [`dev`](Self::dev).
+    pub ino: u64,
 }
 
 impl SharedStorage {
@@ -39,6 +44,18 @@ impl SharedStorage {
     /// `/proc/<pid>/fd/<fd>` (allowed between processes of one user unless a
     /// security policy forbids it). The mapping stays valid, and keeps the
     /// memory alive, until dropped, even after the owner frees the storage.
+    ///
+    /// Before mapping, the file is checked: a regular file, the device and
+    /// inode this description names, at least `bytes` long, and sealed
+    /// against shrinking and growing (so reading it can never fault) and,
+    /// where the kernel can, against any writer but its owner.
+    ///
+    /// # Errors
+    ///
+    /// The system's error when the file cannot be opened or mapped
+    /// (permissions, descriptor limits, address space), and
+    /// [`InvalidData`](std::io::ErrorKind::InvalidData) when the file is not
+    /// the one described or not sealed; `Unsupported` off Linux.
     pub fn map_read_only(&self) -> std::io::Result<ReadMapping> {
         if self.bytes == 0 {
             return Err(std::io::Error::new(
@@ -46,33 +63,11 @@ impl SharedStorage {
                 "empty storage",
             ));
         }
-        let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", self.pid, self.fd))
-            .expect("no NUL in a path");
-        // SAFETY: plain system calls; the descriptor is closed right after
-        // mapping (the mapping keeps the memory).
-        unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            let ptr = libc::mmap(
-                std::ptr::null_mut(),
-                self.bytes,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
-            let err = std::io::Error::last_os_error();
-            libc::close(fd);
-            if ptr == libc::MAP_FAILED {
-                return Err(err);
-            }
-            Ok(ReadMapping {
-                ptr: ptr.cast_const().cast(),
-                bytes: self.bytes,
-            })
-        }
+        let ptr = sys::map_read_only(self)?;
+        Ok(ReadMapping {
+            ptr,
+            bytes: self.bytes,
+        })
     }
 }
 
@@ -112,10 +107,7 @@ impl ReadMapping {
 
 impl Drop for ReadMapping {
     fn drop(&mut self) {
-        // SAFETY: ptr and bytes come from a successful mmap.
-        unsafe {
-            libc::munmap(self.ptr.cast_mut().cast(), self.bytes);
-        }
+        sys::unmap(self.ptr.cast_mut(), self.bytes);
     }
 }
 
@@ -195,7 +187,9 @@ impl<T: bytemuck::Pod> Clone for Storage<T> {
 pub(crate) struct SharedBuffer<T> {
     ptr: *mut T,
     len: usize,
-    fd: libc::c_int,
+    fd: i32,
+    dev: u64,
+    ino: u64,
     id: u64,
 }
 
@@ -206,42 +200,22 @@ unsafe impl<T: Send> Send for SharedBuffer<T> {}
 unsafe impl<T: Sync> Sync for SharedBuffer<T> {}
 
 impl<T: bytemuck::Pod> SharedBuffer<T> {
-    /// `len` zeros in a new shared-memory file, or `None` if the system
-    /// refuses one.
+    /// `len` zeros in a new, sealed shared-memory file, or `None` if the
+    /// system refuses one.
     fn zeros(len: usize) -> Option<SharedBuffer<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?;
         if bytes == 0 {
             return None;
         }
-        // SAFETY: plain system calls on our own file descriptor.
-        unsafe {
-            let fd = libc::memfd_create(c"ndcyclic-local".as_ptr(), libc::MFD_CLOEXEC);
-            if fd < 0 {
-                return None;
-            }
-            if libc::ftruncate(fd, bytes as libc::off_t) != 0 {
-                libc::close(fd);
-                return None;
-            }
-            let ptr = libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
-            if ptr == libc::MAP_FAILED {
-                libc::close(fd);
-                return None;
-            }
-            Some(SharedBuffer {
-                ptr: ptr.cast(),
-                len,
-                fd,
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            })
-        }
+        let file = sys::create(bytes)?;
+        Some(SharedBuffer {
+            ptr: file.ptr.cast(),
+            len,
+            fd: file.fd,
+            dev: file.dev,
+            ino: file.ino,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
     }
 
     fn as_slice(&self) -> &[T] {
@@ -261,17 +235,19 @@ impl<T: bytemuck::Pod> SharedBuffer<T> {
             fd: self.fd,
             id: self.id,
             bytes: self.len * std::mem::size_of::<T>(),
+            dev: self.dev,
+            ino: self.ino,
         }
     }
 }
 
 impl<T> Drop for SharedBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: the mapping and descriptor were created by `zeros`.
-        unsafe {
-            libc::munmap(self.ptr.cast(), self.len * std::mem::size_of::<T>());
-            libc::close(self.fd);
-        }
+        sys::release(
+            self.ptr.cast(),
+            self.len * std::mem::size_of::<T>(),
+            self.fd,
+        );
     }
 }
 
@@ -291,6 +267,242 @@ pub fn probe(value: u64) -> Option<Probe> {
     let mut b = SharedBuffer::zeros(1)?;
     b.as_mut_slice()[0] = value;
     Some(Probe(b))
+}
+
+/// The system side of shared storage: Linux `memfd`, sealed; elsewhere
+/// nothing is shared (local parts stay on the heap, redistributions use
+/// messages).
+#[cfg(target_os = "linux")]
+mod sys {
+    use super::SharedStorage;
+    use std::io;
+    use std::sync::OnceLock;
+
+    /// A new shared-memory file of `bytes` bytes, mapped read-write here.
+    pub struct File {
+        pub ptr: *mut u8,
+        pub fd: i32,
+        pub dev: u64,
+        pub ino: u64,
+    }
+
+    /// Seals that keep a file's size fixed, so a reader never faults.
+    const SIZE_SEALS: libc::c_int = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW;
+
+    /// A zero-filled file of `bytes` bytes, mapped read-write, then sealed
+    /// against resizing and against every writer but this mapping (where
+    /// the kernel has `F_SEAL_FUTURE_WRITE`), or `None` if the system
+    /// refuses any of it.
+    pub fn create(bytes: usize) -> Option<File> {
+        let size = libc::off_t::try_from(bytes).ok()?;
+        // SAFETY: plain system calls on a descriptor this function owns;
+        // every failure path closes what was opened.
+        unsafe {
+            let fd = libc::memfd_create(
+                c"ndcyclic-local".as_ptr(),
+                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+            );
+            if fd < 0 {
+                return None;
+            }
+            let fail = |ptr: *mut libc::c_void| {
+                if !ptr.is_null() && ptr != libc::MAP_FAILED {
+                    libc::munmap(ptr, bytes);
+                }
+                libc::close(fd);
+                None
+            };
+            if libc::ftruncate(fd, size) != 0 {
+                return fail(std::ptr::null_mut());
+            }
+            let ptr = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            if ptr == libc::MAP_FAILED {
+                return fail(ptr);
+            }
+            let write_seal = if future_write_seals() {
+                libc::F_SEAL_FUTURE_WRITE
+            } else {
+                0
+            };
+            if libc::fcntl(
+                fd,
+                libc::F_ADD_SEALS,
+                SIZE_SEALS | write_seal | libc::F_SEAL_SEAL,
+            ) != 0
+            {
+                return fail(ptr);
+            }
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            if libc::fstat(fd, st.as_mut_ptr()) != 0 {
+                return fail(ptr);
+            }
+            let st = st.assume_init();
+            Some(File {
+                ptr: ptr.cast(),
+                fd,
+                dev: st.st_dev,
+                ino: st.st_ino,
+            })
+        }
+    }
+
+    /// Whether this kernel seals files against future writers
+    /// (`F_SEAL_FUTURE_WRITE`, Linux 5.1): tried once on a scratch file.
+    pub fn future_write_seals() -> bool {
+        static SUPPORTED: OnceLock<bool> = OnceLock::new();
+        *SUPPORTED.get_or_init(|| {
+            // SAFETY: a scratch descriptor, closed at once.
+            unsafe {
+                let fd = libc::memfd_create(
+                    c"ndcyclic-probe".as_ptr(),
+                    libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+                );
+                if fd < 0 {
+                    return false;
+                }
+                let ok = libc::fcntl(fd, libc::F_ADD_SEALS, libc::F_SEAL_FUTURE_WRITE) == 0;
+                libc::close(fd);
+                ok
+            }
+        })
+    }
+
+    /// Maps `s` read-only after checking what it is.
+    pub fn map_read_only(s: &SharedStorage) -> io::Result<*const u8> {
+        let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", s.pid, s.fd))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+        // SAFETY: plain system calls; the descriptor is closed on every path
+        // (the mapping keeps the memory).
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let checked = check(fd, s, &invalid);
+            let result = checked.and_then(|()| {
+                let ptr = libc::mmap(
+                    std::ptr::null_mut(),
+                    s.bytes,
+                    libc::PROT_READ,
+                    libc::MAP_SHARED,
+                    fd,
+                    0,
+                );
+                if ptr == libc::MAP_FAILED {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(ptr.cast_const().cast::<u8>())
+                }
+            });
+            libc::close(fd);
+            result
+        }
+    }
+
+    /// That `fd` is the file `s` describes, long enough, and sealed.
+    ///
+    /// # Safety
+    /// `fd` is an open descriptor.
+    unsafe fn check(
+        fd: libc::c_int,
+        s: &SharedStorage,
+        invalid: &dyn Fn(String) -> io::Error,
+    ) -> io::Result<()> {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: an open descriptor and an out-pointer to one stat.
+        if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fstat succeeded and filled it.
+        let st = unsafe { st.assume_init() };
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            return Err(invalid(format!(
+                "/proc/{}/fd/{} is not a regular file",
+                s.pid, s.fd
+            )));
+        }
+        if (st.st_dev, st.st_ino) != (s.dev, s.ino) {
+            return Err(invalid(format!(
+                "/proc/{}/fd/{} is another file than the storage described",
+                s.pid, s.fd
+            )));
+        }
+        if usize::try_from(st.st_size).map_or(true, |size| size < s.bytes) {
+            return Err(invalid(format!(
+                "the storage holds {} bytes, {} described",
+                st.st_size, s.bytes
+            )));
+        }
+        // SAFETY: an open descriptor.
+        let seals = unsafe { libc::fcntl(fd, libc::F_GET_SEALS) };
+        let needed = SIZE_SEALS
+            | if future_write_seals() {
+                libc::F_SEAL_FUTURE_WRITE
+            } else {
+                0
+            };
+        if seals < 0 || seals & needed != needed {
+            return Err(invalid(format!(
+                "the storage is not sealed (seals {seals:#x}, {needed:#x} needed)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Unmaps a mapping of `bytes` bytes.
+    pub fn unmap(ptr: *mut u8, bytes: usize) {
+        // SAFETY: `ptr` and `bytes` come from a successful mmap, unmapped once.
+        unsafe {
+            libc::munmap(ptr.cast(), bytes);
+        }
+    }
+
+    /// Unmaps the owner's mapping and closes the file.
+    pub fn release(ptr: *mut u8, bytes: usize, fd: i32) {
+        unmap(ptr, bytes);
+        // SAFETY: the descriptor was created by `create` and is closed once.
+        unsafe {
+            libc::close(fd);
+        }
+    }
+}
+
+/// Off Linux nothing is shared: every local part lives on the heap and
+/// redistributions move data as messages.
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    use super::SharedStorage;
+    use std::io;
+
+    pub struct File {
+        pub ptr: *mut u8,
+        pub fd: i32,
+        pub dev: u64,
+        pub ino: u64,
+    }
+
+    pub fn create(_bytes: usize) -> Option<File> {
+        None
+    }
+
+    pub fn map_read_only(_s: &SharedStorage) -> io::Result<*const u8> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "shared storage needs Linux",
+        ))
+    }
+
+    pub fn unmap(_ptr: *mut u8, _bytes: usize) {}
+
+    pub fn release(_ptr: *mut u8, _bytes: usize, _fd: i32) {}
 }
 
 #[cfg(test)]
@@ -339,5 +551,69 @@ mod tests {
         let m = info.map_read_only().unwrap();
         // SAFETY: u64s, not written while read.
         assert_eq!(unsafe { m.slice::<u64>() }[3], 42);
+    }
+
+    /// What another process of the same user could try through
+    /// `/proc/<pid>/fd`: write, map writable, shrink. All refused; a reader
+    /// that checks what it maps still reads the owner's data.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn sealed_storage_cannot_be_turned_against_a_reader() {
+        let mut s = Storage::shared_copy(&[7u64; 1024]);
+        let info = s.shared().unwrap();
+        s.as_mut_slice()[1] = 9; // the owner still writes
+        let path = std::ffi::CString::new(format!("/proc/self/fd/{}", info.fd)).unwrap();
+        // SAFETY: plain system calls on a descriptor of this test, closed below.
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_RDWR);
+            assert!(fd >= 0, "reopening read-write is allowed, writing is not");
+            assert!(libc::ftruncate(fd, 8) != 0, "shrinking must fail");
+            let bytes = [0u8; 8];
+            if sys::future_write_seals() {
+                assert!(
+                    libc::write(fd, bytes.as_ptr().cast(), 8) < 0,
+                    "writing must fail"
+                );
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    8192,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    fd,
+                    0,
+                );
+                assert_eq!(p, libc::MAP_FAILED, "a writable mapping must fail");
+            }
+            libc::close(fd);
+        }
+        let m = info.map_read_only().unwrap();
+        // SAFETY: u64s, not written while read.
+        assert_eq!(&unsafe { m.slice::<u64>() }[..3], &[7, 9, 7]);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_reader_refuses_another_file_or_a_wrong_size() {
+        let s = Storage::shared_copy(&[1u32; 4096]);
+        let info = s.shared().unwrap();
+        let kept = Storage::shared_copy(&[2u32; 4096]);
+        let other = kept.shared().unwrap();
+        let wrong_file = SharedStorage {
+            fd: other.fd,
+            ..info
+        };
+        assert_eq!(
+            wrong_file.map_read_only().unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
+        let too_long = SharedStorage {
+            bytes: info.bytes * 2,
+            ..info
+        };
+        assert_eq!(
+            too_long.map_read_only().unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
+        assert!(info.map_read_only().is_ok());
     }
 }

@@ -160,7 +160,15 @@ impl<T: Element> Async<T> {
                             late_recvs[i] = true;
                             continue;
                         };
-                        match n.cache.get(t.peer, &storage) {
+                        let mapped = if storage.bytes == n.expected[i] {
+                            n.cache.get(t.peer, &storage)
+                        } else {
+                            Err(std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                "the note's size is not what the plan says the sender holds",
+                            ))
+                        };
+                        match mapped {
                             Ok(peer) => {
                                 // SAFETY: the sender's source storage holds
                                 // `T`s and stays untouched until it has this

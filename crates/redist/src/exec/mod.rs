@@ -332,7 +332,15 @@ impl<T: Element> Redistribution<T> {
             Strategy::Async => {
                 // Every rank evaluates the same condition, so all or none take part.
                 let node = (options.node_direct && plan.stats().messages > 0)
-                    .then(|| node_direct::NodeDirect::new(comm, &traffic.program, me))
+                    .then(|| {
+                        node_direct::NodeDirect::new(
+                            comm,
+                            &plan,
+                            &traffic.program,
+                            me,
+                            std::mem::size_of::<T>(),
+                        )
+                    })
                     .flatten();
                 Exchange::Async(asynchronous::Async::new(routes, node))
             }

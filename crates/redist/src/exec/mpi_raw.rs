@@ -436,8 +436,10 @@ pub(crate) enum Event {
     Sent,
 }
 
-/// A note between two ranks: four words of the node-direct protocol.
-pub(crate) type Note = [u64; 4];
+/// A note between two ranks of the node-direct protocol: whether the
+/// sender's source is shared, its descriptor, storage id, bytes, device and
+/// inode.
+pub(crate) type Note = [u64; 6];
 
 /// Storage of one exchange's requests, kept from one execution to the next
 /// so that executing allocates nothing after the first call: request
@@ -493,8 +495,8 @@ impl RequestStore {
         self.outstanding.resize(recvs, 0);
         self.next_free.clear();
         self.next_free.resize(recvs, 0);
-        self.notes_in.resize(recvs, [0; 4]);
-        self.notes_out.resize(sends, [0; 4]);
+        self.notes_in.resize(recvs, [0; 6]);
+        self.notes_out.resize(sends, [0; 6]);
         self.words_in.resize(sends, 0);
         self.words_out.resize(recvs, 0);
         Ok(Requests {
@@ -780,7 +782,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
 }
 
 /// Bytes of a note and of a word on the wire.
-const NOTE_BYTES: Count = 32;
+const NOTE_BYTES: Count = 48;
 const WORD_BYTES: Count = 8;
 
 /// `MPI_BYTE`.

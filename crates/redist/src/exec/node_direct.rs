@@ -15,7 +15,9 @@
 //! the sender's storage id (never reused), so repeated executions on the
 //! same arrays map nothing.
 
+use super::mpi_raw::Note;
 use super::program::RankProgram;
+use crate::Plan;
 use dist_array::{ReadMapping, SharedStorage};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -30,6 +32,9 @@ pub(crate) struct NodeDirect {
     pub recvs: Vec<bool>,
     /// Process id of every rank.
     pub pids: Vec<u32>,
+    /// Per receive: the bytes the sender's source storage holds, from the
+    /// plan; a note saying otherwise is not trusted.
+    pub expected: Vec<usize>,
     /// Mappings of the senders' storage.
     pub cache: PeerCache,
 }
@@ -37,7 +42,13 @@ pub(crate) struct NodeDirect {
 impl NodeDirect {
     /// Collective over `comm`: `None` on every rank unless every rank can
     /// map the storage of the ranks of its node it receives from.
-    pub fn new(comm: &SimpleCommunicator, program: &RankProgram, me: usize) -> Option<NodeDirect> {
+    pub fn new(
+        comm: &SimpleCommunicator,
+        plan: &Plan,
+        program: &RankProgram,
+        me: usize,
+        elem_bytes: usize,
+    ) -> Option<NodeDirect> {
         let node = nodes(comm);
         let same = |a: usize, b: usize| a != b && node[a] == node[b];
         let recvs: Vec<bool> = program.recvs.iter().map(|t| same(t.peer, me)).collect();
@@ -53,30 +64,38 @@ impl NodeDirect {
         if !can_map_peers(comm, &read_from) {
             return None;
         }
+        let expected = program
+            .recvs
+            .iter()
+            .map(|t| plan.source().local_len(t.peer).unwrap_or(0) * elem_bytes)
+            .collect();
         Some(NodeDirect {
             sends,
             recvs,
             pids,
+            expected,
             cache: PeerCache::default(),
         })
     }
 
     /// The note a sender sends: whether its source storage is shared, and
     /// how to map it.
-    pub fn note_for(source: Option<&SharedStorage>) -> [u64; 4] {
+    pub fn note_for(source: Option<&SharedStorage>) -> Note {
         match source {
-            Some(s) => [1, word(s.fd), s.id, word(s.bytes)],
-            None => [0; 4],
+            Some(s) => [1, word(s.fd), s.id, word(s.bytes), s.dev, s.ino],
+            None => [0; 6],
         }
     }
 
     /// The sender's storage a note from `peer` describes, if it is shared.
-    pub fn storage_in(&self, note: [u64; 4], peer: usize) -> Option<SharedStorage> {
+    pub fn storage_in(&self, note: Note, peer: usize) -> Option<SharedStorage> {
         (note[0] != 0).then(|| SharedStorage {
             pid: self.pids[peer],
             fd: from_word(note[1]),
             id: note[2],
             bytes: from_word(note[3]),
+            dev: note[4],
+            ino: note[5],
         })
     }
 }
@@ -167,14 +186,22 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
     let probe = dist_array::storage::probe(MAGIC ^ comm.rank() as u64);
     let mine = probe.as_ref().map(|p| p.info());
     let entry = match mine {
-        Some(s) => [1, u64::from(s.pid), word(s.fd), s.id, word(s.bytes)],
-        None => [0; 5],
+        Some(s) => [
+            1,
+            u64::from(s.pid),
+            word(s.fd),
+            s.id,
+            word(s.bytes),
+            s.dev,
+            s.ino,
+        ],
+        None => [0; 7],
     };
-    let mut all = vec![0u64; 5 * comm.size() as usize];
+    let mut all = vec![0u64; 7 * comm.size() as usize];
     comm.all_gather_into(&entry[..], &mut all[..]);
     let mut ok = true;
     for &r in read_from {
-        let e = &all[5 * r..5 * r + 5];
+        let e = &all[7 * r..7 * r + 7];
         if e[0] == 0 {
             ok = false;
             continue;
@@ -184,6 +211,8 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
             fd: from_word(e[2]),
             id: e[3],
             bytes: from_word(e[4]),
+            dev: e[5],
+            ino: e[6],
         };
         // SAFETY: the probe holds u64s and is not written after creation.
         ok &= s
