@@ -169,6 +169,15 @@ pub enum DistError {
         limit: u128,
     },
 
+    /// A grid with more ranks than a layout supports.
+    #[error("a grid of {ranks} ranks; layouts support at most {limit}")]
+    TooManyRanks {
+        /// Ranks of the grid.
+        ranks: usize,
+        /// The limit ([`MAX_RANKS`](crate::spec::MAX_RANKS)).
+        limit: usize,
+    },
+
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),

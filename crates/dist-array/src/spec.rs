@@ -17,6 +17,10 @@ use crate::DistError;
 use std::fmt;
 use std::str::FromStr;
 
+/// Most ranks a layout's grid may have: 2^24, far beyond any machine, so a
+/// layout's rank map (two words per rank) stays below 256 MiB.
+pub const MAX_RANKS: usize = 1 << 24;
+
 /// How one array dimension is distributed over one grid dimension.
 ///
 /// ```
@@ -149,7 +153,13 @@ impl LayoutSpec {
                 got: grid.len(),
             });
         }
-        procgrid::check_extents(&grid)?;
+        let ranks = procgrid::check_extents(&grid)?;
+        if ranks > MAX_RANKS {
+            return Err(DistError::TooManyRanks {
+                ranks,
+                limit: MAX_RANKS,
+            });
+        }
         for (dim, (d, &extent)) in dists.iter().zip(&grid).enumerate() {
             match *d {
                 Dist::Cyclic { block: 0, .. } => return Err(DistError::ZeroBlock { dim }),
@@ -511,5 +521,23 @@ mod tests {
             LayoutSpec::new(vec![], vec![]),
             Err(DistError::NoDimensions)
         );
+    }
+
+    #[test]
+    fn grids_beyond_the_rank_limit_are_refused() {
+        let e = "block@100000000000".parse::<LayoutSpec>().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DistError::TooManyRanks {
+                    ranks: 100_000_000_000,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("at most 16777216"), "{e}");
+        assert!("block,block@4096x4096".parse::<LayoutSpec>().is_ok());
+        assert!("block,block@4097x4096".parse::<LayoutSpec>().is_err());
     }
 }

@@ -97,6 +97,15 @@ impl Run {
     }
 }
 
+/// Most (source, target) process pairs one dimension's plan keeps a list
+/// for: 2^22, four million, beyond any layout of a real machine's ranks.
+pub const PAIRS_MAX: usize = 1 << 22;
+
+/// Most runs one dimension's basic period may hold: 2^21 (128 MiB of
+/// runs), reached only by long periods of coprime block sizes on a thousand
+/// processes or more.
+pub const RUNS_MAX: usize = 1 << 21;
+
 /// The 1-D plan of one dimension: for every (source process, target process)
 /// pair, the runs of one period.
 ///
@@ -151,9 +160,19 @@ impl AxisPlan {
         };
         let tail = n - period * periods;
         let q_count = dst.procs();
-        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); src.procs() * q_count];
+        let pairs = src.procs().saturating_mul(q_count);
+        if pairs > PAIRS_MAX {
+            return Err(RedistError::Limit {
+                what: "process pairs of one dimension's plan",
+                value: pairs as u128,
+                limit: PAIRS_MAX as u128,
+            });
+        }
+        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); pairs];
         let (s, t) = (src.block(), dst.block());
+        let stored = std::cell::Cell::new(0usize);
         let mut push = |g: usize, run: Run| {
+            stored.set(stored.get() + 1);
             let list = &mut runs[src.owner(g) * q_count + dst.owner(g)];
             match list.last_mut() {
                 // Extend the previous run when the stretch continues everywhere.
@@ -182,6 +201,15 @@ impl AxisPlan {
             let x1 = (x0 / outer_block + 1).saturating_mul(outer_block).min(span);
             let mut g = x0;
             while g < x1 {
+                if stored.get() > RUNS_MAX {
+                    // A basic period this long (coprime block sizes on many
+                    // processes) would take too long to scan and hold.
+                    return Err(RedistError::Limit {
+                        what: "runs in one basic period of a dimension",
+                        value: stored.get() as u128,
+                        limit: RUNS_MAX as u128,
+                    });
+                }
                 let cycles = (x1 - g) / inner_cycle;
                 if g % inner_cycle == 0 && cycles >= 2 {
                     for h in (g..g + inner_cycle).step_by(inner_block) {

@@ -16,6 +16,10 @@ use crate::schedule::{self, Message, Schedule};
 use crate::{RedistError, Remap};
 use dist_array::Layout;
 
+/// Most messages (rank pairs that exchange data, local copies included) a
+/// plan lists: 2^24, an all-to-all among 4096 ranks.
+pub const MESSAGES_MAX: usize = 1 << 24;
+
 /// What a plan moves, in elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PlanStats {
@@ -87,6 +91,16 @@ impl Plan {
             .zip(target.axes())
             .map(|(s, t)| AxisPlan::new(s, t))
             .collect::<Result<Vec<_>, _>>()?;
+        // Count the messages before listing them: an all-to-all on very many
+        // ranks is refused rather than allocated.
+        let messages = remap::message_count(source, &axes);
+        if messages > MESSAGES_MAX {
+            return Err(RedistError::Limit {
+                what: "messages (rank pairs that exchange data) of a plan",
+                value: messages as u128,
+                limit: MESSAGES_MAX as u128,
+            });
+        }
         // Volumes from source ranks to target grid positions (row-major index
         // of the target coordinates), before any rank map.
         let by_position = remap::position_volumes(source, target, &axes);
@@ -430,5 +444,47 @@ mod tests {
             );
             assert!((0..72).all(|a| with_self(a) == seen[a].len()));
         }
+    }
+
+    /// Plans too large to hold are refused with the limit they exceed,
+    /// quickly and before allocating it.
+    #[test]
+    fn plans_too_large_are_refused_by_name() {
+        let limit = |from: &str, to: &str, shape: &[usize], remap: Remap| {
+            let s = Layout::parse(shape, from).unwrap();
+            let t = Layout::parse(shape, to).unwrap();
+            let start = std::time::Instant::now();
+            let e = Plan::new(&s, &t, remap).unwrap_err();
+            assert!(
+                start.elapsed().as_secs() < 5,
+                "{from} -> {to}: too slow to refuse"
+            );
+            match e {
+                RedistError::Limit { what, .. } => what,
+                other => panic!("{from} -> {to}: {other}"),
+            }
+        };
+        // 5000 × 5000 process pairs in one dimension.
+        let what = limit("block@5000", "cyclic@5000", &[25_000_000], Remap::None);
+        assert!(what.contains("process pairs"), "{what}");
+        // An all-to-all among 4900 ranks: 24 million messages.
+        let what = limit(
+            "block,block@70x70",
+            "cyclic,cyclic@70x70",
+            &[4900, 4900],
+            Remap::None,
+        );
+        assert!(what.contains("messages"), "{what}");
+        // An optimal remapping of 4900 ranks.
+        let what = limit(
+            "block,block@70x70",
+            "block,block@70x70",
+            &[700, 700],
+            Remap::Optimal,
+        );
+        assert!(what.contains("optimal remapping"), "{what}");
+        // A basic period of three million single-element runs.
+        let what = limit("cyclic@1024", "cyclic(3)@1021", &[1 << 40], Remap::None);
+        assert!(what.contains("runs in one basic period"), "{what}");
     }
 }

@@ -162,6 +162,39 @@ use crate::{AxisPlan, RedistError};
 use dist_array::Layout;
 use procgrid::{coords_to_rank, rank_to_coords, Order};
 
+/// Most target ranks [`Remap::Optimal`] solves for: 4096 (an assignment on a
+/// 4096 × 4096 matrix, O(R³): seconds). Above, use a closed form or none.
+pub const OPTIMAL_RANKS_MAX: usize = 1 << 12;
+
+/// How many (source rank, target position) pairs exchange data, counted
+/// from the per-dimension volumes without listing them: O(ranks × dims ×
+/// processes per dimension).
+pub(crate) fn message_count(source: &Layout, axes: &[AxisPlan]) -> usize {
+    // Per dimension and source coordinate: target coordinates receiving anything.
+    let partners: Vec<Vec<usize>> = axes
+        .iter()
+        .map(|plan| {
+            (0..plan.source().procs())
+                .map(|p| {
+                    (0..plan.target().procs())
+                        .filter(|&q| plan.volume(p, q) > 0)
+                        .count()
+                })
+                .collect()
+        })
+        .collect();
+    (0..source.ranks())
+        .map(|a| {
+            let coords = source.coords_of_rank(a).unwrap_or_default();
+            coords
+                .iter()
+                .zip(&partners)
+                .map(|(&p, list)| list.get(p).copied().unwrap_or(0))
+                .fold(1usize, usize::saturating_mul)
+        })
+        .fold(0usize, usize::saturating_add)
+}
+
 /// Non-zero volumes `(source rank, target position, elements)` of an n-D
 /// redistribution, target positions being row-major indices of the target's
 /// grid coordinates (before any rank map).
@@ -232,6 +265,13 @@ fn optimal_rank_map(
     by_position: &[(usize, usize, usize)],
 ) -> Result<Vec<usize>, RedistError> {
     let n = target.ranks();
+    if n > OPTIMAL_RANKS_MAX {
+        return Err(RedistError::Limit {
+            what: "target ranks of an optimal remapping (an assignment on a ranks × ranks matrix)",
+            value: n as u128,
+            limit: OPTIMAL_RANKS_MAX as u128,
+        });
+    }
     let mut weights = vec![vec![0u64; n]; n];
     for &(rank, position, v) in by_position {
         if rank < n {
