@@ -503,6 +503,10 @@ impl<T: Element> Redistribution<T> {
             return Ok(());
         }
         let comm = self.source_grid.communicator();
+        let _guard = mpi_raw::AbortOnUnwind::new(comm);
+        if node_direct::fault_injected("exchange-panic") {
+            panic!("a panic injected into an exchange (NDCYCLIC_FAULTS=exchange-panic)");
+        }
         match &mut self.exchange {
             Exchange::Alltoallv(x) => x.run(&self.traffic, comm, src, dst),
             Exchange::Scheduled(x) => x.run(&self.traffic, comm, src, dst),

@@ -16,6 +16,7 @@
 //!   [`Requests::wait_any`] returns `None` then. A list dropped with
 //!   requests pending waits for them, or aborts the job when the thread is
 //!   unwinding from a panic, so MPI never writes into freed memory;
+//! - [`AbortOnUnwind`], which aborts the job when an exchange panics;
 //! - [`handle_key`], the bytes of a communicator handle, to key caches.
 //!
 //! Element types are moved as bytes: an element of `n` bytes is a
@@ -815,6 +816,31 @@ impl<T> Drop for Requests<'_, '_, T> {
             // SAFETY: as above; the buffers must not be freed while in use.
             unsafe {
                 ffi::MPI_Abort(self.comm, 101);
+            }
+        }
+    }
+}
+
+/// Aborts the job if dropped while the thread unwinds from a panic: an
+/// exchange that panics on one rank would otherwise leave the others
+/// blocked in MPI (or, with requests pending, MPI writing into freed
+/// memory), whether or not the program installed an abort-on-panic hook.
+pub(crate) struct AbortOnUnwind(ffi::MPI_Comm);
+
+impl AbortOnUnwind {
+    /// A guard over `comm` for the current exchange.
+    pub fn new(comm: &SimpleCommunicator) -> AbortOnUnwind {
+        AbortOnUnwind(comm.as_raw())
+    }
+}
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("redist: a panic during an exchange; aborting the job");
+            // SAFETY: aborting is always allowed while MPI runs.
+            unsafe {
+                ffi::MPI_Abort(self.0, 101);
             }
         }
     }

@@ -102,8 +102,9 @@ impl NodeDirect {
 
 /// Whether the environment variable `NDCYCLIC_FAULTS` (a comma-separated
 /// list) names `what`: a way for tests to make this rank's next mappings
-/// fail as a full file table or a security policy would.
-fn fault_injected(what: &str) -> bool {
+/// fail as a full file table or a security policy would (`map`), or its
+/// next exchange panic (`exchange-panic`).
+pub(crate) fn fault_injected(what: &str) -> bool {
     std::env::var("NDCYCLIC_FAULTS").is_ok_and(|v| v.split(',').any(|f| f.trim() == what))
 }
 
