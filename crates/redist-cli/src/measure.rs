@@ -12,10 +12,11 @@ use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::Root;
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Remap, Strategy};
 use serde_json::{json, Value};
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::Instant;
 
 /// Element types `redist run` can move.
@@ -156,15 +157,19 @@ fn run_typed<T: IndexValue>(
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let from = layout_for(&args.shape, &args.from)?;
-    let to = layout_for(&args.shape, &args.to)?;
-    let ranks = world.size() as usize;
-    if from.ranks().max(to.ranks()) > ranks {
+    // Every check is pure (the same arguments give the same verdict on
+    // every rank) or agreed by a collective, so every rank returns the same
+    // error.
+    let ranks = usize::try_from(world.size()).unwrap_or(0);
+    // Before the layouts are built: a layout keeps a rank map.
+    if args.from.ranks().max(args.to.ranks()) > ranks {
         return Err(CliError::TooFewRanks {
             grids: format!("{} and {}", args.from, args.to),
             ranks,
         });
     }
+    let from = layout_for(&args.shape, &args.from)?;
+    let to = layout_for(&args.shape, &args.to)?;
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
     let grid_b = grid_for(&to, world, Some(&grid_a))?;
@@ -260,51 +265,132 @@ fn run_typed<T: IndexValue>(
         None => None,
     };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
-    if !root {
-        return Ok(());
-    }
-    let elem = std::mem::size_of::<T>();
-    let stats = r.plan().stats();
-    let ms = |v: &[f64]| median(v) * 1e3;
-    let mut v = json!({
-        "shape": from.shape(),
-        "from": from.spec().to_string(),
-        "to": r.target_layout().spec().to_string(),
-        "ranks": ranks,
-        "type": format!("{:?}", args.element).to_lowercase(),
-        "strategy": r.strategy().to_string(),
-        "remap": args.remap.to_string(),
-        "reps": args.reps,
-        "elements": stats.elements,
-        "bytes_total": stats.elements * elem,
-        "bytes_moved": stats.moved * elem,
-        "plan_ms": plan_ms,
-        "build_ms": build_ms,
-        "program_bytes": program_bytes,
-        "exec_ms_median": ms(&exec),
-        "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
-        "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(&memcpy)),
-        "verified": verified,
-        "target_rank_map": r.target_layout().rank_map(),
-        "node_direct": node_direct,
-    });
-    if let Some(reason) = &skipped {
-        v["baseline_skipped"] = json!(reason);
-    }
-    if let Some(times) = &alltoallv {
-        v["alltoallv_ms_median"] = json!(ms(times));
-        v["exec_over_alltoallv"] = json!(median(&exec) / median(times).max(1e-12));
-    }
-    if args.json {
-        writeln!(out, "{v}")?;
+    let written = if root {
+        let report = Report {
+            args,
+            from: &from,
+            r: &r,
+            ranks,
+            plan_ms,
+            build_ms,
+            program_bytes,
+            exec: &exec,
+            memcpy: &memcpy,
+            verified,
+            alltoallv: alltoallv.as_deref(),
+            skipped: skipped.as_deref(),
+            node_direct,
+        };
+        report.write(out)
     } else {
-        out.write_all(summary(&v).as_bytes())?;
-    }
-    out.flush()?;
+        Ok(())
+    };
+    // Only rank 0 writes: every rank learns how it went and returns the same.
+    agree_on_output(comm, written)?;
     if verified == Some(false) {
         return Err(CliError::VerificationFailed);
     }
     Ok(())
+}
+
+/// What rank 0 reports on a run.
+struct Report<'a, T: Element> {
+    args: &'a RunArgs,
+    from: &'a Layout,
+    r: &'a Redistribution<T>,
+    ranks: usize,
+    plan_ms: f64,
+    build_ms: f64,
+    program_bytes: u64,
+    exec: &'a [f64],
+    memcpy: &'a [f64],
+    verified: Option<bool>,
+    alltoallv: Option<&'a [f64]>,
+    skipped: Option<&'a str>,
+    node_direct: bool,
+}
+
+impl<T: Element> Report<'_, T> {
+    /// Writes the JSON line (`--json`) or the readable summary to `out`.
+    fn write(&self, out: &mut dyn Write) -> Result<(), CliError> {
+        let Report {
+            args,
+            from,
+            r,
+            ranks,
+            plan_ms,
+            build_ms,
+            program_bytes,
+            exec,
+            memcpy,
+            verified,
+            alltoallv,
+            skipped,
+            node_direct,
+        } = *self;
+        let elem = std::mem::size_of::<T>();
+        let stats = r.plan().stats();
+        let ms = |v: &[f64]| median(v) * 1e3;
+        let mut v = json!({
+            "shape": from.shape(),
+            "from": from.spec().to_string(),
+            "to": r.target_layout().spec().to_string(),
+            "ranks": ranks,
+            "type": format!("{:?}", args.element).to_lowercase(),
+            "strategy": r.strategy().to_string(),
+            "remap": args.remap.to_string(),
+            "reps": args.reps,
+            "elements": stats.elements,
+            "bytes_total": stats.elements * elem,
+            "bytes_moved": stats.moved * elem,
+            "plan_ms": plan_ms,
+            "build_ms": build_ms,
+            "program_bytes": program_bytes,
+            "exec_ms_median": ms(exec),
+            "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
+            "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(memcpy)),
+            "verified": verified,
+            "target_rank_map": r.target_layout().rank_map(),
+            "node_direct": node_direct,
+        });
+        if let Some(reason) = skipped {
+            v["baseline_skipped"] = json!(reason);
+        }
+        if let Some(times) = alltoallv {
+            v["alltoallv_ms_median"] = json!(ms(times));
+            v["exec_over_alltoallv"] = json!(median(exec) / median(times).max(1e-12));
+        }
+        if args.json {
+            writeln!(out, "{v}")?;
+        } else {
+            out.write_all(summary(&v).as_bytes())?;
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Tells every rank whether rank 0 wrote its report (`written` on rank 0;
+/// ignored elsewhere) and returns the same verdict on every rank: `Ok`, a
+/// broken pipe (which the tool treats as a normal end) or an I/O error.
+fn agree_on_output(
+    comm: &SimpleCommunicator,
+    written: Result<(), CliError>,
+) -> Result<(), CliError> {
+    let mut code: i32 = match &written {
+        Ok(()) => 0,
+        Err(e) if e.is_broken_pipe() => 1,
+        Err(_) => 2,
+    };
+    comm.process_at_rank(0).broadcast_into(&mut code);
+    if comm.rank() == 0 {
+        return written;
+    }
+    match code {
+        0 => Ok(()),
+        1 => Err(io::Error::from(io::ErrorKind::BrokenPipe).into()),
+        _ => Err(io::Error::other("rank 0 could not write the report").into()),
+    }
 }
 
 /// The maximum of `x` over the ranks of `comm`.
