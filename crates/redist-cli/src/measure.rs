@@ -62,8 +62,8 @@ pub struct RunArgs {
     /// How the target's ranks may be relabelled: none, closed-form or optimal.
     #[arg(long, default_value = "none", value_name = "MODE")]
     pub remap: Remap,
-    /// Timed repetitions (after one untimed warm-up).
-    #[arg(long, default_value_t = 5)]
+    /// Timed repetitions (after one untimed warm-up), 1 to 1000000.
+    #[arg(long, default_value_t = 5, value_parser = reps_parser())]
     pub reps: usize,
     /// Check every element of the result against its global index.
     #[arg(long)]
@@ -82,6 +82,15 @@ pub struct RunArgs {
     /// receiver could read it straight from the sender's shared storage.
     #[arg(long)]
     pub no_node_direct: bool,
+}
+
+/// The most timed repetitions `--reps` accepts: enough for any benchmark,
+/// few enough that the vectors of times stay small.
+pub const MAX_REPS: u64 = 1_000_000;
+
+/// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
+fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS)
 }
 
 /// A value for every global linear index, per element type: what the source
