@@ -11,6 +11,7 @@
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes;
+//! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
@@ -19,6 +20,7 @@
 
 mod error;
 mod measure;
+mod memory;
 mod plan_report;
 mod shape;
 mod show;

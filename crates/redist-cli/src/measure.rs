@@ -7,6 +7,7 @@
 //! the report gives the median and the minimum.
 
 use crate::error::CliError;
+use crate::memory;
 use crate::shape::{layout_for, Shape};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
@@ -166,9 +167,9 @@ fn run_typed<T: IndexValue>(
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    // Every check is pure (the same arguments give the same verdict on
-    // every rank) or agreed by a collective, so every rank returns the same
-    // error.
+    // Every check up to the memory check is pure (the same arguments give
+    // the same verdict on every rank) or agreed by a collective, so every
+    // rank returns the same error.
     let ranks = usize::try_from(world.size()).unwrap_or(0);
     // Before the layouts are built: a layout keeps a rank map.
     if args.from.ranks().max(args.to.ranks()) > ranks {
@@ -203,6 +204,11 @@ fn run_typed<T: IndexValue>(
         &mut program_bytes,
         SystemOperation::max(),
     );
+    // Collective; before the arrays, so that its buffers count in the memory check.
+    let bare = args
+        .baseline
+        .map(|Baseline::Alltoallv| redist::BareAlltoallv::new(&r));
+    check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let shape = from.shape().to_vec();
     let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
     let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
@@ -227,7 +233,7 @@ fn run_typed<T: IndexValue>(
     };
     // One copy of the local source data: the floor for an identity
     // redistribution (skipped above 2^28 elements to spare memory).
-    let small = src.local_slice().len() <= 1 << 28;
+    let small = src.local_slice().len() <= MEMCPY_MAX_ELEMENTS;
     let mut flag = [i32::from(small)];
     let mut all_small = [0i32];
     comm.all_reduce_into(&flag[..], &mut all_small[..], SystemOperation::min());
@@ -244,8 +250,8 @@ fn run_typed<T: IndexValue>(
         std::hint::black_box(&copy_target);
     }
     let mut skipped = None;
-    let alltoallv = match args.baseline {
-        Some(Baseline::Alltoallv) => match redist::BareAlltoallv::new(&r) {
+    let alltoallv = match bare {
+        Some(bare) => match bare {
             // Checked on every rank before any buffer is allocated.
             Err(e) => {
                 if root {
@@ -379,6 +385,64 @@ impl<T: Element> Report<'_, T> {
     }
 }
 
+/// Refuses, on every rank alike, a run whose arrays and buffers do not fit
+/// in memory, before any of them is allocated: each rank adds up the bytes
+/// it needs (its source and target local parts, the `memcpy` copy of its
+/// source part, the baseline's buffers) and compares the largest need with
+/// the smallest share of memory ([`memory::available_per_rank`]).
+fn check_memory<T: Element>(
+    comm: &SimpleCommunicator,
+    from: &Layout,
+    to: &Layout,
+    bare: Option<&Result<redist::BareAlltoallv<T>, redist::RedistError>>,
+) -> Result<(), CliError> {
+    // The local parts DistArray allocates: none on ranks outside a grid.
+    // (A rank the layout cannot size would need everything: the all-reduce
+    // below then refuses on every rank, not on this one alone.)
+    let rank = usize::try_from(comm.rank()).unwrap_or(usize::MAX);
+    let local = |l: &Layout| {
+        if rank < l.ranks() {
+            l.local_len(rank).unwrap_or(usize::MAX)
+        } else {
+            0
+        }
+    };
+    let (source, target) = (local(from), local(to));
+    let copy = if source <= MEMCPY_MAX_ELEMENTS {
+        source
+    } else {
+        0
+    };
+    let baseline = match bare {
+        Some(Ok(b)) => [b.send_len(), b.recv_len()],
+        _ => [0, 0],
+    };
+    let need = memory::bytes_for(
+        std::mem::size_of::<T>(),
+        &[source, target, copy, baseline[0], baseline[1]],
+    );
+    let available = memory::available_per_rank();
+    // One all-reduce agrees on both: the largest need and, as the largest
+    // shortfall from u64::MAX, the smallest share.
+    let mine = [need, u64::MAX - available];
+    let mut all = [0u64; 2];
+    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    let (needed, available) = (all[0], u64::MAX - all[1]);
+    if needed <= available {
+        return Ok(());
+    }
+    let mut what = "the source and target local parts and a copy of the source part".to_string();
+    // Agreed: BareAlltoallv::new gives every rank the same verdict.
+    if matches!(bare, Some(Ok(_))) {
+        what += " (and the baseline's send and receive buffers)";
+    }
+    Err(CliError::OutOfMemory {
+        needed,
+        available,
+        what,
+    })
+}
+
 /// Tells every rank whether rank 0 wrote its report (`written` on rank 0;
 /// ignored elsewhere) and returns the same verdict on every rank: `Ok`, a
 /// broken pipe (which the tool treats as a normal end) or an I/O error.
@@ -401,6 +465,10 @@ fn agree_on_output(
         _ => Err(io::Error::other("rank 0 could not write the report").into()),
     }
 }
+
+/// The largest local source part (elements) `redist run` copies once with
+/// `memcpy` for `memcpy_ms_median`; larger parts are not copied.
+const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
 
 /// The maximum of `x` over the ranks of `comm`.
 fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
