@@ -81,6 +81,21 @@ pub enum CliError {
         ranks: usize,
     },
 
+    /// A layout with more ranks than the tool handles: listing them (or the
+    /// rank map the library builds for them) would take gigabytes.
+    #[error(
+        "invalid layout {spec}: {ranks} ranks; expected at most {limit} ranks \
+         (the most the redist tool lists or plans for)"
+    )]
+    TooManyRanks {
+        /// The layout as given (canonical form).
+        spec: String,
+        /// Its number of ranks.
+        ranks: usize,
+        /// The largest number of ranks accepted.
+        limit: usize,
+    },
+
     /// `redist run` would need more memory per rank than the node has.
     #[error(
         "not enough memory: a rank needs {} for {what}, but {available} bytes ({}) are \
