@@ -81,6 +81,38 @@ pub enum CliError {
         ranks: usize,
     },
 
+    /// A layout with more ranks than the tool handles: listing them (or the
+    /// rank map the library builds for them) would take gigabytes.
+    #[error(
+        "invalid layout {spec}: {ranks} ranks; expected at most {limit} ranks \
+         (the most the redist tool lists or plans for)"
+    )]
+    TooManyRanks {
+        /// The layout as given (canonical form).
+        spec: String,
+        /// Its number of ranks.
+        ranks: usize,
+        /// The largest number of ranks accepted.
+        limit: usize,
+    },
+
+    /// `redist run` would need more memory per rank than the node has.
+    #[error(
+        "not enough memory: a rank needs {} for {what}, but {available} bytes ({}) are \
+         available per rank (MemAvailable of /proc/meminfo shared among the ranks of a \
+         node); use a smaller --shape or --type, or more nodes",
+        needed_bytes(*.needed),
+        crate::memory::human(*.available)
+    )]
+    OutOfMemory {
+        /// The largest number of bytes a rank needs.
+        needed: u64,
+        /// The smallest number of bytes a rank may use.
+        available: u64,
+        /// What the bytes are for.
+        what: String,
+    },
+
     /// `redist run --verify` found elements that differ from their expected value.
     #[error(
         "invalid result \"mismatched elements\": expected every element equal to the value of \
@@ -108,6 +140,17 @@ pub enum CliError {
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+}
+
+/// `needed` bytes for [`CliError::OutOfMemory`]: `u64::MAX` stands for any
+/// larger number (the sums saturate).
+fn needed_bytes(needed: u64) -> String {
+    let human = crate::memory::human(needed);
+    if needed == u64::MAX {
+        format!("at least {needed} bytes ({human})")
+    } else {
+        format!("{needed} bytes ({human})")
+    }
 }
 
 /// The library's message for `e`, with its advice given as the tool's flag:
@@ -196,6 +239,29 @@ mod tests {
             e.to_string(),
             "invalid grids \"block@4 and cyclic@4\": expected grids of at most 2 ranks \
              (the job's size); start more ranks with mpirun -n"
+        );
+        let e = CliError::OutOfMemory {
+            needed: 2_000_000_000_000,
+            available: 6 << 30,
+            what: "the local parts".into(),
+        };
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.to_string(),
+            "not enough memory: a rank needs 2000000000000 bytes (1.8 TiB) for the \
+             local parts, but 6442450944 bytes (6.0 GiB) are available per rank (MemAvailable \
+             of /proc/meminfo shared among the ranks of a node); use a smaller --shape or \
+             --type, or more nodes"
+        );
+        let e = CliError::OutOfMemory {
+            needed: u64::MAX,
+            available: 1 << 30,
+            what: "the local parts".into(),
+        };
+        assert!(
+            e.to_string()
+                .contains("a rank needs at least 18446744073709551615 bytes (16.0 EiB) for"),
+            "{e}"
         );
         assert_eq!(
             CliError::VerificationFailed.to_string(),

@@ -2,7 +2,8 @@
 //!
 //! `main` parses the command line with clap and hands each subcommand to its
 //! module; the library `redist` does the work. Usage errors (clap's and ours)
-//! exit with code 2 and a message on stderr.
+//! exit with code 2 and a message on stderr; failures to write the output
+//! exit with code 1.
 //!
 //! - [`shape`]: the `--shape` argument ([`shape::Shape`]) and the layout it
 //!   gives with a spec string;
@@ -10,16 +11,23 @@
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes;
+//! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
+//!
+//! Under `mpirun`, every rank parses the same command line and reaches the
+//! same verdict; rank 0 alone prints an error, and every rank exits with its
+//! code after finalizing MPI.
 
 mod error;
 mod measure;
+mod memory;
 mod plan_report;
 mod shape;
 mod show;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
+use mpi::topology::Communicator;
 use std::io;
 use std::process::ExitCode;
 
@@ -46,38 +54,72 @@ enum Command {
     Run(measure::RunArgs),
 }
 
-fn dispatch(command: &Command) -> Result<(), CliError> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+/// Runs the subcommand, writing to stdout. Returns its verdict and whether
+/// this process reports it: always for `show` and `plan`, which run as one
+/// process; on rank 0 only for `run`.
+fn dispatch(command: &Command) -> (Result<(), CliError>, bool) {
     match command {
-        Command::Show(args) => show::run(args, &mut out),
-        Command::Plan(args) => plan_report::run(args, &mut out),
-        Command::Run(args) => run_mpi(args, &mut out),
+        Command::Show(args) => (show::run(args, &mut io::stdout().lock()), true),
+        Command::Plan(args) => (plan_report::run(args, &mut io::stdout().lock()), true),
+        Command::Run(args) => run_mpi(args),
     }
 }
 
-/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic hook).
-fn run_mpi(args: &measure::RunArgs, out: &mut dyn std::io::Write) -> Result<(), CliError> {
-    let universe = procgrid::init()?;
+/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic
+/// hook). Returns the verdict, the same on every rank, and whether this rank
+/// reports it (rank 0).
+///
+/// Every rank finalizes MPI before it returns, error or not: a rank that
+/// exits without `MPI_Finalize` makes the launcher kill the whole job, rank 0
+/// included, before rank 0 has printed anything.
+fn run_mpi(args: &measure::RunArgs) -> (Result<(), CliError>, bool) {
+    let universe = match procgrid::init() {
+        Ok(universe) => universe,
+        // Only a singleton started by a foreign launcher gets here (every
+        // process is rank 0 of 1); the launcher's rank says who reports.
+        Err(e) => return (Err(e.into()), launcher_rank() == 0),
+    };
     let world = universe.world();
-    let result = measure::run(args, &world, out);
-    if let Err(e) = &result {
-        // Every rank reaches the same verdict; rank 0 reports it.
-        use mpi::topology::Communicator;
-        if world.rank() != 0 {
-            std::process::exit(i32::from(e.exit_code()));
-        }
-    }
-    result
+    let root = world.rank() == 0;
+    let result = measure::run(args, &world, &mut io::stdout().lock());
+    // Every grid, communicator and array of the run is gone; finalize.
+    drop(world);
+    drop(universe);
+    (result, root)
+}
+
+/// This process's rank as its launcher tells it (MPICH's Hydra `PMI_RANK`,
+/// Open MPI's `OMPI_COMM_WORLD_RANK`, PMIx's `PMIX_RANK`), 0 when started
+/// without one. Used before MPI starts, when every rank of a job would
+/// otherwise print the same usage error.
+fn launcher_rank() -> usize {
+    ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match dispatch(&cli.command) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap's usage errors (exit code 2), `--help` and `--version`
+            // (0): every rank of a job parses the same command line, so
+            // rank 0 alone prints.
+            if launcher_rank() == 0 {
+                let _ = e.print();
+            }
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let (result, report) = dispatch(&cli.command);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            if report {
+                eprintln!("error: {e}");
+            }
             ExitCode::from(e.exit_code())
         }
     }

@@ -7,15 +7,17 @@
 //! the report gives the median and the minimum.
 
 use crate::error::CliError;
+use crate::memory;
 use crate::shape::{layout_for, Shape};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::Root;
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Remap, Strategy};
 use serde_json::{json, Value};
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::Instant;
 
 /// Element types `redist run` can move.
@@ -61,8 +63,8 @@ pub struct RunArgs {
     /// How the target's ranks may be relabelled: none, closed-form or optimal.
     #[arg(long, default_value = "none", value_name = "MODE")]
     pub remap: Remap,
-    /// Timed repetitions (after one untimed warm-up).
-    #[arg(long, default_value_t = 5)]
+    /// Timed repetitions (after one untimed warm-up), 1 to 1000000.
+    #[arg(long, default_value_t = 5, value_parser = reps_parser())]
     pub reps: usize,
     /// Check every element of the result against its global index.
     #[arg(long)]
@@ -81,6 +83,15 @@ pub struct RunArgs {
     /// receiver could read it straight from the sender's shared storage.
     #[arg(long)]
     pub no_node_direct: bool,
+}
+
+/// The most timed repetitions `--reps` accepts: enough for any benchmark,
+/// few enough that the vectors of times stay small.
+pub const MAX_REPS: u64 = 1_000_000;
+
+/// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
+fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS)
 }
 
 /// A value for every global linear index, per element type: what the source
@@ -156,15 +167,19 @@ fn run_typed<T: IndexValue>(
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let from = layout_for(&args.shape, &args.from)?;
-    let to = layout_for(&args.shape, &args.to)?;
-    let ranks = world.size() as usize;
-    if from.ranks().max(to.ranks()) > ranks {
+    // Every check up to the memory check is pure (the same arguments give
+    // the same verdict on every rank) or agreed by a collective, so every
+    // rank returns the same error.
+    let ranks = usize::try_from(world.size()).unwrap_or(0);
+    // Before the layouts are built: a layout keeps a rank map.
+    if args.from.ranks().max(args.to.ranks()) > ranks {
         return Err(CliError::TooFewRanks {
             grids: format!("{} and {}", args.from, args.to),
             ranks,
         });
     }
+    let from = layout_for(&args.shape, &args.from)?;
+    let to = layout_for(&args.shape, &args.to)?;
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
     let grid_b = grid_for(&to, world, Some(&grid_a))?;
@@ -189,6 +204,11 @@ fn run_typed<T: IndexValue>(
         &mut program_bytes,
         SystemOperation::max(),
     );
+    // Collective; before the arrays, so that its buffers count in the memory check.
+    let bare = args
+        .baseline
+        .map(|Baseline::Alltoallv| redist::BareAlltoallv::new(&r));
+    check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let shape = from.shape().to_vec();
     let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
     let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
@@ -213,7 +233,7 @@ fn run_typed<T: IndexValue>(
     };
     // One copy of the local source data: the floor for an identity
     // redistribution (skipped above 2^28 elements to spare memory).
-    let small = src.local_slice().len() <= 1 << 28;
+    let small = src.local_slice().len() <= MEMCPY_MAX_ELEMENTS;
     let mut flag = [i32::from(small)];
     let mut all_small = [0i32];
     comm.all_reduce_into(&flag[..], &mut all_small[..], SystemOperation::min());
@@ -230,8 +250,8 @@ fn run_typed<T: IndexValue>(
         std::hint::black_box(&copy_target);
     }
     let mut skipped = None;
-    let alltoallv = match args.baseline {
-        Some(Baseline::Alltoallv) => match redist::BareAlltoallv::new(&r) {
+    let alltoallv = match bare {
+        Some(bare) => match bare {
             // Checked on every rank before any buffer is allocated.
             Err(e) => {
                 if root {
@@ -260,52 +280,195 @@ fn run_typed<T: IndexValue>(
         None => None,
     };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
-    if !root {
-        return Ok(());
-    }
-    let elem = std::mem::size_of::<T>();
-    let stats = r.plan().stats();
-    let ms = |v: &[f64]| median(v) * 1e3;
-    let mut v = json!({
-        "shape": from.shape(),
-        "from": from.spec().to_string(),
-        "to": r.target_layout().spec().to_string(),
-        "ranks": ranks,
-        "type": format!("{:?}", args.element).to_lowercase(),
-        "strategy": r.strategy().to_string(),
-        "remap": args.remap.to_string(),
-        "reps": args.reps,
-        "elements": stats.elements,
-        "bytes_total": stats.elements * elem,
-        "bytes_moved": stats.moved * elem,
-        "plan_ms": plan_ms,
-        "build_ms": build_ms,
-        "program_bytes": program_bytes,
-        "exec_ms_median": ms(&exec),
-        "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
-        "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(&memcpy)),
-        "verified": verified,
-        "target_rank_map": r.target_layout().rank_map(),
-        "node_direct": node_direct,
-    });
-    if let Some(reason) = &skipped {
-        v["baseline_skipped"] = json!(reason);
-    }
-    if let Some(times) = &alltoallv {
-        v["alltoallv_ms_median"] = json!(ms(times));
-        v["exec_over_alltoallv"] = json!(median(&exec) / median(times).max(1e-12));
-    }
-    if args.json {
-        writeln!(out, "{v}")?;
+    let written = if root {
+        let report = Report {
+            args,
+            from: &from,
+            r: &r,
+            ranks,
+            plan_ms,
+            build_ms,
+            program_bytes,
+            exec: &exec,
+            memcpy: &memcpy,
+            verified,
+            alltoallv: alltoallv.as_deref(),
+            skipped: skipped.as_deref(),
+            node_direct,
+        };
+        report.write(out)
     } else {
-        out.write_all(summary(&v).as_bytes())?;
-    }
-    out.flush()?;
+        Ok(())
+    };
+    // Only rank 0 writes: every rank learns how it went and returns the same.
+    agree_on_output(comm, written)?;
     if verified == Some(false) {
         return Err(CliError::VerificationFailed);
     }
     Ok(())
 }
+
+/// What rank 0 reports on a run.
+struct Report<'a, T: Element> {
+    args: &'a RunArgs,
+    from: &'a Layout,
+    r: &'a Redistribution<T>,
+    ranks: usize,
+    plan_ms: f64,
+    build_ms: f64,
+    program_bytes: u64,
+    exec: &'a [f64],
+    memcpy: &'a [f64],
+    verified: Option<bool>,
+    alltoallv: Option<&'a [f64]>,
+    skipped: Option<&'a str>,
+    node_direct: bool,
+}
+
+impl<T: Element> Report<'_, T> {
+    /// Writes the JSON line (`--json`) or the readable summary to `out`.
+    fn write(&self, out: &mut dyn Write) -> Result<(), CliError> {
+        let Report {
+            args,
+            from,
+            r,
+            ranks,
+            plan_ms,
+            build_ms,
+            program_bytes,
+            exec,
+            memcpy,
+            verified,
+            alltoallv,
+            skipped,
+            node_direct,
+        } = *self;
+        let elem = std::mem::size_of::<T>();
+        let stats = r.plan().stats();
+        let ms = |v: &[f64]| median(v) * 1e3;
+        let mut v = json!({
+            "shape": from.shape(),
+            "from": from.spec().to_string(),
+            "to": r.target_layout().spec().to_string(),
+            "ranks": ranks,
+            "type": format!("{:?}", args.element).to_lowercase(),
+            "strategy": r.strategy().to_string(),
+            "remap": args.remap.to_string(),
+            "reps": args.reps,
+            "elements": stats.elements,
+            "bytes_total": stats.elements * elem,
+            "bytes_moved": stats.moved * elem,
+            "plan_ms": plan_ms,
+            "build_ms": build_ms,
+            "program_bytes": program_bytes,
+            "exec_ms_median": ms(exec),
+            "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
+            "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(memcpy)),
+            "verified": verified,
+            "target_rank_map": r.target_layout().rank_map(),
+            "node_direct": node_direct,
+        });
+        if let Some(reason) = skipped {
+            v["baseline_skipped"] = json!(reason);
+        }
+        if let Some(times) = alltoallv {
+            v["alltoallv_ms_median"] = json!(ms(times));
+            v["exec_over_alltoallv"] = json!(median(exec) / median(times).max(1e-12));
+        }
+        if args.json {
+            writeln!(out, "{v}")?;
+        } else {
+            out.write_all(summary(&v).as_bytes())?;
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Refuses, on every rank alike, a run whose arrays and buffers do not fit
+/// in memory, before any of them is allocated: each rank adds up the bytes
+/// it needs (its source and target local parts, the `memcpy` copy of its
+/// source part, the baseline's buffers) and compares the largest need with
+/// the smallest share of memory ([`memory::available_per_rank`]).
+fn check_memory<T: Element>(
+    comm: &SimpleCommunicator,
+    from: &Layout,
+    to: &Layout,
+    bare: Option<&Result<redist::BareAlltoallv<T>, redist::RedistError>>,
+) -> Result<(), CliError> {
+    // The local parts DistArray allocates: none on ranks outside a grid.
+    // (A rank the layout cannot size would need everything: the all-reduce
+    // below then refuses on every rank, not on this one alone.)
+    let rank = usize::try_from(comm.rank()).unwrap_or(usize::MAX);
+    let local = |l: &Layout| {
+        if rank < l.ranks() {
+            l.local_len(rank).unwrap_or(usize::MAX)
+        } else {
+            0
+        }
+    };
+    let (source, target) = (local(from), local(to));
+    let copy = if source <= MEMCPY_MAX_ELEMENTS {
+        source
+    } else {
+        0
+    };
+    let baseline = match bare {
+        Some(Ok(b)) => [b.send_len(), b.recv_len()],
+        _ => [0, 0],
+    };
+    let need = memory::bytes_for(
+        std::mem::size_of::<T>(),
+        &[source, target, copy, baseline[0], baseline[1]],
+    );
+    let available = memory::available_per_rank();
+    // One all-reduce agrees on both: the largest need and, as the largest
+    // shortfall from u64::MAX, the smallest share.
+    let mine = [need, u64::MAX - available];
+    let mut all = [0u64; 2];
+    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    let (needed, available) = (all[0], u64::MAX - all[1]);
+    if needed <= available {
+        return Ok(());
+    }
+    let mut what = "the source and target local parts and a copy of the source part".to_string();
+    // Agreed: BareAlltoallv::new gives every rank the same verdict.
+    if matches!(bare, Some(Ok(_))) {
+        what += " (and the baseline's send and receive buffers)";
+    }
+    Err(CliError::OutOfMemory {
+        needed,
+        available,
+        what,
+    })
+}
+
+/// Tells every rank whether rank 0 wrote its report (`written` on rank 0;
+/// ignored elsewhere) and returns the same verdict on every rank: `Ok`, a
+/// broken pipe (which the tool treats as a normal end) or an I/O error.
+fn agree_on_output(
+    comm: &SimpleCommunicator,
+    written: Result<(), CliError>,
+) -> Result<(), CliError> {
+    let mut code: i32 = match &written {
+        Ok(()) => 0,
+        Err(e) if e.is_broken_pipe() => 1,
+        Err(_) => 2,
+    };
+    comm.process_at_rank(0).broadcast_into(&mut code);
+    if comm.rank() == 0 {
+        return written;
+    }
+    match code {
+        0 => Ok(()),
+        1 => Err(io::Error::from(io::ErrorKind::BrokenPipe).into()),
+        _ => Err(io::Error::other("rank 0 could not write the report").into()),
+    }
+}
+
+/// The largest local source part (elements) `redist run` copies once with
+/// `memcpy` for `memcpy_ms_median`; larger parts are not copied.
+const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
 
 /// The maximum of `x` over the ranks of `comm`.
 fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {

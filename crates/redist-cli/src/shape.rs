@@ -80,9 +80,29 @@ impl FromStr for Shape {
     }
 }
 
+/// The most ranks a layout given to the tool may have: `redist show --json`
+/// lists every rank's local shape and a layout keeps a rank map, so a layout
+/// of 10^11 ranks would ask for gigabytes before anything is printed.
+pub const MAX_RANKS: usize = 1 << 20;
+
+/// Refuses a layout of more than [`MAX_RANKS`] ranks, before anything is
+/// built for it.
+pub fn check_ranks(spec: &LayoutSpec) -> Result<(), CliError> {
+    if spec.ranks() > MAX_RANKS {
+        return Err(CliError::TooManyRanks {
+            spec: spec.to_string(),
+            ranks: spec.ranks(),
+            limit: MAX_RANKS,
+        });
+    }
+    Ok(())
+}
+
 /// Builds the layout of `shape` distributed as `spec`, with the error
-/// reported in command-line terms.
+/// reported in command-line terms; layouts of more than [`MAX_RANKS`] ranks
+/// are refused.
 pub fn layout_for(shape: &Shape, spec: &LayoutSpec) -> Result<dist_array::Layout, CliError> {
+    check_ranks(spec)?;
     if spec.ndim() != shape.len() {
         return Err(CliError::DimensionMismatch {
             spec: spec.to_string(),
@@ -178,6 +198,41 @@ mod tests {
             msg.contains("extent 2") && msg.contains("`q`") && msg.contains("non-negative integer"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn layouts_of_too_many_ranks_are_refused_before_they_are_built() {
+        let shape: Shape = "8".parse().unwrap();
+        let err = layout_for(&shape, &"block@100000000000".parse().unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            CliError::TooManyRanks {
+                spec: "block@100000000000".into(),
+                ranks: 100_000_000_000,
+                limit: MAX_RANKS,
+            }
+        );
+        assert_eq!(err.exit_code(), 2);
+        assert_eq!(
+            err.to_string(),
+            "invalid layout block@100000000000: 100000000000 ranks; expected at most 1048576 \
+             ranks (the most the redist tool lists or plans for)"
+        );
+        let at_limit = format!("block@{MAX_RANKS}");
+        assert_eq!(
+            layout_for(&shape, &at_limit.parse().unwrap())
+                .unwrap()
+                .ranks(),
+            MAX_RANKS
+        );
+        let above: LayoutSpec = "block,block@1024x1025".parse().unwrap();
+        assert!(matches!(
+            layout_for(&"8x8".parse().unwrap(), &above),
+            Err(CliError::TooManyRanks {
+                ranks: 1_049_600,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -22,6 +22,10 @@ use std::io::Write;
 /// arrays get the per-rank summary only.
 pub const MAX_DRAWN_EXTENT: usize = 64;
 
+/// The most ranks [`summary_table`] lists one line each (the drawing of a
+/// layout of a million ranks would be a million lines).
+pub const MAX_LISTED_RANKS: usize = 1024;
+
 /// Arguments of `redist show`.
 #[derive(Debug, Clone, Args)]
 pub struct ShowArgs {
@@ -151,10 +155,13 @@ pub fn owner_grid(layout: &Layout) -> Option<String> {
 
 /// A table with one line per rank — rank, grid coordinates, local shape and
 /// element count — followed by the minimum, maximum and total element counts.
+/// Only the first [`MAX_LISTED_RANKS`] ranks get a line; one more line
+/// counts the others, which still count in the minimum and maximum.
 pub fn summary_table(layout: &Layout) -> String {
     // (rank, coordinates, local shape, element count), formatted.
     type Row = (String, String, String, usize);
-    let rows: Vec<Row> = (0..layout.ranks())
+    let listed = layout.ranks().min(MAX_LISTED_RANKS);
+    let rows: Vec<Row> = (0..listed)
         .map(|r| {
             let coords = layout.coords_of_rank(r).expect("rank within layout");
             let local = layout.local_shape(r).expect("rank within layout");
@@ -204,12 +211,25 @@ pub fn summary_table(layout: &Layout) -> String {
             w3 = w[3]
         );
     }
-    let counts = rows.iter().map(|r| r.3);
+    let unlisted = layout.ranks() - listed;
+    if unlisted > 0 {
+        let _ = writeln!(
+            s,
+            "{:>w0$}  {unlisted} more ranks not listed (--json lists every rank's local shape)",
+            "...",
+            w0 = w[0]
+        );
+    }
+    // Over every rank, listed or not, without keeping them.
+    let counts = (0..layout.ranks()).map(|r| layout.local_len(r).expect("rank within layout"));
+    let (min, max) = counts
+        .fold(None, |acc: Option<(usize, usize)>, n| {
+            Some(acc.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))))
+        })
+        .unwrap_or((0, 0));
     let _ = writeln!(
         s,
-        "elements per rank: min {}, max {}, total {}",
-        counts.clone().min().unwrap_or(0),
-        counts.clone().max().unwrap_or(0),
+        "elements per rank: min {min}, max {max}, total {}",
         layout.len()
     );
     s
@@ -418,6 +438,30 @@ mod tests {
         assert_eq!(lines[1], "   0  (0,0,0)  6x3x3              54");
         assert_eq!(lines[4], "   3  (1,1,0)  4x4x3              48");
         assert_eq!(lines[5], "elements per rank: min 36, max 72, total 210");
+    }
+
+    #[test]
+    fn summary_of_many_ranks_lists_the_first_and_counts_the_rest() {
+        let ranks = MAX_LISTED_RANKS + 10;
+        let layout = Layout::parse(&[ranks * 2 - 1], &format!("cyclic@{ranks}")).unwrap();
+        let table = summary_table(&layout);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_LISTED_RANKS + 2, "{table}");
+        assert!(lines[MAX_LISTED_RANKS].starts_with(&format!("{}  ", MAX_LISTED_RANKS - 1)));
+        assert_eq!(
+            lines[MAX_LISTED_RANKS + 1],
+            " ...  10 more ranks not listed (--json lists every rank's local shape)"
+        );
+        // The last rank (not listed) holds one element fewer than the others.
+        assert_eq!(
+            lines[MAX_LISTED_RANKS + 2],
+            format!("elements per rank: min 1, max 2, total {}", ranks * 2 - 1)
+        );
+        // At the limit every rank is listed and nothing is counted apart.
+        let layout = Layout::parse(&[4096], &format!("cyclic@{MAX_LISTED_RANKS}")).unwrap();
+        let table = summary_table(&layout);
+        assert_eq!(table.lines().count(), 1 + MAX_LISTED_RANKS + 1);
+        assert!(!table.contains("not listed"));
     }
 
     #[test]

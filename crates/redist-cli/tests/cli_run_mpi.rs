@@ -1,0 +1,328 @@
+//! Runs the built `redist` binary under `mpirun -n 2` and `-n 4` as a user
+//! would, and checks what `redist run` says when it refuses: exit code 2 on
+//! every rank, one `error: ...` line from rank 0 on stderr, no panic, no
+//! launcher complaint about a rank that ended without finalizing MPI. Also
+//! checks that a successful run prints one JSON line however many ranks.
+//!
+//! The launcher is `mpirun` from `PATH` (or `NDCYCLIC_MPIRUN`, with extra
+//! arguments from `NDCYCLIC_MPIRUN_ARGS`, as for the MPI test programs);
+//! every launch is killed after [`TIMEOUT`].
+
+use serde_json::Value;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The longest a launch may take before it is killed and the test fails.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Rank counts every case runs with.
+const RANKS: [usize; 2] = [2, 4];
+
+/// One launch at a time: on a 2-core machine, MPICH's spinning ranks of two
+/// concurrent jobs slow each other down by an order of magnitude.
+static LAUNCH: Mutex<()> = Mutex::new(());
+
+/// What a launch left behind.
+struct Launch {
+    /// The description of the launch, for assertion messages.
+    command: String,
+    /// The launcher's exit code (`None` when killed by a signal).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl std::fmt::Display for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}\nexit code {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.command, self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Reads all of `pipe` on a thread of its own (so neither pipe fills up
+/// while the launch runs).
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Runs `redist ARGS` on `ranks` ranks; kills the launcher's whole process
+/// group after [`TIMEOUT`] and fails the test.
+fn mpirun(ranks: usize, args: &[&str]) -> Launch {
+    let _one_at_a_time = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let launcher = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".into());
+    let extra = std::env::var("NDCYCLIC_MPIRUN_ARGS").unwrap_or_default();
+    let mut cmd = Command::new(&launcher);
+    cmd.args(extra.split_whitespace())
+        .arg("-n")
+        .arg(ranks.to_string())
+        .arg(env!("CARGO_BIN_EXE_redist"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so a hung launch is killed with its ranks.
+        .process_group(0);
+    let command = format!("{launcher} -n {ranks} redist {}", args.join(" "));
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {launcher} (is MPI installed?): {e}"));
+    let stdout = drain(child.stdout.take().expect("piped stdout"));
+    let stderr = drain(child.stderr.take().expect("piped stderr"));
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait().expect("waiting for the launcher") {
+            Some(status) => break Some(status),
+            None if start.elapsed() > TIMEOUT => break None,
+            None => thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let Some(status) = status else {
+        let group = format!("-{}", child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = child.kill();
+        let _ = child.wait();
+        let launch = Launch {
+            command,
+            code: None,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        };
+        panic!("timed out after {TIMEOUT:?}: {launch}");
+    };
+    Launch {
+        command,
+        code: status.code(),
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+/// A refusal as the contract wants it: exit code 2, nothing on stdout, one
+/// `error:` line containing every needle, no panic and no rank that ended
+/// without finalizing MPI.
+fn assert_refused_once(launch: &Launch, needles: &[&str]) {
+    assert_eq!(launch.code, Some(2), "{launch}");
+    assert!(launch.stdout.is_empty(), "{launch}");
+    assert_eq!(
+        launch.stderr.matches("error:").count(),
+        1,
+        "one message, from rank 0: {launch}"
+    );
+    for needle in needles {
+        assert!(
+            launch.stderr.contains(needle),
+            "{needle:?} missing: {launch}"
+        );
+    }
+    for bad in [
+        "panicked",
+        "BAD TERMINATION",
+        "Killed",
+        "MPI_Abort",
+        "memory allocation",
+    ] {
+        assert!(!launch.stderr.contains(bad), "{bad:?} in: {launch}");
+    }
+}
+
+#[test]
+fn closed_form_refusal_is_printed_once_and_every_rank_exits_2() {
+    for n in RANKS {
+        let from = format!("cyclic(7),cyclic(9)@{n}x1");
+        let to = format!("cyclic(4),cyclic(9)@{n}x1");
+        let launch = mpirun(
+            n,
+            &[
+                "run",
+                "--shape",
+                "200x200",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--remap",
+                "closed-form",
+            ],
+        );
+        assert_refused_once(
+            &launch,
+            &[
+                "error: remapping closed-form: no closed form covers dimension 0 \
+                 (cyclic(7) -> cyclic(4))",
+                "use --remap optimal",
+            ],
+        );
+    }
+}
+
+#[test]
+fn grids_larger_than_the_job_name_its_size() {
+    for n in RANKS {
+        let grid = format!("block,block@{n}x2");
+        let launch = mpirun(
+            n,
+            &["run", "--shape", "8x8", "--from", &grid, "--to", &grid],
+        );
+        assert_refused_once(
+            &launch,
+            &[
+                "error: invalid grids",
+                &format!("expected grids of at most {n} ranks (the job's size)"),
+                "mpirun -n",
+            ],
+        );
+    }
+}
+
+#[test]
+fn reps_out_of_range_are_clap_errors() {
+    for n in RANKS {
+        let grid = format!("block@{n}");
+        for reps in ["0", "18446744073709551615", "1000001"] {
+            let launch = mpirun(
+                n,
+                &[
+                    "run", "--shape", "64", "--from", &grid, "--to", &grid, "--reps", reps,
+                    "--json",
+                ],
+            );
+            assert_refused_once(
+                &launch,
+                &[
+                    &format!("error: invalid value '{reps}' for '--reps <REPS>'"),
+                    "is not in 1..=1000000",
+                ],
+            );
+        }
+    }
+}
+
+#[test]
+fn arrays_too_large_for_memory_are_refused_with_bytes() {
+    for n in RANKS {
+        let block = format!("block@{n}");
+        let cyclic = format!("cyclic@{n}");
+        let rows = format!("block,block@{n}x1");
+        let cols = format!("block,cyclic@1x{n}");
+        for args in [
+            // 10^12 bytes: fits in the address space, not in the machine.
+            vec![
+                "--shape",
+                "1000000000000",
+                "--type",
+                "u8",
+                "--from",
+                &block,
+                "--to",
+                &cyclic,
+            ],
+            // More than any process can allocate (2^62 f64).
+            vec![
+                "--shape",
+                "4611686018427387904",
+                "--from",
+                &block,
+                "--to",
+                &cyclic,
+                "--baseline",
+                "alltoallv",
+            ],
+            // The element count fits in usize, the bytes do not.
+            vec![
+                "--shape",
+                "3037000500x3037000500",
+                "--from",
+                &rows,
+                "--to",
+                &cols,
+            ],
+        ] {
+            let args = [&["run"][..], &args, &["--json"]].concat();
+            let launch = mpirun(n, &args);
+            assert_refused_once(
+                &launch,
+                &[
+                    "error: not enough memory: a rank needs ",
+                    " bytes (",
+                    "are available per rank",
+                ],
+            );
+        }
+    }
+}
+
+#[test]
+fn a_small_run_prints_one_json_line() {
+    for n in RANKS {
+        let from = format!("cyclic(3),block@{n}x1");
+        let to = format!("block,cyclic(5)@1x{n}");
+        let launch = mpirun(
+            n,
+            &[
+                "run",
+                "--shape",
+                "64x48",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--reps",
+                "2",
+                "--verify",
+                "--baseline",
+                "alltoallv",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        assert!(!launch.stderr.contains("error"), "{launch}");
+        let json_lines = launch
+            .stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with('{'))
+            .count();
+        assert_eq!(json_lines, 1, "one JSON line, from rank 0: {launch}");
+        let last = launch.stdout.lines().last().expect("some output");
+        let v: Value = serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        assert_eq!(v["ranks"], n, "{launch}");
+        assert_eq!(v["elements"], 64 * 48, "{launch}");
+        assert_eq!(v["reps"], 2, "{launch}");
+        assert_eq!(v["verified"], true, "{launch}");
+        assert!(v["exec_ms_median"].is_number(), "{launch}");
+        assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
+    }
+}
+
+#[test]
+fn a_small_run_prints_one_summary() {
+    let launch = mpirun(
+        4,
+        &[
+            "run", "--shape", "100", "--from", "block@4", "--to", "cyclic@2", "--verify",
+        ],
+    );
+    assert_eq!(launch.code, Some(0), "{launch}");
+    assert_eq!(
+        launch.stdout.matches("redistribute block@4 -> ").count(),
+        1,
+        "{launch}"
+    );
+    assert!(
+        launch
+            .stdout
+            .contains("verified: every element matches its global index"),
+        "{launch}"
+    );
+}
