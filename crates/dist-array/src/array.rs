@@ -117,7 +117,7 @@ impl<T: Element> DistArray<T> {
     pub fn zeros(grid: &ProcGrid, layout: Layout) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
         let len = Self::local_dim(&layout, rank).size();
-        Ok(Self::build(layout, grid, rank, Storage::zeros(len, true)))
+        Ok(Self::build(layout, grid, rank, Storage::zeros(len, true)?))
     }
 
     /// An array whose element at global index `g` is `f(g)`. Not collective.
@@ -131,7 +131,7 @@ impl<T: Element> DistArray<T> {
             return Ok(Self::build(layout, grid, rank, Storage::Heap(vec![])));
         };
         let walk = GlobalWalk::new(&layout, r)?;
-        let mut storage = Storage::zeros(walk.len(), true);
+        let mut storage = Storage::zeros(walk.len(), true)?;
         let data = storage.as_mut_slice();
         // SAFETY: MaybeUninit<T> has T's layout; every slot is written below
         // with an initialised value.

@@ -169,6 +169,13 @@ pub enum DistError {
         limit: u128,
     },
 
+    /// The system could not give a local part its memory.
+    #[error("cannot allocate {bytes} bytes for a local part: the system refused (out of memory)")]
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u128,
+    },
+
     /// A grid with more ranks than a layout supports.
     #[error("a grid of {ranks} ranks; layouts support at most {limit}")]
     TooManyRanks {

@@ -14,6 +14,7 @@
 //! Where shared memory cannot be had (another system, a limit on open files)
 //! the part lives on the heap, and redistributions fall back to messages.
 
+use crate::DistError;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Local parts of at least this many bytes are put in shared memory; smaller
@@ -123,13 +124,26 @@ pub(crate) enum Storage<T> {
 impl<T: bytemuck::Pod> Storage<T> {
     /// `len` zeros, in shared memory when `share` and the part is large
     /// enough, on the heap otherwise.
-    pub fn zeros(len: usize, share: bool) -> Storage<T> {
-        if share && len * std::mem::size_of::<T>() >= SHARED_MIN_BYTES {
+    ///
+    /// # Errors
+    ///
+    /// [`DistError::OutOfMemory`] when the system cannot give that much
+    /// memory (instead of aborting the process).
+    pub fn zeros(len: usize, share: bool) -> Result<Storage<T>, DistError> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>());
+        if share && bytes.is_some_and(|b| b >= SHARED_MIN_BYTES) {
             if let Some(b) = SharedBuffer::zeros(len) {
-                return Storage::Shared(b);
+                return Ok(Storage::Shared(b));
             }
         }
-        Storage::Heap(vec![T::zeroed(); len])
+        let mut v = Vec::new();
+        if bytes.is_none() || v.try_reserve_exact(len).is_err() {
+            return Err(DistError::OutOfMemory {
+                bytes: len as u128 * std::mem::size_of::<T>() as u128,
+            });
+        }
+        v.resize(len, T::zeroed());
+        Ok(Storage::Heap(v))
     }
 
     /// A copy of `data` in shared memory (on the heap if the system refuses).
@@ -512,13 +526,27 @@ mod tests {
     #[test]
     fn large_parts_are_shared_and_small_ones_on_the_heap() {
         let big = SHARED_MIN_BYTES / 8;
-        let s: Storage<f64> = Storage::zeros(big, true);
+        let s: Storage<f64> = Storage::zeros(big, true).unwrap();
         let info = s.shared().expect("a large part in shared memory");
         assert_eq!(info.bytes, big * 8);
         assert_eq!(info.pid, std::process::id());
         assert!(s.as_slice().iter().all(|&x| x == 0.0));
-        assert!(Storage::<f64>::zeros(big - 1, true).shared().is_none());
-        assert!(Storage::<f64>::zeros(big, false).shared().is_none());
+        assert!(Storage::<f64>::zeros(big - 1, true)
+            .unwrap()
+            .shared()
+            .is_none());
+        assert!(Storage::<f64>::zeros(big, false)
+            .unwrap()
+            .shared()
+            .is_none());
+        assert!(matches!(
+            Storage::<f64>::zeros(usize::MAX / 4, true),
+            Err(DistError::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            Storage::<u8>::zeros(1 << 60, false),
+            Err(DistError::OutOfMemory { .. })
+        ));
     }
 
     #[test]

@@ -203,19 +203,19 @@ mod tests {
     #[test]
     fn layouts_of_too_many_ranks_are_refused_before_they_are_built() {
         let shape: Shape = "8".parse().unwrap();
-        let err = layout_for(&shape, &"block@100000000000".parse().unwrap()).unwrap_err();
+        let err = layout_for(&shape, &"block@2097152".parse().unwrap()).unwrap_err();
         assert_eq!(
             err,
             CliError::TooManyRanks {
-                spec: "block@100000000000".into(),
-                ranks: 100_000_000_000,
+                spec: "block@2097152".into(),
+                ranks: 2_097_152,
                 limit: MAX_RANKS,
             }
         );
         assert_eq!(err.exit_code(), 2);
         assert_eq!(
             err.to_string(),
-            "invalid layout block@100000000000: 100000000000 ranks; expected at most 1048576 \
+            "invalid layout block@2097152: 2097152 ranks; expected at most 1048576 \
              ranks (the most the redist tool lists or plans for)"
         );
         let at_limit = format!("block@{MAX_RANKS}");
