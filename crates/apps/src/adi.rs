@@ -272,6 +272,10 @@ fn check(n: usize, steps: usize, dt: f64) -> Result<(), AdiError> {
 
 /// The same computation on one process with plain arrays: the reference the
 /// distributed solver must match bit for bit.
+///
+/// # Errors
+///
+/// - [`AdiError::Parameter`] when `n` is 0 or `dt` is not a positive finite number.
 pub fn solve_serial(
     n: usize,
     steps: usize,
@@ -331,6 +335,23 @@ fn view2_mut(a: &mut DistArray<f64>) -> ArrayViewMut2<'_, f64> {
 }
 
 /// Runs the solver on every rank of `world` (collective).
+///
+/// # Errors
+///
+/// - [`AdiError::Parameter`] when `cfg.n` is 0, `cfg.dt` is not a positive finite
+///   number, or a layout needs more ranks than `world` has;
+/// - [`AdiError::LineLayout`] when a layout is not 2-D or does not keep its line
+///   dimension whole;
+/// - [`AdiError::Dist`] when `n × n` overflows a layout's index arithmetic, or, after
+///   the time loop, when the final field exceeds what one gather moves
+///   ([`DistError::TooLarge`](dist_array::DistError::TooLarge): `n` ≥ 16384);
+/// - [`AdiError::Redist`] when a redistribution cannot be built or executed (e.g. a
+///   [`Remap`] without a closed form for the layouts, or a plan beyond its limits).
+///
+/// The parameter and layout checks come before any communication and depend
+/// only on `cfg` and the size of `world`: local to the rank, the same on every
+/// rank when all pass the same `cfg`. Redistribution errors are agreed on by
+/// every rank.
 pub fn solve(world: &SimpleCommunicator, cfg: &AdiConfig) -> Result<AdiResult, AdiError> {
     check(cfg.n, cfg.steps, cfg.dt)?;
     let p = world.size() as usize;

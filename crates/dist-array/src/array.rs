@@ -114,6 +114,12 @@ impl<T: Element> DistArray<T> {
     ///
     /// The layout's ranks are the ranks of `grid`'s communicator, and its
     /// grid extents must be `grid`'s.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::OutOfMemory`] when the system cannot give this rank's
+    ///   local part.
     pub fn zeros(grid: &ProcGrid, layout: Layout) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
         let len = Self::local_dim(&layout, rank).size();
@@ -122,6 +128,12 @@ impl<T: Element> DistArray<T> {
 
     /// An array whose element at global index `g` is `f(g)`. Not collective.
     /// The local part is filled in parallel with rayon; `f` sees global indices.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::OutOfMemory`] when the system cannot give this rank's
+    ///   local part.
     pub fn from_fn<F>(grid: &ProcGrid, layout: Layout, f: F) -> Result<DistArray<T>, DistError>
     where
         F: Fn(&[usize]) -> T + Sync + Send,
@@ -150,6 +162,12 @@ impl<T: Element> DistArray<T> {
     /// An array from this rank's local part, which must have the local shape
     /// the layout gives this rank. Not collective: a wrong shape is reported on
     /// the rank that passed it.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::ShapeMismatch`] when `local`'s shape is not the local shape the
+    ///   layout gives this rank (all zeros on a rank outside the layout's grid).
     pub fn from_local(
         grid: &ProcGrid,
         layout: Layout,
@@ -319,6 +337,11 @@ impl<T: Element> DistArray<T> {
     /// y.zip_with(&x, |y, x| *y += 2.0 * x).unwrap();
     /// assert_eq!(y.sum().unwrap(), 45.0 + 20.0);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::LayoutMismatch`] when the two layouts differ (the grids are not
+    ///   compared).
     pub fn zip_with<U, F>(&mut self, other: &DistArray<U>, f: F) -> Result<(), DistError>
     where
         U: Element,

@@ -21,6 +21,11 @@ const MPI_LIMIT: u128 = i32::MAX as u128;
 
 impl<T: Element> DistArray<T> {
     /// Sum of all elements, accumulated in [`Element::Sum`]. Collective.
+    ///
+    /// # Errors
+    ///
+    /// None: it always returns `Ok`. (An MPI error aborts the job: the grid's
+    /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn sum(&self) -> Result<T::Sum, DistError> {
         let partials: Vec<T::Sum> = self
             .local_slice()
@@ -34,6 +39,11 @@ impl<T: Element> DistArray<T> {
 
     /// Largest absolute value (modulus) of any element; 0 for an empty array.
     /// Collective.
+    ///
+    /// # Errors
+    ///
+    /// None: it always returns `Ok`. (An MPI error aborts the job: the grid's
+    /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn max_abs(&self) -> Result<f64, DistError> {
         let mine = self
             .local_slice()
@@ -46,6 +56,11 @@ impl<T: Element> DistArray<T> {
     }
 
     /// Euclidean norm: the square root of the sum of squared moduli. Collective.
+    ///
+    /// # Errors
+    ///
+    /// None: it always returns `Ok`. (An MPI error aborts the job: the grid's
+    /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn norm2(&self) -> Result<f64, DistError> {
         let partials: Vec<f64> = self
             .local_slice()
@@ -61,6 +76,15 @@ impl<T: Element> DistArray<T> {
 
     /// The whole array on rank `root` of the grid's communicator (row-major),
     /// `None` on the other ranks. Collective.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::BadRoot`] when `root` is not a rank of the grid's communicator;
+    /// - [`DistError::TooLarge`] when the whole array holds more than `i32::MAX` bytes.
+    ///
+    /// Both are decided before any communication from `root` and the layout
+    /// alone: local to the rank, the same on every rank when all pass the
+    /// same `root` and arrays of the same layout.
     pub fn gather(&self, root: usize) -> Result<Option<ArrayD<T>>, DistError> {
         let comm = self.grid().communicator();
         let (counts, displs) =
@@ -96,6 +120,18 @@ impl<T: Element> DistArray<T> {
     /// as `layout`. Other ranks pass `None` (anything they pass is ignored).
     /// Collective. The root checks the array's shape and tells every rank its
     /// verdict, so a bad array gives the same error everywhere.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::BadRoot`] when `root` is not a rank of `grid`'s communicator;
+    /// - [`DistError::TooLarge`] when the whole array holds more than `i32::MAX` bytes;
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::MissingRootArray`] when the root passed `None`;
+    /// - [`DistError::ShapeMismatch`] when the root's array does not have the layout's shape.
+    ///
+    /// The first three are decided before any communication and are local to
+    /// the rank (the same everywhere when all pass the same arguments); the
+    /// last two are the root's verdict, broadcast, so every rank returns them.
     pub fn scatter(
         grid: &ProcGrid,
         layout: Layout,

@@ -51,6 +51,12 @@ pub struct LocalBlock {
 impl Layout {
     /// The layout of an array of `shape` distributed as `spec`, with row-major
     /// rank map and row-major local storage.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::RankMismatch`] when `shape` does not have one extent per distribution;
+    /// - [`DistError::Overflow`] when the element count overflows `usize`, or so does a
+    ///   dimension's block size times its process count, doubled, plus its extent.
     pub fn new(shape: &[usize], spec: &LayoutSpec) -> Result<Layout, DistError> {
         if shape.len() != spec.ndim() {
             return Err(DistError::RankMismatch {
@@ -91,12 +97,28 @@ impl Layout {
     }
 
     /// Parses `spec` (see [`LayoutSpec`]) and builds the layout for `shape`.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::Parse`] when `spec` does not follow the grammar, including a block
+    ///   size of 0, a number too large for `usize`, and a distribution count that is
+    ///   not the grid extent count;
+    /// - [`DistError::Grid`], [`DistError::TooManyRanks`],
+    ///   [`DistError::CollapsedOnDistributed`] or [`DistError::FirstOutOfRange`] when
+    ///   the parsed spec is invalid (see [`LayoutSpec::new`]);
+    /// - [`DistError::RankMismatch`] or [`DistError::Overflow`] when the spec does not
+    ///   fit `shape` (see [`new`](Self::new)).
     pub fn parse(shape: &[usize], spec: &str) -> Result<Layout, DistError> {
         Layout::new(shape, &spec.parse()?)
     }
 
     /// The layout of `shape` distributed as `spec` on `grid`: the grid's
     /// extents must be the spec's, and ranks follow the grid's coordinate order.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the spec's;
+    /// - [`DistError::RankMismatch`] or [`DistError::Overflow`] as in [`new`](Self::new).
     pub fn on_grid(
         shape: &[usize],
         spec: &LayoutSpec,
@@ -136,6 +158,11 @@ impl Layout {
     /// assert_eq!(l.coords_of_rank(0).unwrap(), vec![1]);
     /// assert!(Layout::parse(&[6], "block@3").unwrap().with_rank_map(vec![0, 0, 1]).is_err());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::BadRankMap`] when `map` is not a permutation of `0..ranks()` (wrong
+    ///   length, a rank out of range, or a rank twice).
     pub fn with_rank_map(mut self, map: Vec<usize>) -> Result<Layout, DistError> {
         let ranks = self.ranks();
         let mut inverse = vec![usize::MAX; ranks];
@@ -221,12 +248,24 @@ impl Layout {
     }
 
     /// Rank at grid coordinates `coords`.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::Grid`] with [`GridError::DimensionCount`](procgrid::GridError::DimensionCount)
+    ///   when `coords` does not have one entry per dimension;
+    /// - [`DistError::Grid`] with
+    ///   [`GridError::CoordinateOutOfRange`](procgrid::GridError::CoordinateOutOfRange)
+    ///   when a coordinate is not below its grid extent.
     pub fn rank_of_coords(&self, coords: &[usize]) -> Result<usize, DistError> {
         let i = coords_to_rank(coords, self.spec.grid(), Order::RowMajor)?;
         Ok(self.rank_map[i])
     }
 
     /// Grid coordinates of `rank`.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks).
     pub fn coords_of_rank(&self, rank: usize) -> Result<Vec<usize>, DistError> {
         let i = *self.grid_index.get(rank).ok_or(DistError::NoSuchRank {
             rank,
@@ -246,6 +285,11 @@ impl Layout {
     }
 
     /// Rank owning global index `index`.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GlobalOutOfRange`] when `index` does not have one entry per
+    ///   dimension or lies outside the shape.
     pub fn owner(&self, index: &[usize]) -> Result<usize, DistError> {
         self.check_global(index)?;
         let coords: Vec<usize> = index
@@ -257,6 +301,11 @@ impl Layout {
     }
 
     /// Owner of global index `index` and the local index it has there.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GlobalOutOfRange`] when `index` does not have one entry per
+    ///   dimension or lies outside the shape.
     pub fn global_to_local(&self, index: &[usize]) -> Result<(usize, Vec<usize>), DistError> {
         let rank = self.owner(index)?;
         let local = index
@@ -268,6 +317,12 @@ impl Layout {
     }
 
     /// Global index of local index `local` on `rank`.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks);
+    /// - [`DistError::LocalOutOfRange`] when `local` does not have one entry per
+    ///   dimension or lies outside `rank`'s local shape.
     pub fn local_to_global(&self, rank: usize, local: &[usize]) -> Result<Vec<usize>, DistError> {
         let coords = self.coords_of_rank(rank)?;
         let local_shape = self.local_shape_at(&coords);
@@ -287,11 +342,19 @@ impl Layout {
     }
 
     /// Local shape of `rank` (ScaLAPACK's `numroc` per dimension).
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks).
     pub fn local_shape(&self, rank: usize) -> Result<Vec<usize>, DistError> {
         Ok(self.local_shape_at(&self.coords_of_rank(rank)?))
     }
 
     /// Number of elements `rank` holds.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks).
     pub fn local_len(&self, rank: usize) -> Result<usize, DistError> {
         Ok(self.local_shape(rank)?.iter().product())
     }
@@ -324,6 +387,10 @@ impl Layout {
     /// assert_eq!(blocks[1].global, vec![4..5, 0..4]);
     /// assert_eq!(blocks[1].local, vec![2..3, 0..4]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks).
     pub fn local_blocks(&self, rank: usize) -> Result<LocalBlocks, DistError> {
         let coords = self.coords_of_rank(rank)?;
         let counts: Vec<usize> = self

@@ -142,6 +142,18 @@ impl LayoutSpec {
     /// A spec from its parts, validated: as many distributions as grid
     /// extents, no zero extent or block size, `*` only on extent 1, every
     /// first coordinate inside its grid dimension.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::NoDimensions`] when `dists` is empty;
+    /// - [`DistError::RankMismatch`] when `grid` does not have one extent per distribution;
+    /// - [`DistError::Grid`] with [`GridError::ZeroExtent`](procgrid::GridError::ZeroExtent)
+    ///   when an extent is 0, or [`GridError::ExtentOverflow`](procgrid::GridError::ExtentOverflow)
+    ///   when their product overflows `usize`;
+    /// - [`DistError::TooManyRanks`] when the grid has more than [`MAX_RANKS`] ranks;
+    /// - [`DistError::ZeroBlock`] when a `cyclic` block size is 0;
+    /// - [`DistError::CollapsedOnDistributed`] when a `*` dimension has a grid extent other than 1;
+    /// - [`DistError::FirstOutOfRange`] when a first coordinate is not below its grid extent.
     pub fn new(dists: Vec<Dist>, grid: Vec<usize>) -> Result<LayoutSpec, DistError> {
         if dists.is_empty() {
             return Err(DistError::NoDimensions);

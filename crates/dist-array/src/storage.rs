@@ -389,6 +389,13 @@ mod sys {
     }
 
     /// Maps `s` read-only after checking what it is.
+    ///
+    /// # Errors
+    ///
+    /// - the system's error when `/proc/<pid>/fd/<fd>` cannot be opened, examined
+    ///   (`fstat`) or mapped;
+    /// - [`InvalidData`](io::ErrorKind::InvalidData) when it is not a regular file, not
+    ///   the file `s` names (device, inode), shorter than `s.bytes`, or not sealed.
     pub fn map_read_only(s: &SharedStorage) -> io::Result<*const u8> {
         let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", s.pid, s.fd))
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -507,6 +514,11 @@ mod sys {
         None
     }
 
+    /// Nothing can be mapped off Linux.
+    ///
+    /// # Errors
+    ///
+    /// - [`Unsupported`](io::ErrorKind::Unsupported), always.
     pub fn map_read_only(_s: &SharedStorage) -> io::Result<*const u8> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,

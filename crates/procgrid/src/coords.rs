@@ -25,6 +25,12 @@ pub enum Order {
 /// assert_eq!(check_extents(&[2, 3]), Ok(6));
 /// assert!(matches!(check_extents(&[2, 0]), Err(GridError::ZeroExtent { dim: 1, .. })));
 /// ```
+///
+/// # Errors
+///
+/// - [`GridError::NoDimensions`] when `extents` is empty;
+/// - [`GridError::ZeroExtent`] when an extent is 0 (the first such dimension);
+/// - [`GridError::ExtentOverflow`] when the product of the extents overflows `usize`.
 pub fn check_extents(extents: &[usize]) -> Result<usize, GridError> {
     if extents.is_empty() {
         return Err(GridError::NoDimensions);
@@ -55,6 +61,13 @@ pub fn check_extents(extents: &[usize]) -> Result<usize, GridError> {
 /// assert_eq!(coords_to_rank(&[1, 0], &[2, 3], Order::ColumnMajor), Ok(1));
 /// assert!(coords_to_rank(&[2, 0], &[2, 3], Order::RowMajor).is_err());
 /// ```
+///
+/// # Errors
+///
+/// - [`GridError::DimensionCount`] when `coords` and `extents` have different lengths;
+/// - [`GridError::CoordinateOutOfRange`] when a coordinate is not below its extent.
+///
+/// `extents` itself is not checked (see [`check_extents`]).
 pub fn coords_to_rank(
     coords: &[usize],
     extents: &[usize],
@@ -91,6 +104,12 @@ pub fn coords_to_rank(
 /// assert_eq!(rank_to_coords(1, &[2, 3], Order::ColumnMajor), Ok(vec![1, 0]));
 /// assert!(rank_to_coords(6, &[2, 3], Order::RowMajor).is_err());
 /// ```
+///
+/// # Errors
+///
+/// - [`GridError::NoDimensions`], [`GridError::ZeroExtent`] or
+///   [`GridError::ExtentOverflow`] when `extents` is not a grid ([`check_extents`]);
+/// - [`GridError::RankOutOfRange`] when `rank` is not below the product of the extents.
 pub fn rank_to_coords(
     rank: usize,
     extents: &[usize],

@@ -19,6 +19,13 @@ use crate::GridError;
 /// assert_eq!(balanced_extents(12, &[0, 2]).unwrap(), vec![6, 2]);
 /// assert!(balanced_extents(12, &[5, 0]).is_err());
 /// ```
+///
+/// # Errors
+///
+/// - [`GridError::NoDimensions`] when `fixed` is empty;
+/// - [`GridError::NoFactorisation`] when `ranks` is 0, or the non-zero entries of
+///   `fixed` overflow, do not divide `ranks`, or (all entries fixed) multiply to
+///   another number than `ranks`.
 pub fn balanced_extents(ranks: usize, fixed: &[usize]) -> Result<Vec<usize>, GridError> {
     let fail = |reason| GridError::NoFactorisation {
         ranks,

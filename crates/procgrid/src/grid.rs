@@ -120,9 +120,22 @@ impl GridBuilder {
 
     /// Builds the grid over `comm`, duplicating it. Collective over `comm`.
     ///
-    /// Every rank must pass the same builder; the arguments are validated
-    /// before any collective call, so invalid ones give the same error on
-    /// every rank.
+    /// Every rank must pass the same builder.
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NoDimensions`], [`GridError::ZeroExtent`] or
+    ///   [`GridError::ExtentOverflow`] when the extents are not a grid
+    ///   ([`check_extents`](crate::check_extents));
+    /// - [`GridError::DimensionCount`] when periodic flags were given, not one per extent;
+    /// - [`GridError::SizeMismatch`] when the product of the extents is not the size of
+    ///   `comm` (without [`subset`](Self::subset));
+    /// - [`GridError::TooFewRanks`] when it exceeds the size of `comm` (with
+    ///   [`subset`](Self::subset)).
+    ///
+    /// The arguments are checked before any collective call and without
+    /// communication: an error is local to the rank, the same on every rank
+    /// when all pass the same builder.
     pub fn build<C: Communicator>(self, comm: &C) -> Result<ProcGrid, GridError> {
         self.validate(comm.size() as usize)?;
         let parent = Arc::new(library_duplicate(comm));
@@ -144,6 +157,11 @@ impl GridBuilder {
     /// let cols = ProcGrid::builder(&[1, n]).build_sharing(&rows).unwrap();
     /// assert!(rows.shares_communicator(&cols));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build), with the size of `other`'s communicator in
+    /// place of `comm`'s; local to the rank in the same way.
     pub fn build_sharing(self, other: &ProcGrid) -> Result<ProcGrid, GridError> {
         self.validate(other.parent.size() as usize)?;
         self.create(Arc::clone(&other.parent))
@@ -234,6 +252,16 @@ impl ProcGrid {
     ///     Err(GridError::SizeMismatch { .. })
     /// ));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NoDimensions`], [`GridError::ZeroExtent`] or
+    ///   [`GridError::ExtentOverflow`] when `extents` is not a grid
+    ///   ([`check_extents`](crate::check_extents));
+    /// - [`GridError::SizeMismatch`] when the product of `extents` is not the size of `comm`.
+    ///
+    /// Checked before any collective call and without communication: an error
+    /// is local to the rank, the same on every rank when all pass the same extents.
     pub fn new<C: Communicator>(comm: &C, extents: &[usize]) -> Result<ProcGrid, GridError> {
         GridBuilder::new(extents).build(comm)
     }
@@ -251,6 +279,14 @@ impl ProcGrid {
     /// assert_eq!(grid.ndims(), 3);
     /// assert_eq!(grid.size(), world.size() as usize);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NoDimensions`] when `ndims` is 0 (any rank count splits over one
+    ///   or more dimensions, so nothing else can fail).
+    ///
+    /// Checked before any collective call and without communication: local to
+    /// the rank, the same on every rank when all pass the same `ndims`.
     pub fn balanced<C: Communicator>(comm: &C, ndims: usize) -> Result<ProcGrid, GridError> {
         let extents = balanced_extents(comm.size() as usize, &vec![0; ndims])?;
         GridBuilder::new(&extents).build(comm)
@@ -303,11 +339,20 @@ impl ProcGrid {
 
     /// The grid rank at `coords`. It is also that process's rank in
     /// [`communicator`](Self::communicator) and in [`grid_communicator`](Self::grid_communicator).
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::DimensionCount`] when `coords` does not have one entry per dimension;
+    /// - [`GridError::CoordinateOutOfRange`] when a coordinate is not below its extent.
     pub fn rank_of(&self, coords: &[usize]) -> Result<usize, GridError> {
         coords_to_rank(coords, &self.extents, self.order)
     }
 
     /// The grid coordinates of grid rank `rank`.
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::RankOutOfRange`] when `rank` is not below [`size`](Self::size).
     pub fn coords_of(&self, rank: usize) -> Result<Vec<usize>, GridError> {
         rank_to_coords(rank, &self.extents, self.order)
     }
@@ -328,6 +373,12 @@ impl ProcGrid {
     /// let line = ProcGrid::new(&world, &[n]).unwrap();
     /// assert_eq!(line.shift_at(&[0], 0, 1).unwrap().source, None);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::DimensionCount`] when `coords` does not have one entry per dimension;
+    /// - [`GridError::CoordinateOutOfRange`] when a coordinate is not below its extent;
+    /// - [`GridError::NoSuchDimension`] when `dim` is not below [`ndims`](Self::ndims).
     pub fn shift_at(&self, coords: &[usize], dim: usize, disp: i64) -> Result<Shift, GridError> {
         self.rank_of(coords)?;
         if dim >= self.ndims() {
@@ -354,6 +405,11 @@ impl ProcGrid {
 
     /// Neighbours of the calling rank along `dim` at distance `disp`;
     /// `Ok(None)` on a rank that is not a member.
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NoSuchDimension`] when `dim` is not below [`ndims`](Self::ndims),
+    ///   on members and other ranks alike.
     pub fn shift(&self, dim: usize, disp: i64) -> Result<Option<Shift>, GridError> {
         if dim >= self.ndims() {
             return Err(GridError::NoSuchDimension {
@@ -404,6 +460,15 @@ impl ProcGrid {
     /// assert_eq!(line.extents(), &[n]);
     /// assert_eq!(line.coords().unwrap()[0], grid.coords().unwrap()[1]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::DimensionCount`] when `keep` does not have one flag per dimension;
+    /// - [`GridError::NoDimensions`] when `keep` keeps no dimension.
+    ///
+    /// Both are checked on every rank, members or not, before any collective
+    /// call and without communication: local to the rank, the same on every
+    /// rank when all pass the same `keep`.
     pub fn sub_grid(&self, keep: &[bool]) -> Result<Option<ProcGrid>, GridError> {
         if keep.len() != self.ndims() {
             return Err(GridError::DimensionCount {
@@ -452,6 +517,14 @@ impl ProcGrid {
 
     /// On a 2-D grid, the processes in the calling rank's grid row (same
     /// coordinate 0, all of dimension 1), as a 1-D grid: BLACS' row scope.
+    /// Collective over the grid's members; `Ok(None)` on other ranks.
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NotTwoDimensional`] when the grid does not have 2 dimensions.
+    ///
+    /// Checked before any collective call and without communication, from
+    /// the grid alone: local to the rank, the same on every rank of the grid.
     pub fn row_grid(&self) -> Result<Option<ProcGrid>, GridError> {
         self.require_2d("row_grid")?;
         self.sub_grid(&[false, true])
@@ -459,6 +532,14 @@ impl ProcGrid {
 
     /// On a 2-D grid, the processes in the calling rank's grid column (same
     /// coordinate 1, all of dimension 0), as a 1-D grid: BLACS' column scope.
+    /// Collective over the grid's members; `Ok(None)` on other ranks.
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NotTwoDimensional`] when the grid does not have 2 dimensions.
+    ///
+    /// Checked before any collective call and without communication, from
+    /// the grid alone: local to the rank, the same on every rank of the grid.
     pub fn column_grid(&self) -> Result<Option<ProcGrid>, GridError> {
         self.require_2d("column_grid")?;
         self.sub_grid(&[true, false])

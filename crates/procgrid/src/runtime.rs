@@ -30,6 +30,13 @@ use std::sync::Once;
 /// # use mpi::topology::Communicator;
 /// assert!(world.size() >= 1);
 /// ```
+///
+/// # Errors
+///
+/// - [`GridError::AlreadyInitialized`] when MPI was already initialised in this
+///   process (also after it was finalised: MPI starts once per process);
+/// - [`GridError::WrongLauncher`] when the launcher says it started more than one
+///   process but MPI sees a world of one (MPI is finalised again as it returns).
 pub fn init() -> Result<Universe, GridError> {
     let (universe, _threading) =
         mpi::initialize_with_threading(Threading::Funneled).ok_or(GridError::AlreadyInitialized)?;

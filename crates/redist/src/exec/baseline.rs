@@ -52,6 +52,12 @@ impl<T: Element> BareAlltoallv<T> {
     /// every rank gets the same verdict, and an error
     /// ([`RedistError::Limit`]) when some rank's counts exceed MPI's `i32`,
     /// before anything is allocated.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Limit`] when a count, displacement or total of some rank's
+    ///   exchange exceeds `i32::MAX` elements: agreed by one all-reduce, so every rank
+    ///   returns it (ranks whose own counts fit report the value `2^31`).
     pub fn new(r: &Redistribution<T>) -> Result<BareAlltoallv<T>, RedistError> {
         let comm = r.source_grid.communicator();
         let size = usize::try_from(mpi::topology::Communicator::size(comm)).unwrap_or(0);
@@ -119,6 +125,14 @@ impl<T: Element> BareAlltoallv<T> {
 
     /// One exchange of `send` into `recv` (at least [`send_len`](Self::send_len)
     /// and [`recv_len`](Self::recv_len) elements). Collective.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::InvalidArgument`] when `send` is shorter than
+    ///   [`send_len`](Self::send_len) or `recv` than [`recv_len`](Self::recv_len).
+    ///
+    /// Checked before the collective call and without communication: local to
+    /// the rank, whose peers then wait in `MPI_Alltoallv`.
     pub fn run(&self, send: &[T], recv: &mut [T]) -> Result<(), RedistError> {
         let (Some(send), Some(recv)) = (send.get(..self.send_len), recv.get_mut(..self.recv_len))
         else {

@@ -75,6 +75,10 @@ pub(crate) struct Datatype {
 
 impl Datatype {
     /// One element of `bytes` bytes.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Limit`] when `bytes` exceeds `i32::MAX`.
     pub fn element(bytes: usize) -> Result<Datatype, RedistError> {
         let inner =
             UserDatatype::contiguous(count(bytes, "element size")?, &u8::equivalent_datatype());
@@ -87,6 +91,11 @@ impl Datatype {
     /// The runs `(offset, len)` (in elements of `elem`) of one side of a
     /// message as a single datatype, so MPI reads or writes local storage
     /// directly.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Limit`] when a run is longer than `i32::MAX` elements, or its
+    ///   end in bytes overflows `usize` or its offset in bytes `MPI_Aint`.
     pub fn runs(runs: &[(usize, usize)], elem: &Datatype) -> Result<Datatype, RedistError> {
         let mut lens = Vec::with_capacity(runs.len());
         let mut displs = Vec::with_capacity(runs.len());
@@ -270,6 +279,10 @@ pub(crate) struct Alltoallw {
 
 impl Alltoallw {
     /// Arguments for `size` ranks: `sends` and `recvs` list (rank, datatype).
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when a rank is not below `size`.
     pub fn new(
         size: usize,
         sends: Vec<(usize, Datatype)>,
@@ -303,6 +316,13 @@ impl Alltoallw {
     }
 
     /// Runs the exchange from `send` into `recv`. Collective.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when a datatype reaches outside `send` or `recv`
+    ///   (checked before the call, on this rank alone);
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn run<T: Pod>(
         &self,
         comm: &SimpleCommunicator,
@@ -470,6 +490,10 @@ impl RequestStore {
     /// `elem`s) with `slots[i] = (offset, len)` the place of receive message
     /// `i` in `inbox`, and `sends` messages sent. The slots must be
     /// disjoint and inside `inbox`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when the slots overlap or leave `inbox`.
     pub fn list<'s, 'b, T: Pod>(
         &'s mut self,
         comm: &'b SimpleCommunicator,
@@ -534,6 +558,14 @@ pub(crate) struct Requests<'s, 'b, T> {
 
 impl<'b, T: Pod> Requests<'_, 'b, T> {
     /// Posts a send of `part` to `peer`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Limit`] when `part` holds more than `i32::MAX` elements or
+    ///   `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Internal`] when `part`'s datatype reaches outside its slice;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn isend(&mut self, part: Part<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
         let (ptr, n, ty) = part.raw(self.elem)?;
         // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
@@ -543,6 +575,13 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts a send of `note` as the note of send message `i`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no send message `i`;
+    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn isend_note(
         &mut self,
         i: usize,
@@ -563,6 +602,13 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts a send of `word` as this rank's answer to receive message `i`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no receive message `i`;
+    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn isend_word(
         &mut self,
         i: usize,
@@ -604,6 +650,14 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     /// Posts the receive of the piece of receive message `i` at `offset`
     /// within its slot, `len` elements from `peer`. Pieces of one message
     /// are posted in order and never overlap.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no receive message `i`, or the piece
+    ///   starts before the end of the previous one or ends past the message;
+    /// - [`RedistError::Limit`] when `peer` or `len` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn irecv_piece(
         &mut self,
         i: usize,
@@ -646,6 +700,13 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts the receive of the note of receive message `i` from `peer`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no receive message `i`;
+    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn irecv_note(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
         let slot = self
             .store
@@ -659,6 +720,13 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts the receive of the word answering send message `i` from `peer`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no send message `i`;
+    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn irecv_word(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
         let slot = self
             .store
@@ -700,6 +768,12 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
 
     /// Waits until a pending request completes and says what it was;
     /// `None` once every request is complete.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Limit`] when more than `i32::MAX` requests were posted;
+    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    ///   errors; the library's communicators abort instead).
     pub fn wait_any(&mut self) -> Result<Option<Event>, RedistError> {
         if self.pending == 0 {
             return Ok(None);
@@ -741,6 +815,11 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
 
     /// The piece request `request` received, once it has arrived, with its
     /// offset within its message.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when `request` is not a piece receive that has
+    ///   completed.
     pub fn received(&self, request: usize) -> Result<(usize, &[T]), RedistError> {
         match (self.store.what.get(request), self.store.done.get(request)) {
             (Some(&What::Piece { i, offset, len }), Some(true)) => {
@@ -758,6 +837,11 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Receive message `i` whole, once every piece of it has arrived.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when there is no receive message `i`, or its pieces
+    ///   do not yet fill it or have not all arrived.
     pub fn message(&self, i: usize) -> Result<&[T], RedistError> {
         let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
         if self.store.next_free[i] != n || self.store.outstanding[i] != 0 {

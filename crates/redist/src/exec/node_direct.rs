@@ -155,6 +155,12 @@ pub(crate) struct PeerCache {
 
 impl PeerCache {
     /// The mapping of `s`, owned by `rank`, mapped now if not cached.
+    ///
+    /// # Errors
+    ///
+    /// - [`Other`](std::io::ErrorKind::Other) when `NDCYCLIC_FAULTS` names `map` (tests);
+    /// - the errors of [`SharedStorage::map_read_only`] when `s` is not cached and
+    ///   cannot be mapped (the peer's previous mapping is dropped all the same).
     pub fn get(&mut self, rank: usize, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
         if fault_injected("map") {
             return Err(std::io::Error::other(

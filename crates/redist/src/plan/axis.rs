@@ -142,6 +142,12 @@ pub struct AxisPlan {
 
 impl AxisPlan {
     /// The plan from `src` to `dst`, which must have the same extent.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::ExtentMismatch`] when the two extents differ;
+    /// - [`RedistError::Limit`] when there are more than 2^22 (source, target) process
+    ///   pairs, or one basic period holds more than 2^21 runs.
     pub fn new(src: &AxisMap, dst: &AxisMap) -> Result<AxisPlan, RedistError> {
         let n = src.extent();
         if dst.extent() != n {

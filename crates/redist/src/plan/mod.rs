@@ -78,6 +78,17 @@ pub struct Plan {
 impl Plan {
     /// Plans the redistribution of an array laid out as `source` into
     /// `target`, relabelling the target's ranks as `remap` allows.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::ShapeMismatch`] when the two layouts have different shapes;
+    /// - [`RedistError::Limit`] when a dimension has more than 2^22 process pairs or
+    ///   more than 2^21 runs in its basic period ([`AxisPlan::new`]), when the plan
+    ///   would list more than [`MESSAGES_MAX`] messages, or, with [`Remap::Optimal`],
+    ///   when the target has more than
+    ///   [`OPTIMAL_RANKS_MAX`](crate::remap::OPTIMAL_RANKS_MAX) ranks;
+    /// - [`RedistError::Remap`] with [`Remap::ClosedForm`] when the two grids differ in
+    ///   shape or no closed form covers some dimension.
     pub fn new(source: &Layout, target: &Layout, remap: Remap) -> Result<Plan, RedistError> {
         if source.shape() != target.shape() {
             return Err(RedistError::ShapeMismatch {
@@ -192,6 +203,11 @@ impl Plan {
     /// The rectangular pieces of the message from source rank `from` to target
     /// rank `to`: the Cartesian product of the 1-D stretches between their
     /// coordinates, dimension by dimension.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Dist`] with [`DistError::NoSuchRank`](dist_array::DistError::NoSuchRank)
+    ///   when `from` is not a rank of the source layout or `to` of the target layout.
     pub fn pieces(&self, from: usize, to: usize) -> Result<Vec<Piece>, RedistError> {
         let a = self.source.coords_of_rank(from)?;
         let b = self.target.coords_of_rank(to)?;

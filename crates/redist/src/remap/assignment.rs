@@ -205,8 +205,6 @@ fn min_cost_assignment<T: Potential>(n: usize, cost: &[T]) -> Vec<usize> {
 /// adversarially ordered matrices such as `w[p][q] = p·q`, where every new
 /// row reshuffles the others, approach the O(n³) bound (about 5 s).
 ///
-/// Errors with [`RedistError::InvalidArgument`] when the matrix is not square.
-///
 /// ```
 /// use redist::remap::assign_max;
 /// // Rows are ranks, columns target positions.
@@ -214,6 +212,11 @@ fn min_cost_assignment<T: Potential>(n: usize, cost: &[T]) -> Vec<usize> {
 /// assert_eq!(assign_max(&w).unwrap(), vec![1, 0, 2]); // 8 + 9 + 5
 /// assert!(assign_max(&[vec![1, 2]]).is_err());
 /// ```
+///
+/// # Errors
+///
+/// - [`RedistError::InvalidArgument`] when the matrix is not square (a row whose
+///   length is not the number of rows).
 pub fn assign_max(weights: &[Vec<u64>]) -> Result<Vec<usize>, RedistError> {
     let n = weights.len();
     if let Some((i, row)) = weights.iter().enumerate().find(|(_, r)| r.len() != n) {

@@ -65,6 +65,11 @@ pub fn volume_matrix(plan: &AxisPlan) -> Vec<Vec<u64>> {
 /// assert_eq!(perm, vec![1, 2, 0]);
 /// assert_eq!(plan_kept(&plan, &perm), 9);
 /// ```
+///
+/// # Errors
+///
+/// None: it always returns `Ok` (the matrix it builds is square, the one thing
+/// [`assign_max`] checks).
 pub fn optimal(plan: &AxisPlan) -> Result<Vec<usize>, RedistError> {
     let (p, q) = (plan.source().procs(), plan.target().procs());
     let w: Vec<Vec<u64>> = (0..q)
@@ -81,6 +86,11 @@ pub fn optimal(plan: &AxisPlan) -> Result<Vec<usize>, RedistError> {
 /// on any of `max(P, Q)` physical processors (seed 003's model): `perm[q] <
 /// max(P, Q)`, distinct. Equals [`optimal`] when `Q ≥ P`; when `Q < P` it may
 /// name processors `≥ Q`.
+///
+/// # Errors
+///
+/// None: it always returns `Ok` (the matrix it builds is square, the one thing
+/// [`assign_max`] checks).
 pub fn optimal_unrestricted(plan: &AxisPlan) -> Result<Vec<usize>, RedistError> {
     let q = plan.target().procs();
     let mut a = assign_max(&volume_matrix(plan))?;

@@ -214,7 +214,9 @@ impl ClosedForm {
 /// relabelling (Kalns–Ni, merges) or shifting its positions (splits); see the
 /// module docs.
 ///
-/// Errors with [`RedistError::ExtentMismatch`] when the extents differ.
+/// # Errors
+///
+/// - [`RedistError::ExtentMismatch`] when the two extents differ.
 pub fn closed_form_mapping(
     src: &AxisMap,
     dst: &AxisMap,
@@ -272,10 +274,6 @@ pub fn closed_form_mapping(
 /// closed form covers `src` → `dst` (see [`closed_form_mapping`] for the
 /// dispatch).
 ///
-/// Errors with [`RedistError::Remap`] when the closed form applies but names
-/// a processor outside `0..Q` (a block merge onto fewer processes, or a
-/// rotated source with `Q < P`); [`closed_form_mapping`] returns it anyway.
-///
 /// ```
 /// use dist_array::AxisMap;
 /// use redist::remap::closed_form;
@@ -288,6 +286,13 @@ pub fn closed_form_mapping(
 /// // cyclic(2) -> cyclic(3): no closed form.
 /// assert_eq!(closed_form(&AxisMap::new(12, 2, 2, 0), &AxisMap::new(12, 2, 3, 0)).unwrap(), None);
 /// ```
+///
+/// # Errors
+///
+/// - [`RedistError::ExtentMismatch`] when the two extents differ;
+/// - [`RedistError::Remap`] when the closed form applies but names a processor outside
+///   `0..Q` (a block merge onto fewer processes, or a rotated source with `Q < P`);
+///   [`closed_form_mapping`] returns it anyway.
 pub fn closed_form(src: &AxisMap, dst: &AxisMap) -> Result<Option<Vec<usize>>, RedistError> {
     match closed_form_mapping(src, dst)? {
         None => Ok(None),

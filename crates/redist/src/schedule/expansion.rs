@@ -78,11 +78,6 @@ pub struct ReceiveEntry {
 /// `processes` processes (Walker and Otto 1996, seed 001); see
 /// [`ExpansionSchedule`].
 ///
-/// # Errors
-///
-/// [`RedistError::InvalidArgument`] if `processes` or `factor` is zero, or if
-/// `processes · factor` does not fit in `usize`.
-///
 /// ```
 /// use redist::schedule::expansion;
 /// let s = expansion(16, 12)?;
@@ -91,6 +86,11 @@ pub struct ReceiveEntry {
 /// assert!(expansion(0, 3).is_err());
 /// # Ok::<(), redist::RedistError>(())
 /// ```
+///
+/// # Errors
+///
+/// - [`RedistError::InvalidArgument`] when `processes` or `factor` is zero, or when
+///   `processes · factor` does not fit in `usize`.
 pub fn expansion(processes: usize, factor: usize) -> Result<ExpansionSchedule, RedistError> {
     let positive = |what, value: usize| {
         if value == 0 {

@@ -164,8 +164,6 @@ impl Schedule {
     /// and no message appears twice. (Empty messages between different ranks
     /// may appear once, but need not.)
     ///
-    /// Returns a description of the first violation found.
-    ///
     /// ```
     /// use redist::schedule::{Message, Schedule};
     /// let m = |from, to, len| Message { from, to, len };
@@ -176,6 +174,16 @@ impl Schedule {
     /// let good = Schedule::from_steps(vec![vec![0], vec![1]]);
     /// assert!(good.check(&messages).is_ok());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// A description of the first violation found, one of:
+    ///
+    /// - a message index out of range of `messages`;
+    /// - a local copy (`from == to`) in a step;
+    /// - a message in two steps, or twice in one;
+    /// - a rank that sends, or receives, more than one message in one step;
+    /// - a message with `from != to` and `len > 0` in no step.
     pub fn check(&self, messages: &[Message]) -> Result<(), String> {
         let mut seen = vec![false; messages.len()];
         for (s, step) in self.steps.iter().enumerate() {
