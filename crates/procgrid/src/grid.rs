@@ -126,7 +126,7 @@ impl GridBuilder {
     ///
     /// - [`GridError::NoDimensions`], [`GridError::ZeroExtent`] or
     ///   [`GridError::ExtentOverflow`] when the extents are not a grid
-    ///   ([`check_extents`](crate::check_extents));
+    ///   ([`check_extents`]);
     /// - [`GridError::DimensionCount`] when periodic flags were given, not one per extent;
     /// - [`GridError::SizeMismatch`] when the product of the extents is not the size of
     ///   `comm` (without [`subset`](Self::subset));
@@ -257,7 +257,7 @@ impl ProcGrid {
     ///
     /// - [`GridError::NoDimensions`], [`GridError::ZeroExtent`] or
     ///   [`GridError::ExtentOverflow`] when `extents` is not a grid
-    ///   ([`check_extents`](crate::check_extents));
+    ///   ([`check_extents`]);
     /// - [`GridError::SizeMismatch`] when the product of `extents` is not the size of `comm`.
     ///
     /// Checked before any collective call and without communication: an error
