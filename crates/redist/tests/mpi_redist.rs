@@ -671,6 +671,116 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// Cases of [`stress`]: `NDCYCLIC_STRESS_CASES` (default 24 per launch).
+fn stress_cases() -> usize {
+    std::env::var("NDCYCLIC_STRESS_CASES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(24)
+}
+
+/// One stress case with elements of type `T` valued `v(global index)`.
+#[allow(clippy::too_many_arguments)]
+fn stress_case<T: Element>(
+    rng: &mut Lcg,
+    grid_a: &ProcGrid,
+    from: &Layout,
+    grid_b: &ProcGrid,
+    to: &Layout,
+    options: Options,
+    v: fn(&[usize]) -> T,
+    what: &str,
+) -> TestResult {
+    let mut r = match Redistribution::<T>::new(grid_a, from, grid_b, to, options) {
+        Ok(r) => r,
+        // No closed form for this pair: refused on every rank alike.
+        Err(redist::RedistError::Remap { .. }) if options.remap == Remap::ClosedForm => {
+            return Ok(())
+        }
+        Err(e) => return Err(format!("{what}: {e}")),
+    };
+    let mut a = DistArray::from_fn(grid_a, from.clone(), v).map_err(|e| e.to_string())?;
+    if rng.below(2) == 0 {
+        a = a.into_shared();
+    }
+    let mut b = DistArray::zeros(grid_b, r.target_layout().clone()).map_err(|e| e.to_string())?;
+    // Twice: the second execution reuses buffers, mappings and datatypes.
+    for round in 0..2 {
+        r.execute_into(&a, &mut b)
+            .map_err(|e| format!("{what}: {e}"))?;
+        check(&b, v).map_err(|e| format!("{what}, {}, round {round}: {e}", r.strategy()))?;
+    }
+    Ok(())
+}
+
+/// Many random redistributions: 1-3 dimensions, extents smaller and larger
+/// than the grids and not divisible by them, grids of part of the job,
+/// every distribution, first process, rank map and storage order, every
+/// strategy and remapping, derived datatypes, direct runs and split
+/// messages, shared sources or not, three element types. The seed is
+/// `NDCYCLIC_STRESS_SEED` (default 1); a failure names the case.
+fn stress(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let seed = std::env::var("NDCYCLIC_STRESS_SEED")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1u64);
+    let mut rng = Lcg(seed);
+    for case in 0..stress_cases() {
+        let ndim = rng.below(3) + 1;
+        let max = [60, 14, 7][ndim - 1];
+        let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let (na, nb) = (rng.below(n) + 1, rng.below(n) + 1);
+        let (ga, gb) = (
+            random_extents(&mut rng, na, ndim),
+            random_extents(&mut rng, nb, ndim),
+        );
+        let grid_a = ProcGrid::builder(&ga)
+            .subset(true)
+            .build(world)
+            .map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .subset(true)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &shape, &ga);
+        let to = random_layout(&mut rng, &shape, &gb);
+        let options = Options {
+            remap: [Remap::None, Remap::Optimal, Remap::ClosedForm][rng.below(3)],
+            strategy: STRATEGIES[rng.below(4)],
+            max_message_elements: [i32::MAX as usize, 1, 3, 17][rng.below(4)],
+            datatype_min_run: [usize::MAX, 1, 4][rng.below(3)],
+            direct_min_run: [4096, 1, usize::MAX][rng.below(3)],
+            node_direct: rng.below(2) == 0,
+        };
+        let what = format!("case {case} of seed {seed}: {from} -> {to} ({options:?})");
+        match rng.below(3) {
+            0 => stress_case::<f64>(&mut rng, &grid_a, &from, &grid_b, &to, options, code, &what)?,
+            1 => stress_case::<u8>(
+                &mut rng,
+                &grid_a,
+                &from,
+                &grid_b,
+                &to,
+                options,
+                |g| (code(g) as u64 % 251) as u8,
+                &what,
+            )?,
+            _ => stress_case::<Complex<f64>>(
+                &mut rng,
+                &grid_a,
+                &from,
+                &grid_b,
+                &to,
+                options,
+                |g| Complex::new(code(g), -code(g)),
+                &what,
+            )?,
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     mpi_harness::run(
         "redist",
@@ -686,6 +796,7 @@ fn main() {
             MpiTest::new("programs_do_not_grow", programs_do_not_grow),
             MpiTest::new("tiny_blocks_long_extents", tiny_blocks_long_extents),
             MpiTest::new("unreadable_peers_fall_back", unreadable_peers_fall_back),
+            MpiTest::new("stress", stress),
         ],
     );
 }
