@@ -63,5 +63,5 @@ pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
 pub use options::{Options, Remap, Strategy};
-pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments};
+pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};
