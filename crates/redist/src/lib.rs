@@ -57,6 +57,8 @@ pub mod options;
 pub mod plan;
 pub mod remap;
 pub mod schedule;
+#[cfg(test)]
+mod testing;
 
 pub use dist_array;
 pub use error::RedistError;
