@@ -74,4 +74,3 @@ impl Arbitrary for Windowed {
         Windowed(random_layout(g, &a), random_layout(g, &b), w)
     }
 }
-

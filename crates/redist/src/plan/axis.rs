@@ -556,8 +556,14 @@ mod tests {
                 let (a, b) = (AxisMap::new(700, p, s, fs), AxisMap::new(650, q, t, ft));
                 for (so, to) in [(0, 0), (1, 0), (0, 3), (5, 17), (127, 149), (301, 1)] {
                     for len in [0, 1, 2, 13, 97, 300, 349] {
-                        assert!(check_window(&a, so, &b, to, len), "{a:?}+{so} -> {b:?}+{to}, {len}");
-                        assert!(check_window(&b, to, &a, so, len), "{b:?}+{to} -> {a:?}+{so}, {len}");
+                        assert!(
+                            check_window(&a, so, &b, to, len),
+                            "{a:?}+{so} -> {b:?}+{to}, {len}"
+                        );
+                        assert!(
+                            check_window(&b, to, &a, so, len),
+                            "{b:?}+{to} -> {a:?}+{so}, {len}"
+                        );
                     }
                 }
             }
@@ -585,7 +591,10 @@ mod tests {
         assert!(AxisPlan::window(&a, 0, &b, 10, 10).is_ok());
         for (so, to, len) in [(1, 0, 10), (0, 11, 10), (usize::MAX, 0, 1), (0, 0, 11)] {
             let err = AxisPlan::window(&a, so, &b, to, len).unwrap_err();
-            assert!(matches!(err, RedistError::InvalidArgument { what: "window", .. }), "{err}");
+            assert!(
+                matches!(err, RedistError::InvalidArgument { what: "window", .. }),
+                "{err}"
+            );
         }
     }
 

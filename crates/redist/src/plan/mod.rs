@@ -243,7 +243,8 @@ impl Plan {
 
     /// Whether the plan moves the whole of both arrays.
     pub fn is_whole(&self) -> bool {
-        self.window.is_whole(self.source.shape(), self.target.shape())
+        self.window
+            .is_whole(self.source.shape(), self.target.shape())
     }
 
     /// The 1-D plan of every dimension.
@@ -424,7 +425,13 @@ mod tests {
         let s = Layout::parse(&[8, 8], "cyclic(3),block@2x2").unwrap();
         let t = Layout::parse(&[5, 9], "block,cyclic(2)@2x2").unwrap();
         let ok = Window::new(&[3, 0], &[0, 1], &[5, 8]).unwrap();
-        assert_eq!(Plan::with_window(&s, &t, &ok, Remap::None).unwrap().stats().elements, 40);
+        assert_eq!(
+            Plan::with_window(&s, &t, &ok, Remap::None)
+                .unwrap()
+                .stats()
+                .elements,
+            40
+        );
         for (so, to, shape) in [
             (vec![4, 0], vec![0, 1], vec![5, 8]),
             (vec![3, 0], vec![1, 1], vec![5, 8]),

@@ -113,12 +113,8 @@ impl Window {
 impl std::fmt::Display for Window {
     /// `shape from source_origin to target_origin`, e.g. `3x4 from (1,2) to (0,5)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let join = |v: &[usize], sep: &str| {
-            v.iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(sep)
-        };
+        let join =
+            |v: &[usize], sep: &str| v.iter().map(usize::to_string).collect::<Vec<_>>().join(sep);
         write!(
             f,
             "{} from ({}) to ({})",
