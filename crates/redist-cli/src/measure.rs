@@ -8,14 +8,14 @@
 
 use crate::error::CliError;
 use crate::memory;
-use crate::shape::{layout_for, Shape};
+use crate::shape::{format_extents, layout_for, Origin, Shape};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 use procgrid::ProcGrid;
-use redist::{Options, Redistribution, Remap, Strategy};
+use redist::{Options, Redistribution, Remap, Strategy, Window};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::time::Instant;
@@ -48,6 +48,23 @@ pub struct RunArgs {
     /// Global array shape, e.g. `4096x4096`.
     #[arg(long, value_name = "AxBx..")]
     pub shape: Shape,
+    /// Target array shape when it differs from the source's (`--shape`);
+    /// then only a window moves (`--window`).
+    #[arg(long, value_name = "AxBx..")]
+    pub to_shape: Option<Shape>,
+    /// Move only this window: its extents, e.g. `300x200` (default: as much
+    /// as fits from the two origins).
+    #[arg(long, value_name = "AxBx..")]
+    pub window: Option<Shape>,
+    /// First index of the window in the source array, 0-based, e.g. `3,17`
+    /// (default: the origin).
+    #[arg(long, value_name = "I,J,..")]
+    pub from_window: Option<Origin>,
+    /// First index of the window in the target array, 0-based (default: the
+    /// origin). The rest of the target keeps its values, which `--verify`
+    /// checks too.
+    #[arg(long, value_name = "I,J,..")]
+    pub to_window: Option<Origin>,
     /// Source layout spec string.
     #[arg(long, value_name = "SPEC")]
     pub from: LayoutSpec,
@@ -99,30 +116,48 @@ fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
 trait IndexValue: Element {
     /// The value of the element with global linear index `i`.
     fn index_value(i: usize) -> Self;
+    /// A value no small index maps to: what the target holds outside a
+    /// window.
+    fn untouched() -> Self;
 }
 
 impl IndexValue for f32 {
+    fn untouched() -> Self {
+        -1.0
+    }
     fn index_value(i: usize) -> Self {
         (i % (1 << 24)) as f32
     }
 }
 impl IndexValue for f64 {
+    fn untouched() -> Self {
+        -1.0
+    }
     fn index_value(i: usize) -> Self {
         i as f64
     }
 }
 impl IndexValue for Complex<f64> {
+    fn untouched() -> Self {
+        Complex::new(-1.0, 1.0)
+    }
     fn index_value(i: usize) -> Self {
         Complex::new(i as f64, -(i as f64))
     }
 }
 impl IndexValue for i32 {
+    fn untouched() -> Self {
+        -1
+    }
     #[allow(clippy::cast_possible_truncation, reason = "values wrap on purpose")]
     fn index_value(i: usize) -> Self {
         i as i32
     }
 }
 impl IndexValue for u8 {
+    fn untouched() -> Self {
+        255
+    }
     #[allow(clippy::cast_possible_truncation, reason = "below 251")]
     fn index_value(i: usize) -> Self {
         (i % 251) as u8
@@ -179,7 +214,8 @@ fn run_typed<T: IndexValue>(
         });
     }
     let from = layout_for(&args.shape, &args.from)?;
-    let to = layout_for(&args.shape, &args.to)?;
+    let to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    let window = window_for(args, from.shape(), to.shape())?;
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
     let grid_b = grid_for(&to, world, Some(&grid_a))?;
@@ -193,7 +229,10 @@ fn run_typed<T: IndexValue>(
     }
     options.node_direct = !args.no_node_direct;
     let start = Instant::now();
-    let mut r = Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?;
+    let mut r = match &window {
+        None => Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?,
+        Some(w) => Redistribution::<T>::with_window(&grid_a, &from, &grid_b, &to, w, options)?,
+    };
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
     let comm = grid_a.communicator();
     // Building is collective: the slowest rank's time, the largest program.
@@ -211,7 +250,10 @@ fn run_typed<T: IndexValue>(
     check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let shape = from.shape().to_vec();
     let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
-    let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
+    let mut dst = match &window {
+        None => DistArray::zeros(&grid_b, r.target_layout().clone())?,
+        Some(_) => DistArray::from_fn(&grid_b, r.target_layout().clone(), |_| T::untouched())?,
+    };
     let progress = Progress::new(root && !args.json, args.reps);
     r.execute_into(&src, &mut dst)?; // warm-up: buffers, connections
     let mut exec = Vec::with_capacity(args.reps);
@@ -224,7 +266,13 @@ fn run_typed<T: IndexValue>(
     }
     let verified = if args.verify {
         // Global indices computed block by block: no table per local index.
-        let bad = dst.count_where(|g, v| *v != T::index_value(linear(&shape, g))) as u64;
+        let expected = |g: &[usize]| match &window {
+            None => T::index_value(linear(&shape, g)),
+            Some(w) => w
+                .source_index_of(g)
+                .map_or_else(T::untouched, |s| T::index_value(linear(&shape, &s))),
+        };
+        let bad = dst.count_where(|g, v| *v != expected(g)) as u64;
         let mut total = 0u64;
         comm.all_reduce_into(&bad, &mut total, SystemOperation::sum());
         Some(total == 0)
@@ -348,6 +396,7 @@ impl<T: Element> Report<'_, T> {
         let ms = |v: &[f64]| median(v) * 1e3;
         let mut v = json!({
             "shape": from.shape(),
+            "to_shape": r.target_layout().shape(),
             "from": from.spec().to_string(),
             "to": r.target_layout().spec().to_string(),
             "ranks": ranks,
@@ -368,6 +417,12 @@ impl<T: Element> Report<'_, T> {
             "target_rank_map": r.target_layout().rank_map(),
             "node_direct": node_direct,
         });
+        let w = r.plan().window();
+        if !r.plan().is_whole() {
+            v["window"] = json!(w.shape());
+            v["from_window"] = json!(w.source_origin());
+            v["to_window"] = json!(w.target_origin());
+        }
         if let Some(reason) = skipped {
             v["baseline_skipped"] = json!(reason);
         }
@@ -383,6 +438,66 @@ impl<T: Element> Report<'_, T> {
         out.flush()?;
         Ok(())
     }
+}
+
+/// The window `redist run` moves: `None` for the whole array (no window
+/// argument and one shape), else the window of `--window` (default: as much
+/// as fits from both origins) from `--from-window` to `--to-window`
+/// (default: the origins). Pure: every rank reaches the same verdict.
+fn window_for(
+    args: &RunArgs,
+    source: &[usize],
+    target: &[usize],
+) -> Result<Option<Window>, CliError> {
+    let given = args.window.is_some() || args.from_window.is_some() || args.to_window.is_some();
+    if !given && source == target {
+        return Ok(None);
+    }
+    let ndim = source.len();
+    if target.len() != ndim {
+        return Err(CliError::BadWindow {
+            what: "--to-shape",
+            value: format_extents(target),
+            expected: format!("{ndim} extent(s), as --shape {}", format_extents(source)),
+        });
+    }
+    let origin = |o: &Option<Origin>, what: &'static str| -> Result<Vec<usize>, CliError> {
+        match o {
+            None => Ok(vec![0; ndim]),
+            Some(o) if o.len() == ndim => Ok(o.to_vec()),
+            Some(o) => Err(CliError::BadWindow {
+                what,
+                value: format!("{} index(es)", o.len()),
+                expected: format!("{ndim}, one per dimension"),
+            }),
+        }
+    };
+    let ia = origin(&args.from_window, "--from-window")?;
+    let ib = origin(&args.to_window, "--to-window")?;
+    for (what, o, full) in [("--from-window", &ia, source), ("--to-window", &ib, target)] {
+        if o.iter().zip(full).any(|(&i, &n)| i > n) {
+            return Err(CliError::BadWindow {
+                what,
+                value: format!("{o:?}"),
+                expected: format!("an index inside the array {}", format_extents(full)),
+            });
+        }
+    }
+    let shape = match &args.window {
+        Some(w) if w.len() == ndim => w.to_vec(),
+        Some(w) => {
+            return Err(CliError::BadWindow {
+                what: "--window",
+                value: w.to_string(),
+                expected: format!("{ndim} extent(s), one per dimension"),
+            })
+        }
+        None => (0..ndim)
+            .map(|d| (source[d] - ia[d]).min(target[d] - ib[d]))
+            .collect(),
+    };
+    // Whether it fits is the library's check (Plan::with_window).
+    Ok(Some(Window::new(&ia, &ib, &shape)?))
 }
 
 /// Refuses, on every rank alike, a run whose arrays and buffers do not fit
@@ -496,6 +611,18 @@ fn summary(v: &Value) -> String {
         v["ranks"],
         v["type"].as_str().unwrap_or("")
     );
+    if let Some(w) = v["window"].as_array() {
+        s += &format!(
+            "window {} from {} of the source to {} of the target {}\n",
+            w.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("x"),
+            v["from_window"],
+            v["to_window"],
+            v["to_shape"]
+        );
+    }
     s += &format!(
         "strategy {}  remap {}  bytes moved {} of {}\n",
         v["strategy"].as_str().unwrap_or(""),

@@ -326,3 +326,80 @@ fn a_small_run_prints_one_summary() {
         "{launch}"
     );
 }
+
+#[test]
+fn a_window_moves_between_arrays_of_two_shapes() {
+    for n in RANKS {
+        let from = format!("cyclic(3),block@{n}x1");
+        let to = format!("block,cyclic(4)@1x{n}");
+        let launch = mpirun(
+            n,
+            &[
+                "run",
+                "--shape",
+                "50x40",
+                "--to-shape",
+                "30x70",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--from-window",
+                "7,5",
+                "--to-window",
+                "2,11",
+                "--window",
+                "21x33",
+                "--reps",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let last = launch.stdout.lines().last().expect("some output");
+        let v: Value = serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        assert_eq!(v["elements"], 21 * 33, "{launch}");
+        assert_eq!(v["window"], serde_json::json!([21, 33]), "{launch}");
+        assert_eq!(v["to_shape"], serde_json::json!([30, 70]), "{launch}");
+        // Verified inside the window and outside it (untouched).
+        assert_eq!(v["verified"], true, "{launch}");
+    }
+}
+
+#[test]
+fn windows_that_do_not_fit_are_refused_once() {
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "50x40",
+            "--from",
+            "cyclic(3),block@2x1",
+            "--to",
+            "block,cyclic(4)@1x2",
+            "--from-window",
+            "7,5",
+            "--window",
+            "44x30",
+        ],
+    );
+    assert_refused_once(&launch, &["window", "dimension 0"]);
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "50x40",
+            "--from",
+            "block,*@2x1",
+            "--to",
+            "*,block@1x2",
+            "--to-window",
+            "3",
+        ],
+    );
+    assert_refused_once(&launch, &["--to-window", "one per dimension"]);
+}

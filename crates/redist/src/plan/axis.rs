@@ -155,11 +155,16 @@ impl AxisPlan {
 
     /// The plan of a window: `len` indices from `src_origin` of `src` to
     /// `dst_origin` of `dst`, both inside their extents. Index `g` of the
-    /// window is global index `src_origin + g` of the source and `dst_origin
-    /// + g` of the target; the window may start inside a block on either
+    /// window is global index `src_origin + g` of the source and
+    /// `dst_origin + g` of the target; the window may start inside a block on either
     /// side. Runs, periods and strides are those of the window (the owner
     /// pattern still repeats every `lcm(s·P, t·Q)` indices); local offsets
     /// are those of the whole arrays.
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when the window does not fit inside
+    /// either extent; [`RedistError::Limit`] as [`AxisPlan::new`].
     pub fn window(
         src: &AxisMap,
         src_origin: usize,

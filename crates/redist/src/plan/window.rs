@@ -100,6 +100,28 @@ impl Window {
         self.shape.contains(&0)
     }
 
+    /// The source index whose element lands on target index `target`, or
+    /// `None` when `target` lies outside the window (or has another number
+    /// of dimensions).
+    ///
+    /// ```
+    /// use redist::Window;
+    /// let w = Window::new(&[1, 2], &[0, 5], &[3, 4]).unwrap();
+    /// assert_eq!(w.source_index_of(&[2, 5]), Some(vec![3, 2]));
+    /// assert_eq!(w.source_index_of(&[3, 5]), None);
+    /// ```
+    pub fn source_index_of(&self, target: &[usize]) -> Option<Vec<usize>> {
+        if target.len() != self.shape.len() {
+            return None;
+        }
+        (0..target.len())
+            .map(|d| {
+                let i = target[d].checked_sub(self.target_origin[d])?;
+                (i < self.shape[d]).then(|| self.source_origin[d] + i)
+            })
+            .collect()
+    }
+
     /// Whether the window is the whole of both arrays of `source_shape` and
     /// `target_shape`.
     pub fn is_whole(&self, source_shape: &[usize], target_shape: &[usize]) -> bool {
