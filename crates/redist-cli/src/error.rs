@@ -57,6 +57,15 @@ pub enum CliError {
         token: String,
     },
 
+    /// A request this build or these arguments cannot serve.
+    #[error("{what} needs {expected}")]
+    Unsupported {
+        /// What was asked for.
+        what: &'static str,
+        /// What it needs.
+        expected: String,
+    },
+
     /// Window arguments of `redist run` that do not fit the arrays.
     #[error("{what}: {value}; expected {expected}")]
     BadWindow {

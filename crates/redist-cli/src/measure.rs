@@ -40,6 +40,10 @@ pub enum ElementArg {
 pub enum Baseline {
     /// A bare `MPI_Alltoallv` of the same byte counts on pre-packed buffers.
     Alltoallv,
+    /// ScaLAPACK's `pdgemr2d` on the same layouts (2-D, `--type f64`;
+    /// needs the tool built with the `scalapack` feature). Both arrays are
+    /// then stored column-major, as ScaLAPACK's.
+    Pdgemr2d,
 }
 
 /// Arguments of `redist run`.
@@ -86,9 +90,10 @@ pub struct RunArgs {
     /// Check every element of the result against its global index.
     #[arg(long)]
     pub verify: bool,
-    /// Also time a baseline in the same run.
-    #[arg(long, value_enum)]
-    pub baseline: Option<Baseline>,
+    /// Also time baselines in the same run: alltoallv, pdgemr2d, or both
+    /// (`alltoallv,pdgemr2d`).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub baseline: Vec<Baseline>,
     /// Print one JSON object on one line (rank 0, last line of stdout).
     #[arg(long)]
     pub json: bool,
@@ -213,8 +218,15 @@ fn run_typed<T: IndexValue>(
             ranks,
         });
     }
-    let from = layout_for(&args.shape, &args.from)?;
-    let to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    let pdgemr2d = args.baseline.contains(&Baseline::Pdgemr2d);
+    let mut from = layout_for(&args.shape, &args.from)?;
+    let mut to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    if pdgemr2d {
+        crate::pdgemr2d::check_available::<T>(&from)?;
+        // ScaLAPACK's local parts are column-major; so are both arrays here.
+        from = from.with_storage(dist_array::Order::ColumnMajor);
+        to = to.with_storage(dist_array::Order::ColumnMajor);
+    }
     let window = window_for(args, from.shape(), to.shape())?;
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
@@ -246,7 +258,8 @@ fn run_typed<T: IndexValue>(
     // Collective; before the arrays, so that its buffers count in the memory check.
     let bare = args
         .baseline
-        .map(|Baseline::Alltoallv| redist::BareAlltoallv::new(&r));
+        .contains(&Baseline::Alltoallv)
+        .then(|| redist::BareAlltoallv::new(&r));
     check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let shape = from.shape().to_vec();
     let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
@@ -327,6 +340,19 @@ fn run_typed<T: IndexValue>(
         },
         None => None,
     };
+    let pdgemr2d = if pdgemr2d {
+        Some(crate::pdgemr2d::time(
+            r.plan().window(),
+            &src,
+            &dst,
+            &grid_a,
+            &grid_b,
+            args.reps,
+            &|rep| progress.tick("pdgemr2d", rep),
+        )?)
+    } else {
+        None
+    };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
     let written = if root {
         let report = Report {
@@ -343,6 +369,7 @@ fn run_typed<T: IndexValue>(
             alltoallv: alltoallv.as_deref(),
             skipped: skipped.as_deref(),
             node_direct,
+            pdgemr2d: pdgemr2d.as_ref(),
         };
         report.write(out)
     } else {
@@ -350,7 +377,7 @@ fn run_typed<T: IndexValue>(
     };
     // Only rank 0 writes: every rank learns how it went and returns the same.
     agree_on_output(comm, written)?;
-    if verified == Some(false) {
+    if verified == Some(false) || pdgemr2d.is_some_and(|p| !p.agrees) {
         return Err(CliError::VerificationFailed);
     }
     Ok(())
@@ -371,6 +398,7 @@ struct Report<'a, T: Element> {
     alltoallv: Option<&'a [f64]>,
     skipped: Option<&'a str>,
     node_direct: bool,
+    pdgemr2d: Option<&'a crate::pdgemr2d::Timing>,
 }
 
 impl<T: Element> Report<'_, T> {
@@ -390,6 +418,7 @@ impl<T: Element> Report<'_, T> {
             alltoallv,
             skipped,
             node_direct,
+            pdgemr2d,
         } = *self;
         let elem = std::mem::size_of::<T>();
         let stats = r.plan().stats();
@@ -429,6 +458,11 @@ impl<T: Element> Report<'_, T> {
         if let Some(times) = alltoallv {
             v["alltoallv_ms_median"] = json!(ms(times));
             v["exec_over_alltoallv"] = json!(median(exec) / median(times).max(1e-12));
+        }
+        if let Some(p) = pdgemr2d {
+            v["pdgemr2d_ms_median"] = json!(ms(&p.times));
+            v["pdgemr2d_over_exec"] = json!(median(&p.times) / median(exec).max(1e-12));
+            v["pdgemr2d_agrees"] = json!(p.agrees);
         }
         if args.json {
             writeln!(out, "{v}")?;
@@ -586,7 +620,7 @@ fn agree_on_output(
 const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
 
 /// The maximum of `x` over the ranks of `comm`.
-fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
+pub(crate) fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
     let mut m = 0.0;
     comm.all_reduce_into(&x, &mut m, SystemOperation::max());
     m
@@ -643,6 +677,17 @@ fn summary(v: &Value) -> String {
         s += &format!(
             "alltoallv median {a:10.3} ms   (bare MPI_Alltoallv, same bytes)   exec/alltoallv {:.2}\n",
             v["exec_over_alltoallv"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if let Some(p) = v["pdgemr2d_ms_median"].as_f64() {
+        s += &format!(
+            "pdgemr2d  median {p:10.3} ms   (ScaLAPACK, same layouts)   pdgemr2d/exec {:.2}{}\n",
+            v["pdgemr2d_over_exec"].as_f64().unwrap_or(0.0),
+            if v["pdgemr2d_agrees"].as_bool() == Some(true) {
+                ""
+            } else {
+                "   RESULTS DIFFER"
+            }
         );
     }
     match v["verified"].as_bool() {

@@ -46,7 +46,6 @@ pub type Descriptor = [c_int; 9];
 #[link(name = "scalapack-mpich")]
 unsafe extern "C" {
     fn Csys2blacs_handle(comm: mpi::ffi::MPI_Comm) -> c_int;
-    fn Cfree_blacs_system_handle(handle: c_int);
     fn Cblacs_gridmap(
         context: *mut c_int,
         usermap: *mut c_int,
@@ -92,7 +91,6 @@ fn int(what: &'static str, n: usize) -> Result<c_int, RedistError> {
 #[derive(Debug)]
 pub struct BlacsContext {
     handle: c_int,
-    system: c_int,
     rows: usize,
     cols: usize,
 }
@@ -132,12 +130,7 @@ impl BlacsContext {
         // collective over the system handle's communicator, which every rank
         // of `grid`'s communicator enters here.
         unsafe { Cblacs_gridmap(&mut handle, map.as_mut_ptr(), nprow, nprow, npcol) };
-        Ok(BlacsContext {
-            handle,
-            system,
-            rows,
-            cols,
-        })
+        Ok(BlacsContext { handle, rows, cols })
     }
 
     /// A `1 × P` context over every rank of `grid`'s communicator: the
@@ -160,7 +153,6 @@ impl BlacsContext {
         unsafe { Cblacs_gridinit(&mut handle, c"R".as_ptr(), 1, npcol) };
         Ok(BlacsContext {
             handle,
-            system,
             rows: 1,
             cols: ranks,
         })
@@ -191,13 +183,12 @@ impl BlacsContext {
 
 impl Drop for BlacsContext {
     fn drop(&mut self) {
-        // SAFETY: the context and the system handle were created by this
-        // value and are released once; gridexit ignores -1 (ranks outside).
-        unsafe {
-            if self.handle >= 0 {
-                Cblacs_gridexit(self.handle);
-            }
-            Cfree_blacs_system_handle(self.system);
+        // The system handle stays: BLACS hands out one per communicator and
+        // shares it between contexts, so freeing it here would free another
+        // context's too. Ranks outside the grid hold no context (-1).
+        if self.handle >= 0 {
+            // SAFETY: the context was created by this value and is released once.
+            unsafe { Cblacs_gridexit(self.handle) };
         }
     }
 }
