@@ -12,12 +12,20 @@
 #   scripts/bench-redist.sh                  # build in release, run every case
 #   ROUNDS=5 REPS=9 RANKS=4 scripts/bench-redist.sh
 #   CASES_FILTER=cyclic scripts/bench-redist.sh   # only cases whose line matches
+#   PDGEMR2D=1 scripts/bench-redist.sh       # also ScaLAPACK's pdgemr2d on the 2-D
+#                                            # f64 cases (builds with --features
+#                                            # scalapack; both arrays column-major)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
 REPS=${REPS:-7}
 ROUNDS=${ROUNDS:-3}
-cargo build --release -q -p redist-cli --bin redist
+PDGEMR2D=${PDGEMR2D:-0}
+if [ "$PDGEMR2D" = 1 ]; then
+  cargo build --release -q -p redist-cli --bin redist --features scalapack
+else
+  cargo build --release -q -p redist-cli --bin redist
+fi
 REDIST=target/release/redist
 R=${RANKS}
 
@@ -42,16 +50,27 @@ CASES=(
   "400000|u8|block@${R}|cyclic@${R}|auto"
 )
 
-echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | verified |"
-echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+if [ "$PDGEMR2D" = 1 ]; then
+  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | pdgemr2d ms | pdgemr2d/exec | verified |"
+  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+else
+  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | verified |"
+  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+fi
 for c in "${CASES[@]}"; do
   if [ -n "${CASES_FILTER:-}" ] && ! grep -q -- "${CASES_FILTER}" <<<"$c"; then continue; fi
   IFS='|' read -r shape type from to strategy extra <<<"$c"
+  baseline=alltoallv
+  if [ "$PDGEMR2D" = 1 ]; then
+    # pdgemr2d moves 2-D arrays of doubles only.
+    if [ "$type" != f64 ] || [ "$(tr -cd x <<<"$shape")" != x ]; then continue; fi
+    baseline=alltoallv,pdgemr2d
+  fi
   lines=()
   for _ in $(seq "$ROUNDS"); do
     # shellcheck disable=SC2086 # extra holds zero or more flags
     lines+=("$(mpirun -n "$RANKS" "$REDIST" run --shape "$shape" --type "$type" --from "$from" \
-        --to "$to" --strategy "$strategy" --reps "$REPS" --verify --baseline alltoallv --json \
+        --to "$to" --strategy "$strategy" --reps "$REPS" --verify --baseline "$baseline" --json \
         ${extra:-} | tail -n 1)")
   done
   python3 - "${lines[@]}" <<'PY'
@@ -65,6 +84,9 @@ print(f"| {'x'.join(map(str, v['shape']))} | {v['type']} | `{v['from']}` | `{v['
       f"{'yes' if v['node_direct'] else 'no'} | {v['bytes_moved'] / 1e6:.1f} | "
       f"{med(lambda r: r['build_ms']):.2f} | {max(r['program_bytes'] for r in runs)} | "
       f"{med(lambda r: r['exec_ms_median']):.2f} | {med(lambda r: r.get('alltoallv_ms_median', float('nan'))):.2f} | "
-      f"{med(a2a):.2f} | {med(memcpy):.2f} | {all(r['verified'] for r in runs)} |")
+      f"{med(a2a):.2f} | {med(memcpy):.2f} | "
+      + (f"{med(lambda r: r['pdgemr2d_ms_median']):.2f} | {med(lambda r: r['pdgemr2d_over_exec']):.2f} | "
+         if "pdgemr2d_ms_median" in v else "")
+      + f"{all(r['verified'] and r.get('pdgemr2d_agrees', True) for r in runs)} |")
 PY
 done

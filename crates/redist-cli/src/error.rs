@@ -42,6 +42,41 @@ pub enum CliError {
         token: String,
     },
 
+    /// One index of a `--from-window`/`--to-window` origin is not a
+    /// non-negative decimal integer that fits in `usize`.
+    #[error(
+        "index {position} of origin {origin:?} is `{token}`; expected a non-negative integer \
+         (0-based indices joined by `,`, such as `3,0`)"
+    )]
+    OriginNotAnIndex {
+        /// The whole argument.
+        origin: String,
+        /// 1-based position of the bad index.
+        position: usize,
+        /// The bad index as written.
+        token: String,
+    },
+
+    /// A request this build or these arguments cannot serve.
+    #[error("{what} needs {expected}")]
+    Unsupported {
+        /// What was asked for.
+        what: &'static str,
+        /// What it needs.
+        expected: String,
+    },
+
+    /// Window arguments of `redist run` that do not fit the arrays.
+    #[error("{what}: {value}; expected {expected}")]
+    BadWindow {
+        /// Which argument.
+        what: &'static str,
+        /// What was given.
+        value: String,
+        /// What would fit.
+        expected: String,
+    },
+
     /// A layout with a different number of dimensions than the shape.
     #[error(
         "layout {spec} has {spec_dims} dimension(s) but shape {shape} has {shape_dims}; \

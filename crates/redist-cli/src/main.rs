@@ -12,6 +12,8 @@
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes;
 //! - [`memory`]: the bytes a rank of `redist run` needs and may use;
+//! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
+//!   on the same layouts (feature `scalapack`);
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
@@ -21,6 +23,7 @@
 mod error;
 mod measure;
 mod memory;
+mod pdgemr2d;
 mod plan_report;
 mod shape;
 mod show;

@@ -8,14 +8,14 @@
 
 use crate::error::CliError;
 use crate::memory;
-use crate::shape::{layout_for, Shape};
+use crate::shape::{format_extents, layout_for, Origin, Shape};
 use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 use procgrid::ProcGrid;
-use redist::{Options, Redistribution, Remap, Strategy};
+use redist::{Options, Redistribution, Remap, Strategy, Window};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::time::Instant;
@@ -40,6 +40,10 @@ pub enum ElementArg {
 pub enum Baseline {
     /// A bare `MPI_Alltoallv` of the same byte counts on pre-packed buffers.
     Alltoallv,
+    /// ScaLAPACK's `pdgemr2d` on the same layouts (2-D, `--type f64`;
+    /// needs the tool built with the `scalapack` feature). Both arrays are
+    /// then stored column-major, as ScaLAPACK's.
+    Pdgemr2d,
 }
 
 /// Arguments of `redist run`.
@@ -48,6 +52,23 @@ pub struct RunArgs {
     /// Global array shape, e.g. `4096x4096`.
     #[arg(long, value_name = "AxBx..")]
     pub shape: Shape,
+    /// Target array shape when it differs from the source's (`--shape`);
+    /// then only a window moves (`--window`).
+    #[arg(long, value_name = "AxBx..")]
+    pub to_shape: Option<Shape>,
+    /// Move only this window: its extents, e.g. `300x200` (default: as much
+    /// as fits from the two origins).
+    #[arg(long, value_name = "AxBx..")]
+    pub window: Option<Shape>,
+    /// First index of the window in the source array, 0-based, e.g. `3,17`
+    /// (default: the origin).
+    #[arg(long, value_name = "I,J,..")]
+    pub from_window: Option<Origin>,
+    /// First index of the window in the target array, 0-based (default: the
+    /// origin). The rest of the target keeps its values, which `--verify`
+    /// checks too.
+    #[arg(long, value_name = "I,J,..")]
+    pub to_window: Option<Origin>,
     /// Source layout spec string.
     #[arg(long, value_name = "SPEC")]
     pub from: LayoutSpec,
@@ -69,9 +90,10 @@ pub struct RunArgs {
     /// Check every element of the result against its global index.
     #[arg(long)]
     pub verify: bool,
-    /// Also time a baseline in the same run.
-    #[arg(long, value_enum)]
-    pub baseline: Option<Baseline>,
+    /// Also time baselines in the same run: alltoallv, pdgemr2d, or both
+    /// (`alltoallv,pdgemr2d`).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub baseline: Vec<Baseline>,
     /// Print one JSON object on one line (rank 0, last line of stdout).
     #[arg(long)]
     pub json: bool,
@@ -99,30 +121,48 @@ fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
 trait IndexValue: Element {
     /// The value of the element with global linear index `i`.
     fn index_value(i: usize) -> Self;
+    /// A value no small index maps to: what the target holds outside a
+    /// window.
+    fn untouched() -> Self;
 }
 
 impl IndexValue for f32 {
+    fn untouched() -> Self {
+        -1.0
+    }
     fn index_value(i: usize) -> Self {
         (i % (1 << 24)) as f32
     }
 }
 impl IndexValue for f64 {
+    fn untouched() -> Self {
+        -1.0
+    }
     fn index_value(i: usize) -> Self {
         i as f64
     }
 }
 impl IndexValue for Complex<f64> {
+    fn untouched() -> Self {
+        Complex::new(-1.0, 1.0)
+    }
     fn index_value(i: usize) -> Self {
         Complex::new(i as f64, -(i as f64))
     }
 }
 impl IndexValue for i32 {
+    fn untouched() -> Self {
+        -1
+    }
     #[allow(clippy::cast_possible_truncation, reason = "values wrap on purpose")]
     fn index_value(i: usize) -> Self {
         i as i32
     }
 }
 impl IndexValue for u8 {
+    fn untouched() -> Self {
+        255
+    }
     #[allow(clippy::cast_possible_truncation, reason = "below 251")]
     fn index_value(i: usize) -> Self {
         (i % 251) as u8
@@ -178,8 +218,16 @@ fn run_typed<T: IndexValue>(
             ranks,
         });
     }
-    let from = layout_for(&args.shape, &args.from)?;
-    let to = layout_for(&args.shape, &args.to)?;
+    let pdgemr2d = args.baseline.contains(&Baseline::Pdgemr2d);
+    let mut from = layout_for(&args.shape, &args.from)?;
+    let mut to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    if pdgemr2d {
+        crate::pdgemr2d::check_available::<T>(&from)?;
+        // ScaLAPACK's local parts are column-major; so are both arrays here.
+        from = from.with_storage(dist_array::Order::ColumnMajor);
+        to = to.with_storage(dist_array::Order::ColumnMajor);
+    }
+    let window = window_for(args, from.shape(), to.shape())?;
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
     let grid_b = grid_for(&to, world, Some(&grid_a))?;
@@ -193,7 +241,10 @@ fn run_typed<T: IndexValue>(
     }
     options.node_direct = !args.no_node_direct;
     let start = Instant::now();
-    let mut r = Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?;
+    let mut r = match &window {
+        None => Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?,
+        Some(w) => Redistribution::<T>::with_window(&grid_a, &from, &grid_b, &to, w, options)?,
+    };
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
     let comm = grid_a.communicator();
     // Building is collective: the slowest rank's time, the largest program.
@@ -207,11 +258,15 @@ fn run_typed<T: IndexValue>(
     // Collective; before the arrays, so that its buffers count in the memory check.
     let bare = args
         .baseline
-        .map(|Baseline::Alltoallv| redist::BareAlltoallv::new(&r));
+        .contains(&Baseline::Alltoallv)
+        .then(|| redist::BareAlltoallv::new(&r));
     check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let shape = from.shape().to_vec();
     let src = DistArray::from_fn(&grid_a, from.clone(), |g| T::index_value(linear(&shape, g)))?;
-    let mut dst = DistArray::zeros(&grid_b, r.target_layout().clone())?;
+    let mut dst = match &window {
+        None => DistArray::zeros(&grid_b, r.target_layout().clone())?,
+        Some(_) => DistArray::from_fn(&grid_b, r.target_layout().clone(), |_| T::untouched())?,
+    };
     let progress = Progress::new(root && !args.json, args.reps);
     r.execute_into(&src, &mut dst)?; // warm-up: buffers, connections
     let mut exec = Vec::with_capacity(args.reps);
@@ -224,7 +279,13 @@ fn run_typed<T: IndexValue>(
     }
     let verified = if args.verify {
         // Global indices computed block by block: no table per local index.
-        let bad = dst.count_where(|g, v| *v != T::index_value(linear(&shape, g))) as u64;
+        let expected = |g: &[usize]| match &window {
+            None => T::index_value(linear(&shape, g)),
+            Some(w) => w
+                .source_index_of(g)
+                .map_or_else(T::untouched, |s| T::index_value(linear(&shape, &s))),
+        };
+        let bad = dst.count_where(|g, v| *v != expected(g)) as u64;
         let mut total = 0u64;
         comm.all_reduce_into(&bad, &mut total, SystemOperation::sum());
         Some(total == 0)
@@ -279,6 +340,19 @@ fn run_typed<T: IndexValue>(
         },
         None => None,
     };
+    let pdgemr2d = if pdgemr2d {
+        Some(crate::pdgemr2d::time(
+            r.plan().window(),
+            &src,
+            &dst,
+            &grid_a,
+            &grid_b,
+            args.reps,
+            &|rep| progress.tick("pdgemr2d", rep),
+        )?)
+    } else {
+        None
+    };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
     let written = if root {
         let report = Report {
@@ -295,6 +369,7 @@ fn run_typed<T: IndexValue>(
             alltoallv: alltoallv.as_deref(),
             skipped: skipped.as_deref(),
             node_direct,
+            pdgemr2d: pdgemr2d.as_ref(),
         };
         report.write(out)
     } else {
@@ -302,7 +377,7 @@ fn run_typed<T: IndexValue>(
     };
     // Only rank 0 writes: every rank learns how it went and returns the same.
     agree_on_output(comm, written)?;
-    if verified == Some(false) {
+    if verified == Some(false) || pdgemr2d.is_some_and(|p| !p.agrees) {
         return Err(CliError::VerificationFailed);
     }
     Ok(())
@@ -323,6 +398,7 @@ struct Report<'a, T: Element> {
     alltoallv: Option<&'a [f64]>,
     skipped: Option<&'a str>,
     node_direct: bool,
+    pdgemr2d: Option<&'a crate::pdgemr2d::Timing>,
 }
 
 impl<T: Element> Report<'_, T> {
@@ -342,12 +418,14 @@ impl<T: Element> Report<'_, T> {
             alltoallv,
             skipped,
             node_direct,
+            pdgemr2d,
         } = *self;
         let elem = std::mem::size_of::<T>();
         let stats = r.plan().stats();
         let ms = |v: &[f64]| median(v) * 1e3;
         let mut v = json!({
             "shape": from.shape(),
+            "to_shape": r.target_layout().shape(),
             "from": from.spec().to_string(),
             "to": r.target_layout().spec().to_string(),
             "ranks": ranks,
@@ -368,12 +446,23 @@ impl<T: Element> Report<'_, T> {
             "target_rank_map": r.target_layout().rank_map(),
             "node_direct": node_direct,
         });
+        let w = r.plan().window();
+        if !r.plan().is_whole() {
+            v["window"] = json!(w.shape());
+            v["from_window"] = json!(w.source_origin());
+            v["to_window"] = json!(w.target_origin());
+        }
         if let Some(reason) = skipped {
             v["baseline_skipped"] = json!(reason);
         }
         if let Some(times) = alltoallv {
             v["alltoallv_ms_median"] = json!(ms(times));
             v["exec_over_alltoallv"] = json!(median(exec) / median(times).max(1e-12));
+        }
+        if let Some(p) = pdgemr2d {
+            v["pdgemr2d_ms_median"] = json!(ms(&p.times));
+            v["pdgemr2d_over_exec"] = json!(median(&p.times) / median(exec).max(1e-12));
+            v["pdgemr2d_agrees"] = json!(p.agrees);
         }
         if args.json {
             writeln!(out, "{v}")?;
@@ -383,6 +472,66 @@ impl<T: Element> Report<'_, T> {
         out.flush()?;
         Ok(())
     }
+}
+
+/// The window `redist run` moves: `None` for the whole array (no window
+/// argument and one shape), else the window of `--window` (default: as much
+/// as fits from both origins) from `--from-window` to `--to-window`
+/// (default: the origins). Pure: every rank reaches the same verdict.
+fn window_for(
+    args: &RunArgs,
+    source: &[usize],
+    target: &[usize],
+) -> Result<Option<Window>, CliError> {
+    let given = args.window.is_some() || args.from_window.is_some() || args.to_window.is_some();
+    if !given && source == target {
+        return Ok(None);
+    }
+    let ndim = source.len();
+    if target.len() != ndim {
+        return Err(CliError::BadWindow {
+            what: "--to-shape",
+            value: format_extents(target),
+            expected: format!("{ndim} extent(s), as --shape {}", format_extents(source)),
+        });
+    }
+    let origin = |o: &Option<Origin>, what: &'static str| -> Result<Vec<usize>, CliError> {
+        match o {
+            None => Ok(vec![0; ndim]),
+            Some(o) if o.len() == ndim => Ok(o.to_vec()),
+            Some(o) => Err(CliError::BadWindow {
+                what,
+                value: format!("{} index(es)", o.len()),
+                expected: format!("{ndim}, one per dimension"),
+            }),
+        }
+    };
+    let ia = origin(&args.from_window, "--from-window")?;
+    let ib = origin(&args.to_window, "--to-window")?;
+    for (what, o, full) in [("--from-window", &ia, source), ("--to-window", &ib, target)] {
+        if o.iter().zip(full).any(|(&i, &n)| i > n) {
+            return Err(CliError::BadWindow {
+                what,
+                value: format!("{o:?}"),
+                expected: format!("an index inside the array {}", format_extents(full)),
+            });
+        }
+    }
+    let shape = match &args.window {
+        Some(w) if w.len() == ndim => w.to_vec(),
+        Some(w) => {
+            return Err(CliError::BadWindow {
+                what: "--window",
+                value: w.to_string(),
+                expected: format!("{ndim} extent(s), one per dimension"),
+            })
+        }
+        None => (0..ndim)
+            .map(|d| (source[d] - ia[d]).min(target[d] - ib[d]))
+            .collect(),
+    };
+    // Whether it fits is the library's check (Plan::with_window).
+    Ok(Some(Window::new(&ia, &ib, &shape)?))
 }
 
 /// Refuses, on every rank alike, a run whose arrays and buffers do not fit
@@ -471,7 +620,7 @@ fn agree_on_output(
 const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
 
 /// The maximum of `x` over the ranks of `comm`.
-fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
+pub(crate) fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
     let mut m = 0.0;
     comm.all_reduce_into(&x, &mut m, SystemOperation::max());
     m
@@ -496,6 +645,18 @@ fn summary(v: &Value) -> String {
         v["ranks"],
         v["type"].as_str().unwrap_or("")
     );
+    if let Some(w) = v["window"].as_array() {
+        s += &format!(
+            "window {} from {} of the source to {} of the target {}\n",
+            w.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("x"),
+            v["from_window"],
+            v["to_window"],
+            v["to_shape"]
+        );
+    }
     s += &format!(
         "strategy {}  remap {}  bytes moved {} of {}\n",
         v["strategy"].as_str().unwrap_or(""),
@@ -516,6 +677,17 @@ fn summary(v: &Value) -> String {
         s += &format!(
             "alltoallv median {a:10.3} ms   (bare MPI_Alltoallv, same bytes)   exec/alltoallv {:.2}\n",
             v["exec_over_alltoallv"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if let Some(p) = v["pdgemr2d_ms_median"].as_f64() {
+        s += &format!(
+            "pdgemr2d  median {p:10.3} ms   (ScaLAPACK, same layouts)   pdgemr2d/exec {:.2}{}\n",
+            v["pdgemr2d_over_exec"].as_f64().unwrap_or(0.0),
+            if v["pdgemr2d_agrees"].as_bool() == Some(true) {
+                ""
+            } else {
+                "   RESULTS DIFFER"
+            }
         );
     }
     match v["verified"].as_bool() {

@@ -80,6 +80,44 @@ impl FromStr for Shape {
     }
 }
 
+/// A position in an array as given on the command line: 0-based indices
+/// joined by `,`, such as `3,0` (the first index of a window).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Origin(pub Vec<usize>);
+
+impl Deref for Origin {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.0
+    }
+}
+
+impl FromStr for Origin {
+    type Err = CliError;
+
+    /// Parses `I,J,..` (spaces around indices allowed).
+    fn from_str(s: &str) -> Result<Origin, CliError> {
+        s.split(',')
+            .enumerate()
+            .map(|(i, token)| {
+                let token = token.trim();
+                let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+                token
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|_| digits)
+                    .ok_or_else(|| CliError::OriginNotAnIndex {
+                        origin: s.to_string(),
+                        position: i + 1,
+                        token: token.to_string(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Origin)
+    }
+}
+
 /// The most ranks a layout given to the tool may have: `redist show --json`
 /// lists every rank's local shape and a layout keeps a rank map, so a layout
 /// of 10^11 ranks would ask for gigabytes before anything is printed.
@@ -122,6 +160,16 @@ pub fn layout_for(shape: &Shape, spec: &LayoutSpec) -> Result<dist_array::Layout
 mod tests {
     use super::*;
     use std::io;
+
+    #[test]
+    fn origins_parse_and_name_what_is_wrong() {
+        let o: Origin = "3, 0,12".parse().unwrap();
+        assert_eq!(&*o, &[3, 0, 12]);
+        let e = "3,,1".parse::<Origin>().unwrap_err().to_string();
+        assert!(e.contains("index 2 of origin \"3,,1\""), "{e}");
+        assert!("-1".parse::<Origin>().is_err());
+        assert!("99999999999999999999999".parse::<Origin>().is_err());
+    }
 
     /// Formerly the doc example of [`Shape`].
     #[test]

@@ -326,3 +326,154 @@ fn a_small_run_prints_one_summary() {
         "{launch}"
     );
 }
+
+#[test]
+fn a_window_moves_between_arrays_of_two_shapes() {
+    for n in RANKS {
+        let from = format!("cyclic(3),block@{n}x1");
+        let to = format!("block,cyclic(4)@1x{n}");
+        let launch = mpirun(
+            n,
+            &[
+                "run",
+                "--shape",
+                "50x40",
+                "--to-shape",
+                "30x70",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--from-window",
+                "7,5",
+                "--to-window",
+                "2,11",
+                "--window",
+                "21x33",
+                "--reps",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let last = launch.stdout.lines().last().expect("some output");
+        let v: Value = serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        assert_eq!(v["elements"], 21 * 33, "{launch}");
+        assert_eq!(v["window"], serde_json::json!([21, 33]), "{launch}");
+        assert_eq!(v["to_shape"], serde_json::json!([30, 70]), "{launch}");
+        // Verified inside the window and outside it (untouched).
+        assert_eq!(v["verified"], true, "{launch}");
+    }
+}
+
+#[test]
+fn windows_that_do_not_fit_are_refused_once() {
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "50x40",
+            "--from",
+            "cyclic(3),block@2x1",
+            "--to",
+            "block,cyclic(4)@1x2",
+            "--from-window",
+            "7,5",
+            "--window",
+            "44x30",
+        ],
+    );
+    assert_refused_once(&launch, &["window", "dimension 0"]);
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "50x40",
+            "--from",
+            "block,*@2x1",
+            "--to",
+            "*,block@1x2",
+            "--to-window",
+            "3",
+        ],
+    );
+    assert_refused_once(&launch, &["--to-window", "one per dimension"]);
+}
+
+#[cfg(not(feature = "scalapack"))]
+#[test]
+fn pdgemr2d_without_the_feature_is_refused_once() {
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "64x64",
+            "--from",
+            "block,*@2x1",
+            "--to",
+            "*,block@1x2",
+            "--baseline",
+            "pdgemr2d",
+        ],
+    );
+    assert_refused_once(&launch, &["pdgemr2d", "scalapack feature"]);
+}
+
+#[cfg(feature = "scalapack")]
+#[test]
+fn pdgemr2d_is_timed_next_to_the_redistribution() {
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "60x50",
+            "--to-shape",
+            "40x70",
+            "--from",
+            "cyclic(3),cyclic(2)@1x2",
+            "--to",
+            "block,cyclic(5)@2x1",
+            "--from-window",
+            "5,3",
+            "--to-window",
+            "1,9",
+            "--window",
+            "33x41",
+            "--baseline",
+            "alltoallv,pdgemr2d",
+            "--reps",
+            "2",
+            "--verify",
+            "--json",
+        ],
+    );
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let last = launch.stdout.lines().last().expect("some output");
+    let v: Value = serde_json::from_str(last)
+        .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+    assert!(v["pdgemr2d_ms_median"].is_number(), "{launch}");
+    assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
+    assert_eq!(v["pdgemr2d_agrees"], true, "{launch}");
+    assert_eq!(v["verified"], true, "{launch}");
+    let refused = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "64",
+            "--from",
+            "block@2",
+            "--to",
+            "cyclic@2",
+            "--baseline",
+            "pdgemr2d",
+        ],
+    );
+    assert_refused_once(&refused, &["pdgemr2d", "2-D"]);
+}

@@ -22,7 +22,9 @@
 //!   against ([`BareAlltoallv`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and the
 //!   [`Remap`] mode;
-//! - [`error`]: [`RedistError`], the one error type.
+//! - [`error`]: [`RedistError`], the one error type;
+//! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
+//!   `pdgemr2d` on ndcyclic's arrays.
 //!
 //! Everything up to the schedule is pure: every rank computes the same plan
 //! from the two layouts, with no communication.
@@ -56,12 +58,16 @@ pub mod exec;
 pub mod options;
 pub mod plan;
 pub mod remap;
+#[cfg(feature = "scalapack")]
+pub mod scalapack;
 pub mod schedule;
+#[cfg(test)]
+mod testing;
 
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
 pub use options::{Options, Remap, Strategy};
-pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments};
+pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -9,7 +9,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
 use ndarray::IxDyn;
 use procgrid::{balanced_extents, ProcGrid};
-use redist::{Options, Redistribution, Remap, Strategy};
+use redist::{Options, Redistribution, Remap, Strategy, Window};
 
 struct Lcg(u64);
 
@@ -777,7 +777,104 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
                 &what,
             )?,
         }
+/// Random windows between arrays of different shapes, layouts and grids:
+/// the window arrives where it should, everything else in the target keeps
+/// its value, with every strategy, shared sources or not.
+fn random_windows(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(41);
+    for case in 0..12 {
+        let ndim = case % 3 + 1;
+        let max = [40, 13, 7][ndim - 1];
+        let a: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let b: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let shape: Vec<usize> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| rng.below(x.min(y) + 1))
+            .collect();
+        let ia: Vec<usize> = a
+            .iter()
+            .zip(&shape)
+            .map(|(&x, &w)| rng.below(x - w + 1))
+            .collect();
+        let ib: Vec<usize> = b
+            .iter()
+            .zip(&shape)
+            .map(|(&x, &w)| rng.below(x - w + 1))
+            .collect();
+        let window = Window::new(&ia, &ib, &shape).map_err(|e| e.to_string())?;
+        let (ga, gb) = (
+            random_extents(&mut rng, n, ndim),
+            random_extents(&mut rng, n, ndim),
+        );
+        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &a, &ga);
+        let to = random_layout(&mut rng, &b, &gb);
+        let options = Options {
+            strategy: STRATEGIES[rng.below(4)],
+            node_direct: rng.below(2) == 0,
+            ..Options::default()
+        };
+        let what = format!("{window} of {from} -> {to} ({options:?})");
+        let mut r =
+            Redistribution::<f64>::with_window(&grid_a, &from, &grid_b, &to, &window, options)
+                .map_err(|e| format!("{what}: {e}"))?;
+        let mut src = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        if rng.below(2) == 0 {
+            src = src.into_shared();
+        }
+        let mut dst =
+            DistArray::from_fn(&grid_b, to.clone(), |_| -1.0).map_err(|e| e.to_string())?;
+        // Twice: the second execution finds the target already written.
+        for _ in 0..2 {
+            r.execute_into(&src, &mut dst)
+                .map_err(|e| format!("{what}: {e}"))?;
+        }
+        let inside = |g: &[usize]| -> Option<Vec<usize>> {
+            let mut s = Vec::with_capacity(g.len());
+            for d in 0..g.len() {
+                let i = g[d].checked_sub(ib[d]).filter(|&i| i < shape[d])?;
+                s.push(ia[d] + i);
+            }
+            Some(s)
+        };
+        check(&dst, |g| inside(g).map_or(-1.0, |s| code(&s)))
+            .map_err(|e| format!("{what}, {}: {e}", r.strategy()))?;
     }
+    Ok(())
+}
+
+/// Windows that do not fit are refused on every rank, before anything moves.
+fn windows_are_checked(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let a = Layout::parse(&[10, 6], &format!("cyclic(3),*@{n}x1")).map_err(|e| e.to_string())?;
+    let b = Layout::parse(&[4, 9], &format!("block,*@{n}x1")).map_err(|e| e.to_string())?;
+    let too_tall = Window::new(&[0, 0], &[1, 0], &[4, 3]).map_err(|e| e.to_string())?;
+    let err =
+        Redistribution::<f64>::with_window(&grid, &a, &grid, &b, &too_tall, Options::default())
+            .err()
+            .ok_or("a window past the target's end was accepted")?;
+    ensure!(
+        err.to_string().contains("window"),
+        "unexpected error: {err}"
+    );
+    // Only rank 0 asks for a window that does not fit: every rank errs.
+    let mine = if world.rank() == 0 {
+        too_tall
+    } else {
+        Window::new(&[0, 0], &[0, 0], &[4, 3]).map_err(|e| e.to_string())?
+    };
+    ensure!(
+        Redistribution::<f64>::with_window(&grid, &a, &grid, &b, &mine, Options::default())
+            .is_err(),
+        "rank {} accepted a window rank 0 refused",
+        world.rank()
+    );
     Ok(())
 }
 
@@ -797,6 +894,8 @@ fn main() {
             MpiTest::new("tiny_blocks_long_extents", tiny_blocks_long_extents),
             MpiTest::new("unreadable_peers_fall_back", unreadable_peers_fall_back),
             MpiTest::new("stress", stress),
+            MpiTest::new("random_windows", random_windows),
+            MpiTest::new("windows_are_checked", windows_are_checked),
         ],
     );
 }

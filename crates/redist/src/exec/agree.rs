@@ -10,7 +10,7 @@
 //! rank that failed returns its own error; the others learn which rank
 //! failed, and what kind of error it had.
 
-use crate::{Options, RedistError};
+use crate::{Options, RedistError, Window};
 use dist_array::Layout;
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -60,6 +60,13 @@ impl Fingerprint {
             .text(&l.spec().to_string())
             .numbers(l.rank_map())
             .text(&format!("{:?}", l.storage()))
+    }
+
+    /// Feeds a window: both origins and the shape.
+    pub fn window(&mut self, w: &Window) -> &mut Fingerprint {
+        self.numbers(w.source_origin())
+            .numbers(w.target_origin())
+            .numbers(w.shape())
     }
 
     /// Feeds a grid's extents and rank order.

@@ -32,7 +32,7 @@ mod program;
 mod route;
 mod scheduled;
 
-use crate::{Options, Plan, RedistError, Strategy};
+use crate::{Options, Plan, RedistError, Strategy, Window};
 use dist_array::{DistArray, Element, Layout};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::Communicator;
@@ -187,18 +187,120 @@ impl<T: Element> Redistribution<T> {
         target: &Layout,
         options: Options,
     ) -> Result<Redistribution<T>, RedistError> {
+        // Arrays of different shapes are Plan::new's ShapeMismatch, not a
+        // window that does not fit.
+        let shapes = if source.shape() == target.shape() {
+            Ok(())
+        } else {
+            Plan::new(source, target, options.remap).map(drop)
+        };
+        let window = Window::whole(source.shape());
+        Self::with_window_checked(
+            source_grid,
+            source,
+            target_grid,
+            target,
+            &window,
+            options,
+            shapes,
+        )
+    }
+
+    /// Plans the redistribution of a window: the `window.shape()` elements
+    /// from `window.source_origin()` of arrays laid out as `source` onto
+    /// those from `window.target_origin()` of arrays laid out as `target`,
+    /// as ScaLAPACK's `p?gemr2d` copies an `M × N` sub-matrix at `(IA, JA)`
+    /// of `A` into `(IB, JB)` of `B` — here with 0-based origins, in any
+    /// number of dimensions, windows starting anywhere (inside blocks too).
+    /// The two arrays may have different shapes; executing leaves every
+    /// target element outside the window as it was. Collective, as
+    /// [`new`](Self::new).
+    ///
+    /// With [`Remap::None`](crate::Remap::None) (the default) the target
+    /// layout is `target` itself, so an existing target array can receive
+    /// the window; a remapped target layout needs an array built from
+    /// [`target_layout`](Self::target_layout).
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use redist::{Options, Redistribution, Window};
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let p = world.size() as usize;
+    /// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+    /// let a = Layout::parse(&[9, 7], &format!("cyclic(2),*@{p}x1")).unwrap();
+    /// let b = Layout::parse(&[6, 8], &format!("block,*@{p}x1")).unwrap();
+    /// // The 4x5 elements from (3, 1) of A onto (1, 2) of B.
+    /// let window = Window::new(&[3, 1], &[1, 2], &[4, 5]).unwrap();
+    /// let mut r = Redistribution::<f64>::with_window(&grid, &a, &grid, &b, &window, Options::default())
+    ///     .unwrap();
+    /// let src = DistArray::from_fn(&grid, a, |g| (10 * g[0] + g[1]) as f64).unwrap();
+    /// let mut dst = DistArray::from_fn(&grid, b, |_| -1.0).unwrap();
+    /// r.execute_into(&src, &mut dst).unwrap();
+    /// if let Some(all) = dst.gather(0).unwrap() {
+    ///     assert_eq!(all[[1, 2]], 31.0); // A[3, 1]
+    ///     assert_eq!(all[[4, 6]], 65.0); // A[6, 5]
+    ///     assert_eq!(all[[0, 0]], -1.0); // outside the window: untouched
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), with the window checked by
+    /// [`Plan::with_window`]: [`RedistError::InvalidArgument`] when the
+    /// window does not fit inside either array or its number of dimensions
+    /// is not the layouts', [`RedistError::Remap`] for
+    /// `Remap::ClosedForm` on a window that is not the whole of both arrays;
+    /// the shapes of the two layouts need not agree.
+    pub fn with_window(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        window: &Window,
+        options: Options,
+    ) -> Result<Redistribution<T>, RedistError> {
+        Self::with_window_checked(
+            source_grid,
+            source,
+            target_grid,
+            target,
+            window,
+            options,
+            Ok(()),
+        )
+    }
+
+    /// [`with_window`](Self::with_window) after a verdict of the caller's
+    /// own on this rank.
+    fn with_window_checked(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        window: &Window,
+        options: Options,
+        verdict: Result<(), RedistError>,
+    ) -> Result<Redistribution<T>, RedistError> {
         const WHAT: &str = "building a redistribution";
         let comm = source_grid.communicator();
         let fingerprint = agree::Fingerprint::new()
             .layout(source)
             .layout(target)
+            .window(window)
             .grid(source_grid)
             .grid(target_grid)
             .options(&options)
             .number(std::mem::size_of::<T>() as u64)
             .value();
-        let checked = Self::check_arguments(source_grid, source, target_grid, target, &options)
-            .and_then(|()| Plan::new(source, target, options.remap));
+        let checked = verdict
+            .and_then(|()| {
+                Self::check_arguments(source_grid, source, target_grid, target, &options)
+            })
+            .and_then(|()| Plan::with_window(source, target, window, options.remap));
         let plan = agree::agree(comm, checked, fingerprint, WHAT)?;
         let built = Self::build(plan, source_grid, options);
         let (plan, strategy, traffic, routes) = agree::agree(comm, built, 0, WHAT)?;

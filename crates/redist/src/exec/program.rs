@@ -992,49 +992,11 @@ impl RankProgram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{Pair, Windowed};
     use crate::Remap;
-    use dist_array::{Dist, Layout, LayoutSpec};
+    use dist_array::Layout;
     use mpi_harness::all_indices;
-    use quickcheck::{quickcheck, Arbitrary, Gen};
-
-    /// A random layout of `shape`: block, cyclic(1..5) or collapsed per
-    /// dimension, random first processes, rank map and storage order.
-    fn random_layout(g: &mut Gen, shape: &[usize]) -> Layout {
-        let mut dists = vec![];
-        let mut grid = vec![];
-        for _ in shape {
-            let p = usize::arbitrary(g) % 3 + 1;
-            let first = usize::arbitrary(g) % p;
-            dists.push(match u8::arbitrary(g) % 4 {
-                0 if p == 1 => Dist::Collapsed,
-                0 | 1 => Dist::block().starting_at(first),
-                _ => Dist::cyclic(usize::arbitrary(g) % 5 + 1).starting_at(first),
-            });
-            grid.push(p);
-        }
-        let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid).unwrap()).unwrap();
-        let mut map: Vec<usize> = (0..l.ranks()).collect();
-        for i in (1..map.len()).rev() {
-            map.swap(i, usize::arbitrary(g) % (i + 1));
-        }
-        l = l.with_rank_map(map).unwrap();
-        if bool::arbitrary(g) {
-            l = l.with_storage(Order::ColumnMajor);
-        }
-        l
-    }
-
-    #[derive(Clone, Debug)]
-    struct Pair(Layout, Layout);
-
-    impl Arbitrary for Pair {
-        fn arbitrary(g: &mut Gen) -> Self {
-            let ndim = usize::arbitrary(g) % 3 + 1;
-            let max = [40, 12, 6][ndim - 1];
-            let shape: Vec<usize> = (0..ndim).map(|_| usize::arbitrary(g) % max + 1).collect();
-            Pair(random_layout(g, &shape), random_layout(g, &shape))
-        }
-    }
+    use quickcheck::quickcheck;
 
     /// Flat offset of local index `l` in the local storage of `rank`.
     fn flat(layout: &Layout, rank: usize, l: &[usize]) -> usize {
@@ -1044,13 +1006,17 @@ mod tests {
     }
 
     /// The oracle: for the message from `a` to `b`, every element as
-    /// (source flat offset, target flat offset), scanning every global index.
+    /// (source flat offset, target flat offset), scanning every index of
+    /// the plan's window.
     fn pairs(plan: &Plan, a: usize, b: usize) -> Vec<(usize, usize)> {
-        let (s, t) = (plan.source(), plan.target());
+        let (s, t, w) = (plan.source(), plan.target(), plan.window());
         let mut out = vec![];
-        for g in all_indices(s.shape()) {
-            let (ra, la) = s.global_to_local(&g).unwrap();
-            let (rb, lb) = t.global_to_local(&g).unwrap();
+        for i in all_indices(w.shape()) {
+            let at = |origin: &[usize]| -> Vec<usize> {
+                i.iter().zip(origin).map(|(i, o)| i + o).collect()
+            };
+            let (ra, la) = s.global_to_local(&at(w.source_origin())).unwrap();
+            let (rb, lb) = t.global_to_local(&at(w.target_origin())).unwrap();
             if (ra, rb) == (a, b) {
                 out.push((flat(s, a, &la), flat(t, b, &lb)));
             }
@@ -1063,11 +1029,15 @@ mod tests {
     /// with the oracle, and the runs cover exactly the message; with units
     /// of parallel work of `unit` elements.
     fn programs_match_scan(p: Pair, unit: usize) -> bool {
-        let plan = Plan::new(&p.0, &p.1, Remap::None).unwrap();
+        plan_programs_match_scan(&Plan::new(&p.0, &p.1, Remap::None).unwrap(), unit)
+    }
+
+    /// [`programs_match_scan`] for any plan, windowed or whole.
+    fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         let (s, t) = (plan.source(), plan.target());
         for m in plan.messages() {
-            let want = pairs(&plan, m.from, m.to);
-            let tr = Transfer::with_units(&plan, m.from, m.to, m.to, unit);
+            let want = pairs(plan, m.from, m.to);
+            let tr = Transfer::with_units(plan, m.from, m.to, m.to, unit);
             if tr.len != want.len() || tr.len != m.len {
                 return false;
             }
@@ -1115,6 +1085,11 @@ mod tests {
     quickcheck! {
         fn copy_programs_match_scan(p: Pair, unit: u8) -> bool {
             programs_match_scan(p, usize::from(unit % 16) + 1)
+        }
+
+        fn windowed_copy_programs_match_scan(w: Windowed, unit: u8) -> bool {
+            let plan = Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap();
+            plan_programs_match_scan(&plan, usize::from(unit % 16) + 1)
         }
     }
 

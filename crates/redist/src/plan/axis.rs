@@ -156,6 +156,39 @@ impl AxisPlan {
                 target_extent: dst.extent(),
             });
         }
+        AxisPlan::window(src, 0, dst, 0, n)
+    }
+
+    /// The plan of a window: `len` indices from `src_origin` of `src` to
+    /// `dst_origin` of `dst`, both inside their extents. Index `g` of the
+    /// window is global index `src_origin + g` of the source and
+    /// `dst_origin + g` of the target; the window may start inside a block on either
+    /// side. Runs, periods and strides are those of the window (the owner
+    /// pattern still repeats every `lcm(s·P, t·Q)` indices); local offsets
+    /// are those of the whole arrays.
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when the window does not fit inside
+    /// either extent; [`RedistError::Limit`] as [`AxisPlan::new`].
+    pub fn window(
+        src: &AxisMap,
+        src_origin: usize,
+        dst: &AxisMap,
+        dst_origin: usize,
+        len: usize,
+    ) -> Result<AxisPlan, RedistError> {
+        for (map, origin, what) in [(src, src_origin, "source"), (dst, dst_origin, "target")] {
+            if origin.checked_add(len).is_none_or(|end| end > map.extent()) {
+                return Err(RedistError::InvalidArgument {
+                    what: "window",
+                    value: format!("{len} indices from {origin}"),
+                    expected: format!("a window inside the {what}'s {} indices", map.extent()),
+                });
+            }
+        }
+        let n = len;
+        let (so, to) = (src_origin, dst_origin);
         let (sp, tq) = (src.block() * src.procs(), dst.block() * dst.procs());
         // L = lcm(s·P, t·Q); when it overflows or exceeds the extent the
         // pattern never repeats within the array and the span is the extent.
@@ -179,7 +212,7 @@ impl AxisPlan {
         let stored = std::cell::Cell::new(0usize);
         let mut push = |g: usize, run: Run| {
             stored.set(stored.get() + 1);
-            let list = &mut runs[src.owner(g) * q_count + dst.owner(g)];
+            let list = &mut runs[src.owner(so + g) * q_count + dst.owner(to + g)];
             match list.last_mut() {
                 // Extend the previous run when the stretch continues everywhere.
                 Some(last)
@@ -197,14 +230,19 @@ impl AxisPlan {
         // Walk the longer blocks ("outer"); inside each, the other side's
         // pattern repeats every one of its cycles ("inner"), and whole cycles
         // become one repeated run per inner block.
-        let (outer_block, inner_block, inner_cycle) = if t >= s {
-            (t, s, s * src.procs())
+        let (outer_block, outer_origin, inner_block, inner_origin, inner_cycle) = if t >= s {
+            (t, to, s, so, s * src.procs())
         } else {
-            (s, t, t * q_count)
+            (s, so, t, to, t * q_count)
+        };
+        // The next block boundary after window index `g` of a side whose
+        // window starts at global `origin`.
+        let next = |g: usize, block: usize, origin: usize| {
+            ((origin + g) / block + 1).saturating_mul(block) - origin
         };
         let mut x0 = 0;
         while x0 < span {
-            let x1 = (x0 / outer_block + 1).saturating_mul(outer_block).min(span);
+            let x1 = next(x0, outer_block, outer_origin).min(span);
             let mut g = x0;
             while g < x1 {
                 if stored.get() > RUNS_MAX {
@@ -217,30 +255,30 @@ impl AxisPlan {
                     });
                 }
                 let cycles = (x1 - g) / inner_cycle;
-                if g % inner_cycle == 0 && cycles >= 2 {
+                if (inner_origin + g) % inner_cycle == 0 && cycles >= 2 {
                     for h in (g..g + inner_cycle).step_by(inner_block) {
-                        let next = h + inner_cycle;
+                        let after = h + inner_cycle;
                         push(
                             h,
                             Run {
                                 global: h,
-                                src: src.local_index(h),
-                                dst: dst.local_index(h),
+                                src: src.local_index(so + h),
+                                dst: dst.local_index(to + h),
                                 len: inner_block,
                                 count: cycles,
                                 global_step: inner_cycle,
-                                src_step: src.local_index(next) - src.local_index(h),
-                                dst_step: dst.local_index(next) - dst.local_index(h),
+                                src_step: src.local_index(so + after) - src.local_index(so + h),
+                                dst_step: dst.local_index(to + after) - dst.local_index(to + h),
                             },
                         );
                     }
                     g += cycles * inner_cycle;
                     continue;
                 }
-                let end = ((g / s + 1) * s).min((g / t + 1) * t).min(x1);
+                let end = next(g, s, so).min(next(g, t, to)).min(x1);
                 push(
                     g,
-                    Run::single(g, src.local_index(g), dst.local_index(g), end - g),
+                    Run::single(g, src.local_index(so + g), dst.local_index(to + g), end - g),
                 );
                 g = end;
             }
@@ -474,6 +512,100 @@ mod tests {
                 let segs: Vec<_> = plan.segments(p, q).collect();
                 segs.windows(2).all(|w| !(w[0].0 + w[0].2 == w[1].0 && w[0].1 + w[0].2 == w[1].1))
             }))
+        }
+    }
+
+    /// Scan every index of a window: the (src local, dst local) pairs per process pair.
+    fn window_oracle(
+        src: &AxisMap,
+        so: usize,
+        dst: &AxisMap,
+        to: usize,
+        len: usize,
+    ) -> Vec<Vec<(usize, usize)>> {
+        let mut out = vec![vec![]; src.procs() * dst.procs()];
+        for g in 0..len {
+            out[src.owner(so + g) * dst.procs() + dst.owner(to + g)]
+                .push((src.local_index(so + g), dst.local_index(to + g)));
+        }
+        out
+    }
+
+    fn check_window(src: &AxisMap, so: usize, dst: &AxisMap, to: usize, len: usize) -> bool {
+        let plan = AxisPlan::window(src, so, dst, to, len).unwrap();
+        let want = window_oracle(src, so, dst, to, len);
+        (0..src.procs()).all(|p| {
+            (0..dst.procs()).all(|q| {
+                let got: Vec<(usize, usize)> = plan
+                    .segments(p, q)
+                    .flat_map(|(a, b, n)| (0..n).map(move |i| (a + i, b + i)))
+                    .collect();
+                got == want[p * dst.procs() + q] && plan.volume(p, q) == got.len()
+            })
+        })
+    }
+
+    quickcheck! {
+        fn window_plan_matches_scan(
+            from: (u16, u8, u8, u8), to: (u16, u8, u8, u8), a: u16, b: u16, len: u16
+        ) -> bool {
+            let src = arb(from.0, from.1, from.2, from.3);
+            let dst = arb(to.0, to.1, to.2, to.3);
+            let len = len as usize % (src.extent().min(dst.extent()) + 1);
+            let so = a as usize % (src.extent() - len + 1);
+            let to = b as usize % (dst.extent() - len + 1);
+            check_window(&src, so, &dst, to, len)
+        }
+    }
+
+    #[test]
+    fn windows_starting_inside_blocks() {
+        // Long blocks on one side (repeated runs) with origins in mid-block,
+        // mid-cycle and on boundaries, windows ending anywhere.
+        for (s, p, fs) in [(1, 3, 2), (3, 2, 0), (5, 4, 1), (64, 2, 0)] {
+            for (t, q, ft) in [(2, 2, 1), (7, 3, 0), (40, 1, 0), (150, 2, 1)] {
+                let (a, b) = (AxisMap::new(700, p, s, fs), AxisMap::new(650, q, t, ft));
+                for (so, to) in [(0, 0), (1, 0), (0, 3), (5, 17), (127, 149), (301, 1)] {
+                    for len in [0, 1, 2, 13, 97, 300, 349] {
+                        assert!(
+                            check_window(&a, so, &b, to, len),
+                            "{a:?}+{so} -> {b:?}+{to}, {len}"
+                        );
+                        assert!(
+                            check_window(&b, to, &a, so, len),
+                            "{b:?}+{to} -> {a:?}+{so}, {len}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn windows_of_huge_extents_stay_small() {
+        let n = 1usize << 40;
+        let cyclic = AxisMap::new(n, 4, 64, 0);
+        let block = AxisMap::new(n, 2, n.div_ceil(2), 0);
+        let plan = AxisPlan::window(&cyclic, 1_000_003, &block, 77, n - 2_000_000).unwrap();
+        assert!(plan.stored_runs() <= 80, "{} runs", plan.stored_runs());
+        let total: usize = (0..4)
+            .flat_map(|p| (0..2).map(move |q| (p, q)))
+            .map(|(p, q)| plan.volume(p, q))
+            .sum();
+        assert_eq!(total, n - 2_000_000);
+    }
+
+    #[test]
+    fn windows_outside_the_extent_are_refused() {
+        let a = AxisMap::new(10, 2, 1, 0);
+        let b = AxisMap::new(20, 2, 3, 0);
+        assert!(AxisPlan::window(&a, 0, &b, 10, 10).is_ok());
+        for (so, to, len) in [(1, 0, 10), (0, 11, 10), (usize::MAX, 0, 1), (0, 0, 11)] {
+            let err = AxisPlan::window(&a, so, &b, to, len).unwrap_err();
+            assert!(
+                matches!(err, RedistError::InvalidArgument { what: "window", .. }),
+                "{err}"
+            );
         }
     }
 

@@ -8,8 +8,10 @@
 //! the steps from [`schedule`].
 
 mod axis;
+mod window;
 
 pub use axis::{AxisPlan, Run, Segments};
+pub use window::Window;
 
 use crate::remap;
 use crate::schedule::{self, Message, Schedule};
@@ -69,6 +71,7 @@ pub struct Piece {
 pub struct Plan {
     source: Layout,
     target: Layout,
+    window: Window,
     axes: Vec<AxisPlan>,
     messages: Vec<Message>,
     schedule: Schedule,
@@ -96,11 +99,86 @@ impl Plan {
                 target_shape: target.shape().to_vec(),
             });
         }
-        let axes = source
-            .axes()
-            .iter()
-            .zip(target.axes())
-            .map(|(s, t)| AxisPlan::new(s, t))
+        Plan::with_window(source, target, &Window::whole(source.shape()), remap)
+    }
+
+    /// Plans moving `window` of an array laid out as `source` onto the
+    /// window's place in an array laid out as `target` (the two shapes may
+    /// differ); the rest of the target is not touched. Statistics count the
+    /// window's elements.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// use redist::{Plan, Remap, Window};
+    /// let a = Layout::parse(&[10, 10], "cyclic(2),cyclic(3)@2x2").unwrap();
+    /// let b = Layout::parse(&[6, 8], "block,block@2x2").unwrap();
+    /// // a[3..7, 1..6] onto b[2..6, 0..5].
+    /// let w = Window::new(&[3, 1], &[2, 0], &[4, 5]).unwrap();
+    /// let plan = Plan::with_window(&a, &b, &w, Remap::None).unwrap();
+    /// assert_eq!(plan.stats().elements, 20);
+    /// // A window that does not fit is refused.
+    /// let w = Window::new(&[3, 1], &[3, 0], &[4, 5]).unwrap();
+    /// assert!(Plan::with_window(&a, &b, &w, Remap::None).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and [`RedistError::InvalidArgument`] when the
+    /// window has another number of dimensions than the layouts or does not
+    /// fit inside either array, [`RedistError::Remap`] for
+    /// `Remap::ClosedForm` on anything but the whole of both arrays.
+    pub fn with_window(
+        source: &Layout,
+        target: &Layout,
+        window: &Window,
+        remap: Remap,
+    ) -> Result<Plan, RedistError> {
+        if window.ndim() != source.ndim() || window.ndim() != target.ndim() {
+            return Err(RedistError::InvalidArgument {
+                what: "window",
+                value: window.to_string(),
+                expected: format!(
+                    "{} dimensions, as the source ({}-D) and target ({}-D) layouts",
+                    source.ndim(),
+                    source.ndim(),
+                    target.ndim()
+                ),
+            });
+        }
+        let whole = window.is_whole(source.shape(), target.shape());
+        if remap == Remap::ClosedForm && !whole {
+            return Err(RedistError::Remap {
+                remap: remap.to_string(),
+                reason: format!(
+                    "closed forms cover whole arrays, not the window {window}; \
+                     use Remap::Optimal or Remap::None"
+                ),
+            });
+        }
+        let axes = (0..window.ndim())
+            .map(|d| {
+                AxisPlan::window(
+                    &source.axes()[d],
+                    window.source_origin()[d],
+                    &target.axes()[d],
+                    window.target_origin()[d],
+                    window.shape()[d],
+                )
+                .map_err(|e| match e {
+                    RedistError::InvalidArgument { expected, .. } => {
+                        RedistError::InvalidArgument {
+                            what: "window",
+                            value: window.to_string(),
+                            expected: format!(
+                                "a window inside both arrays ({:?} and {:?}); in dimension {d}, {expected}",
+                                source.shape(),
+                                target.shape()
+                            ),
+                        }
+                    }
+                    e => e,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         // Count the messages before listing them: an all-to-all on very many
         // ranks is refused rather than allocated.
@@ -137,10 +215,11 @@ impl Plan {
         for m in messages.iter().filter(|m| m.from != m.to) {
             partners[m.from] += 1;
         }
+        let elements = window.len();
         let stats = PlanStats {
-            elements: source.len(),
+            elements,
             kept_local,
-            moved: source.len() - kept_local,
+            moved: elements - kept_local,
             messages: messages.iter().filter(|m| m.from != m.to).count(),
             max_partners: partners.into_iter().max().unwrap_or(0),
             steps: schedule.len(),
@@ -149,6 +228,7 @@ impl Plan {
         Ok(Plan {
             source: source.clone(),
             target,
+            window: window.clone(),
             axes,
             messages,
             schedule,
@@ -164,6 +244,18 @@ impl Plan {
     /// The target layout, carrying the chosen rank map.
     pub fn target(&self) -> &Layout {
         &self.target
+    }
+
+    /// The window moved: the whole array unless the plan was made by
+    /// [`with_window`](Self::with_window).
+    pub fn window(&self) -> &Window {
+        &self.window
+    }
+
+    /// Whether the plan moves the whole of both arrays.
+    pub fn is_whole(&self) -> bool {
+        self.window
+            .is_whole(self.source.shape(), self.target.shape())
     }
 
     /// The 1-D plan of every dimension.
@@ -243,59 +335,24 @@ impl Plan {
 mod tests {
     use super::*;
     use crate::arith::gcd;
-    use dist_array::{Dist, LayoutSpec};
+    use crate::testing::{Pair, Windowed};
     use mpi_harness::all_indices;
-    use procgrid::Order;
-    use quickcheck::{quickcheck, Arbitrary, Gen};
+    use quickcheck::quickcheck;
     use std::collections::HashMap;
-
-    #[derive(Clone, Debug)]
-    struct Pair(Layout, Layout);
-
-    fn random_layout(g: &mut Gen, shape: &[usize]) -> Layout {
-        let mut dists = vec![];
-        let mut grid = vec![];
-        for _ in shape {
-            let p = usize::arbitrary(g) % 3 + 1;
-            let first = usize::arbitrary(g) % p;
-            dists.push(match u8::arbitrary(g) % 4 {
-                0 if p == 1 => Dist::Collapsed,
-                0 | 1 => Dist::block().starting_at(first),
-                _ => Dist::cyclic(usize::arbitrary(g) % 5 + 1).starting_at(first),
-            });
-            grid.push(p);
-        }
-        let spec = LayoutSpec::new(dists, grid).unwrap();
-        let mut l = Layout::new(shape, &spec).unwrap();
-        let mut map: Vec<usize> = (0..l.ranks()).collect();
-        for i in (1..map.len()).rev() {
-            map.swap(i, usize::arbitrary(g) % (i + 1));
-        }
-        l = l.with_rank_map(map).unwrap();
-        if bool::arbitrary(g) {
-            l = l.with_storage(Order::ColumnMajor);
-        }
-        l
-    }
-
-    impl Arbitrary for Pair {
-        fn arbitrary(g: &mut Gen) -> Self {
-            let ndim = usize::arbitrary(g) % 3 + 1;
-            let max = [40, 12, 6][ndim - 1];
-            let shape: Vec<usize> = (0..ndim).map(|_| usize::arbitrary(g) % max + 1).collect();
-            Pair(random_layout(g, &shape), random_layout(g, &shape))
-        }
-    }
 
     /// (source local index, target local index) of one element.
     type LocalPair = (Vec<usize>, Vec<usize>);
 
-    /// Scan every element: (source rank, target rank) -> list of (src local, dst local).
-    fn oracle(s: &Layout, t: &Layout) -> HashMap<(usize, usize), Vec<LocalPair>> {
+    /// Scan every element of the window: (source rank, target rank) -> list
+    /// of (src local, dst local).
+    fn oracle(s: &Layout, t: &Layout, w: &Window) -> HashMap<(usize, usize), Vec<LocalPair>> {
         let mut out: HashMap<_, Vec<_>> = HashMap::new();
-        for g in all_indices(s.shape()) {
-            let (a, la) = s.global_to_local(&g).unwrap();
-            let (b, lb) = t.global_to_local(&g).unwrap();
+        for g in all_indices(w.shape()) {
+            let at = |origin: &[usize]| -> Vec<usize> {
+                g.iter().zip(origin).map(|(&i, &o)| i + o).collect()
+            };
+            let (a, la) = s.global_to_local(&at(w.source_origin())).unwrap();
+            let (b, lb) = t.global_to_local(&at(w.target_origin())).unwrap();
             out.entry((a, b)).or_default().push((la, lb));
         }
         out
@@ -321,7 +378,7 @@ mod tests {
     }
 
     fn check_plan(plan: &Plan) -> bool {
-        let want = oracle(plan.source(), plan.target());
+        let want = oracle(plan.source(), plan.target(), plan.window());
         let mut total = 0;
         for m in plan.messages() {
             let mut got: Vec<_> = plan
@@ -345,7 +402,7 @@ mod tests {
             .map(|(_, v)| v.len())
             .sum::<usize>();
         let pairs = want.keys().filter(|(a, b)| a != b).count();
-        total == plan.source().len()
+        total == plan.window().len()
             && want.len() == plan.messages().len()
             && s.kept_local == kept
             && s.moved + s.kept_local == s.elements
@@ -367,6 +424,53 @@ mod tests {
                 && best.stats().kept_local >= none.stats().kept_local
                 && best.target().spec() == p.1.spec()
         }
+
+        fn window_plans_match_scan(w: Windowed) -> bool {
+            check_plan(&Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap())
+        }
+
+        fn optimal_remap_of_windows_is_valid(w: Windowed) -> bool {
+            let none = Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap();
+            let best = Plan::with_window(&w.0, &w.1, &w.2, Remap::Optimal).unwrap();
+            check_plan(&best) && best.stats().kept_local >= none.stats().kept_local
+        }
+    }
+
+    #[test]
+    fn windows_are_checked() {
+        let s = Layout::parse(&[8, 8], "cyclic(3),block@2x2").unwrap();
+        let t = Layout::parse(&[5, 9], "block,cyclic(2)@2x2").unwrap();
+        let ok = Window::new(&[3, 0], &[0, 1], &[5, 8]).unwrap();
+        assert_eq!(
+            Plan::with_window(&s, &t, &ok, Remap::None)
+                .unwrap()
+                .stats()
+                .elements,
+            40
+        );
+        for (so, to, shape) in [
+            (vec![4, 0], vec![0, 1], vec![5, 8]),
+            (vec![3, 0], vec![1, 1], vec![5, 8]),
+            (vec![0, 0], vec![0, 0], vec![5, 10]),
+        ] {
+            let w = Window::new(&so, &to, &shape).unwrap();
+            let err = Plan::with_window(&s, &t, &w, Remap::None).unwrap_err();
+            assert!(
+                matches!(&err, RedistError::InvalidArgument { what: "window", .. }),
+                "{err}"
+            );
+        }
+        let w3 = Window::new(&[0, 0, 0], &[0, 0, 0], &[1, 1, 1]).unwrap();
+        assert!(Plan::with_window(&s, &t, &w3, Remap::None).is_err());
+        // Closed forms only for the whole of both arrays.
+        let a = Layout::parse(&[12], "cyclic(2)@3").unwrap();
+        let b = Layout::parse(&[12], "cyclic(4)@3").unwrap();
+        let part = Window::new(&[1], &[0], &[10]).unwrap();
+        assert!(Plan::with_window(&a, &b, &Window::whole(&[12]), Remap::ClosedForm).is_ok());
+        assert!(matches!(
+            Plan::with_window(&a, &b, &part, Remap::ClosedForm),
+            Err(RedistError::Remap { .. })
+        ));
     }
 
     #[test]

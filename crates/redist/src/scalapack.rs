@@ -1,0 +1,391 @@
+//! Living next to ScaLAPACK (feature `scalapack`, linking Debian's
+//! `libscalapack-mpich`): BLACS contexts on ndcyclic's grids, array
+//! descriptors of 2-D layouts and layouts of descriptors, and `p?gemr2d`
+//! (ScaLAPACK's own redistribution) on ndcyclic arrays, to compare with.
+//!
+//! A 2-D layout is a ScaLAPACK matrix when both dimensions are
+//! block-cyclic over a `P × Q` grid and the local part is column-major:
+//! its descriptor is `[1, context, M, N, MB, NB, RSRC, CSRC, LLD]` with the
+//! block sizes and first processes of the two dimensions and
+//! `LLD = max(1, local rows)` (DESCINIT's semantics; ranks outside the
+//! context get `context = -1`). `block` is `cyclic(ceil(n/p))` and `*` one
+//! block of the whole extent on a grid dimension of 1. The BLACS grid maps
+//! process row `i`, column `j` to the rank the layout puts at coordinates
+//! `(i, j)`, so both libraries agree on who holds what.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), redist::RedistError> {
+//! use dist_array::{DistArray, Layout, Order};
+//! use procgrid::ProcGrid;
+//! use redist::scalapack::{self, BlacsContext};
+//! use mpi::topology::Communicator;
+//!
+//! let universe = procgrid::init().unwrap();
+//! let world = universe.world();
+//! let p = world.size() as usize;
+//! let grid = ProcGrid::new(&world, &[p, 1])?;
+//! let layout = Layout::parse(&[100, 80], &format!("cyclic(8),cyclic(8)@{p}x1"))?
+//!     .with_storage(Order::ColumnMajor);
+//! let context = BlacsContext::for_layout(&grid, &layout)?;
+//! let desc = scalapack::descriptor(&layout, &context)?; // pass to any p?routine
+//! let a = DistArray::<f64>::from_fn(&grid, layout, |g| g[0] as f64)?;
+//! # Ok(()) }
+//! ```
+
+use crate::{RedistError, Window};
+use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
+use mpi::collective::CommunicatorCollectives;
+use mpi::raw::AsRaw;
+use mpi::topology::Communicator;
+use procgrid::ProcGrid;
+use std::os::raw::{c_char, c_double, c_int};
+
+/// A ScaLAPACK array descriptor (`DLEN_ = 9` integers).
+pub type Descriptor = [c_int; 9];
+
+#[link(name = "scalapack-mpich")]
+unsafe extern "C" {
+    fn Csys2blacs_handle(comm: mpi::ffi::MPI_Comm) -> c_int;
+    fn Cblacs_gridmap(
+        context: *mut c_int,
+        usermap: *mut c_int,
+        ldumap: c_int,
+        nprow: c_int,
+        npcol: c_int,
+    );
+    fn Cblacs_gridinit(context: *mut c_int, order: *const c_char, nprow: c_int, npcol: c_int);
+    fn Cblacs_gridinfo(
+        context: c_int,
+        nprow: *mut c_int,
+        npcol: *mut c_int,
+        myrow: *mut c_int,
+        mycol: *mut c_int,
+    );
+    fn Cblacs_gridexit(context: c_int);
+    fn Cpdgemr2d(
+        m: c_int,
+        n: c_int,
+        a: *const c_double,
+        ia: c_int,
+        ja: c_int,
+        desca: *const c_int,
+        b: *mut c_double,
+        ib: c_int,
+        jb: c_int,
+        descb: *const c_int,
+        context: c_int,
+    );
+}
+
+/// A number as a C `int`, or an error naming it.
+fn int(what: &'static str, n: usize) -> Result<c_int, RedistError> {
+    c_int::try_from(n).map_err(|_| RedistError::InvalidArgument {
+        what,
+        value: n.to_string(),
+        expected: format!("at most {} (ScaLAPACK counts in C int)", c_int::MAX),
+    })
+}
+
+/// A BLACS context: a process grid of ScaLAPACK's over the ranks of an
+/// ndcyclic grid's communicator, released when dropped.
+#[derive(Debug)]
+pub struct BlacsContext {
+    handle: c_int,
+    rows: usize,
+    cols: usize,
+}
+
+impl BlacsContext {
+    /// The context of the 2-D grid `layout` is distributed over:
+    /// `P × Q` processes, process `(i, j)` the rank `layout` puts at
+    /// coordinates `(i, j)`. Collective over `grid`'s communicator.
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when the layout is not 2-D or its
+    /// grid is not `grid`'s.
+    pub fn for_layout(grid: &ProcGrid, layout: &Layout) -> Result<BlacsContext, RedistError> {
+        if layout.ndim() != 2 || grid.extents() != layout.grid_extents() {
+            return Err(RedistError::InvalidArgument {
+                what: "layout",
+                value: layout.to_string(),
+                expected: format!("a 2-D layout on the grid {grid}"),
+            });
+        }
+        let (rows, cols) = (layout.grid_extents()[0], layout.grid_extents()[1]);
+        let mut map = Vec::with_capacity(rows * cols);
+        for j in 0..cols {
+            for i in 0..rows {
+                map.push(int("rank", layout.rank_of_coords(&[i, j])?)?);
+            }
+        }
+        let (nprow, npcol) = (int("grid rows", rows)?, int("grid columns", cols)?);
+        let comm = grid.communicator();
+        // SAFETY: the communicator is valid for the call; BLACS copies it
+        // into its own table of system handles.
+        let system = unsafe { Csys2blacs_handle(comm.as_raw()) };
+        let mut handle = system;
+        // SAFETY: `map` holds nprow × npcol ranks, column by column with
+        // leading dimension nprow, as Cblacs_gridmap reads them; the call is
+        // collective over the system handle's communicator, which every rank
+        // of `grid`'s communicator enters here.
+        unsafe { Cblacs_gridmap(&mut handle, map.as_mut_ptr(), nprow, nprow, npcol) };
+        Ok(BlacsContext { handle, rows, cols })
+    }
+
+    /// A `1 × P` context over every rank of `grid`'s communicator: the
+    /// context `p?gemr2d` needs, which contains both arrays' processes.
+    /// Collective over `grid`'s communicator.
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when the communicator has more
+    /// ranks than a C `int` counts.
+    pub fn spanning(grid: &ProcGrid) -> Result<BlacsContext, RedistError> {
+        let comm = grid.communicator();
+        let ranks = usize::try_from(comm.size()).unwrap_or(0);
+        let npcol = int("ranks", ranks)?;
+        // SAFETY: as in `for_layout`.
+        let system = unsafe { Csys2blacs_handle(comm.as_raw()) };
+        let mut handle = system;
+        // SAFETY: "R" is a NUL-terminated order string; collective over the
+        // system handle's communicator.
+        unsafe { Cblacs_gridinit(&mut handle, c"R".as_ptr(), 1, npcol) };
+        Ok(BlacsContext {
+            handle,
+            rows: 1,
+            cols: ranks,
+        })
+    }
+
+    /// The BLACS context handle, for ScaLAPACK calls (`-1` on ranks
+    /// outside the grid).
+    pub fn raw(&self) -> c_int {
+        self.handle
+    }
+
+    /// `(P, Q)`: process rows and columns.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// This rank's process row and column, `None` outside the grid.
+    pub fn coords(&self) -> Option<(usize, usize)> {
+        let (mut r, mut c, mut i, mut j) = (0, 0, -1, -1);
+        if self.handle < 0 {
+            return None;
+        }
+        // SAFETY: four valid out-pointers; the context is alive.
+        unsafe { Cblacs_gridinfo(self.handle, &mut r, &mut c, &mut i, &mut j) };
+        Some((usize::try_from(i).ok()?, usize::try_from(j).ok()?))
+    }
+}
+
+impl Drop for BlacsContext {
+    fn drop(&mut self) {
+        // The system handle stays: BLACS hands out one per communicator and
+        // shares it between contexts, so freeing it here would free another
+        // context's too. Ranks outside the grid hold no context (-1).
+        if self.handle >= 0 {
+            // SAFETY: the context was created by this value and is released once.
+            unsafe { Cblacs_gridexit(self.handle) };
+        }
+    }
+}
+
+/// The block size and first process of one dimension as ScaLAPACK sees
+/// them.
+fn blocking(layout: &Layout, d: usize) -> (usize, usize) {
+    let axis = layout.axis(d);
+    (axis.block().max(1), axis.first())
+}
+
+/// The descriptor of `layout` in `context` (DESCINIT's semantics): `[1,
+/// context, M, N, MB, NB, RSRC, CSRC, LLD]`, `LLD = max(1, local rows)`;
+/// on ranks outside the context the context entry is `-1`.
+///
+/// # Errors
+///
+/// [`RedistError::InvalidArgument`] when the layout is not 2-D, its local
+/// storage is not column-major, its grid is not the context's, or an extent
+/// exceeds a C `int`.
+pub fn descriptor(layout: &Layout, context: &BlacsContext) -> Result<Descriptor, RedistError> {
+    if layout.ndim() != 2
+        || layout.storage() != Order::ColumnMajor
+        || layout.grid_extents() != [context.rows, context.cols]
+    {
+        return Err(RedistError::InvalidArgument {
+            what: "layout",
+            value: layout.to_string(),
+            expected: format!(
+                "a 2-D column-major layout on a {}x{} grid (ScaLAPACK's matrices)",
+                context.rows, context.cols
+            ),
+        });
+    }
+    let (mb, rsrc) = blocking(layout, 0);
+    let (nb, csrc) = blocking(layout, 1);
+    let local_rows = match context.coords() {
+        Some((i, _)) => layout.axis(0).local_extent(i),
+        None => 0,
+    };
+    Ok([
+        1,
+        context.raw(),
+        int("rows", layout.shape()[0])?,
+        int("columns", layout.shape()[1])?,
+        int("row block", mb)?,
+        int("column block", nb)?,
+        int("first process row", rsrc)?,
+        int("first process column", csrc)?,
+        int("local rows", local_rows.max(1))?,
+    ])
+}
+
+/// The ndcyclic layout of the matrix `desc` describes, on `grid` (whose
+/// extents must be the context's grid): `cyclic(MB),cyclic(NB)` starting at
+/// `(RSRC, CSRC)`, column-major, with the context's rank at each process
+/// coordinate. Collective over `grid`'s communicator (the ranks tell each
+/// other their BLACS coordinates).
+///
+/// # Errors
+///
+/// [`RedistError::InvalidArgument`] when the descriptor is not a dense
+/// block-cyclic one (`DTYPE ≠ 1`, sizes out of range, first processes
+/// outside the grid), its grid is not `grid`'s, or a rank of the
+/// communicator is outside the context;
+/// [`RedistError::Dist`] when the layout cannot be built.
+pub fn layout_from_descriptor(desc: &Descriptor, grid: &ProcGrid) -> Result<Layout, RedistError> {
+    let comm = grid.communicator();
+    let (mut p, mut q, mut i, mut j) = (0, 0, -1, -1);
+    if desc[1] >= 0 {
+        // SAFETY: four valid out-pointers; a context handle BLACS gave.
+        unsafe { Cblacs_gridinfo(desc[1], &mut p, &mut q, &mut i, &mut j) };
+    }
+    // Every rank says where it sits (-1: outside).
+    let mine = [p, q, i, j];
+    let ranks = usize::try_from(comm.size()).unwrap_or(0);
+    let mut all = vec![0 as c_int; 4 * ranks];
+    comm.all_gather_into(&mine[..], &mut all[..]);
+    let bad = |expected: String| RedistError::InvalidArgument {
+        what: "descriptor",
+        value: format!("{desc:?}"),
+        expected,
+    };
+    let (rows, cols) = (
+        usize::try_from(p).unwrap_or(0),
+        usize::try_from(q).unwrap_or(0),
+    );
+    if desc[0] != 1 || desc[2] < 0 || desc[3] < 0 || desc[4] < 1 || desc[5] < 1 {
+        return Err(bad(
+            "DTYPE 1 (dense block-cyclic), M, N ≥ 0, MB, NB ≥ 1".into()
+        ));
+    }
+    if [rows, cols] != grid.extents() || rows * cols != ranks {
+        return Err(bad(format!(
+            "a context over every rank of the grid {grid} (its is {rows}x{cols})"
+        )));
+    }
+    let mut map = vec![usize::MAX; ranks];
+    for (rank, w) in all.chunks(4).enumerate() {
+        let (i, j) = (usize::try_from(w[2]), usize::try_from(w[3]));
+        match (i, j) {
+            (Ok(i), Ok(j)) if i < rows && j < cols && map[i * cols + j] == usize::MAX => {
+                map[i * cols + j] = rank;
+            }
+            _ => return Err(bad(format!("rank {rank} inside the context's grid"))),
+        }
+    }
+    let first = |k: usize, n: usize| {
+        usize::try_from(desc[k])
+            .ok()
+            .filter(|&f| f < n)
+            .ok_or_else(|| {
+                bad(format!(
+                    "first process {} below {n}",
+                    ["row", "column"][k - 6]
+                ))
+            })
+    };
+    let dists = vec![
+        Dist::cyclic(desc[4] as usize).starting_at(first(6, rows)?),
+        Dist::cyclic(desc[5] as usize).starting_at(first(7, cols)?),
+    ];
+    let spec = LayoutSpec::new(dists, vec![rows, cols])?;
+    let layout = Layout::new(&[desc[2] as usize, desc[3] as usize], &spec)?
+        .with_rank_map(map)?
+        .with_storage(Order::ColumnMajor);
+    Ok(layout)
+}
+
+/// ScaLAPACK's `pdgemr2d`: copies the window `window` of `a` (described by
+/// `desc_a`) into `b` (`desc_b`), with `context` a context containing every
+/// process of both ([`BlacsContext::spanning`]). Origins are 0-based here
+/// (1-based in ScaLAPACK). Collective over the context's ranks.
+///
+/// # Errors
+///
+/// [`RedistError::InvalidArgument`] when the window is not 2-D or a number
+/// exceeds a C `int`. ScaLAPACK checks the rest itself (and stops the job
+/// on an inconsistent descriptor).
+pub fn pdgemr2d(
+    window: &Window,
+    a: &DistArray<f64>,
+    desc_a: &Descriptor,
+    b: &mut DistArray<f64>,
+    desc_b: &Descriptor,
+    context: &BlacsContext,
+) -> Result<(), RedistError> {
+    if window.ndim() != 2 {
+        return Err(RedistError::InvalidArgument {
+            what: "window",
+            value: window.to_string(),
+            expected: "a 2-D window".into(),
+        });
+    }
+    let (ia, ib, shape) = (
+        window.source_origin(),
+        window.target_origin(),
+        window.shape(),
+    );
+    let (m, n) = (
+        int("window rows", shape[0])?,
+        int("window columns", shape[1])?,
+    );
+    let one_based = |what, i: usize| int(what, i.saturating_add(1));
+    let (ia0, ja0) = (one_based("ia", ia[0])?, one_based("ja", ia[1])?);
+    let (ib0, jb0) = (one_based("ib", ib[0])?, one_based("jb", ib[1])?);
+    // A rank holding nothing passes a pointer BLACS never reads.
+    let mut none = [0.0f64; 1];
+    let src = a.local_slice();
+    let src_ptr = if src.is_empty() {
+        none.as_ptr()
+    } else {
+        src.as_ptr()
+    };
+    let dst = b.local_slice_mut();
+    let dst_ptr = if dst.is_empty() {
+        none.as_mut_ptr()
+    } else {
+        dst.as_mut_ptr()
+    };
+    // SAFETY: the local slices are the column-major local parts the two
+    // descriptors describe (LLD = local rows), alive and not aliased for the
+    // call; the descriptors are 9 integers each.
+    unsafe {
+        Cpdgemr2d(
+            m,
+            n,
+            src_ptr,
+            ia0,
+            ja0,
+            desc_a.as_ptr(),
+            dst_ptr,
+            ib0,
+            jb0,
+            desc_b.as_ptr(),
+            context.raw(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! ndcyclic next to ScaLAPACK (feature `scalapack`), launched with 1, 2, 3
+//! and 4 ranks: the same arrays through `pdgemr2d` and through a
+//! `Redistribution`, compared element by element, whole and in windows;
+//! descriptors and layouts round trip.
+#![allow(clippy::cast_possible_truncation, reason = "test values are small")]
+
+use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use procgrid::ProcGrid;
+use redist::scalapack::{self, BlacsContext};
+use redist::{Options, Redistribution, Window};
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// The divisors pairs (P, Q) with P·Q = n, one picked at random.
+fn random_grid(rng: &mut Lcg, n: usize) -> [usize; 2] {
+    let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+    let p = divisors[rng.below(divisors.len())];
+    [p, n / p]
+}
+
+/// A random ScaLAPACK-expressible layout: block, cyclic(b) or `*` per
+/// dimension, random first processes and rank map, column-major.
+fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
+    let dists: Vec<Dist> = grid
+        .iter()
+        .map(|&p| {
+            let first = rng.below(p);
+            match rng.below(4) {
+                0 if p == 1 => Dist::Collapsed,
+                0 => Dist::block().starting_at(first),
+                _ => Dist::cyclic(rng.below(5) + 1).starting_at(first),
+            }
+        })
+        .collect();
+    let l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
+    let mut map: Vec<usize> = (0..l.ranks()).collect();
+    for i in (1..map.len()).rev() {
+        map.swap(i, rng.below(i + 1));
+    }
+    l.with_rank_map(map)
+        .unwrap()
+        .with_storage(Order::ColumnMajor)
+}
+
+fn value(g: &[usize]) -> f64 {
+    (1000 * g[0] + g[1]) as f64 + 0.5
+}
+
+/// Random windows between random layouts on random grids: the target after
+/// `pdgemr2d` equals the target after ndcyclic, element by element, and
+/// both hold the window's values with the rest untouched.
+fn same_as_pdgemr2d(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(5);
+    let everyone = ProcGrid::new(world, &[1, n]).map_err(|e| e.to_string())?;
+    let context = BlacsContext::spanning(&everyone).map_err(|e| e.to_string())?;
+    for case in 0..10 {
+        let a_shape = [rng.below(30) + 1, rng.below(30) + 1];
+        let b_shape = [rng.below(30) + 1, rng.below(30) + 1];
+        let whole = case % 3 == 0;
+        let b_shape = if whole { a_shape } else { b_shape };
+        let w: Vec<usize> = (0..2)
+            .map(|d| rng.below(a_shape[d].min(b_shape[d])) + 1)
+            .collect();
+        let window = if whole {
+            Window::whole(&a_shape)
+        } else {
+            let ia: Vec<usize> = (0..2).map(|d| rng.below(a_shape[d] - w[d] + 1)).collect();
+            let ib: Vec<usize> = (0..2).map(|d| rng.below(b_shape[d] - w[d] + 1)).collect();
+            Window::new(&ia, &ib, &w).map_err(|e| e.to_string())?
+        };
+        let (ga, gb) = (random_grid(&mut rng, n), random_grid(&mut rng, n));
+        let grid_a = ProcGrid::builder(&ga)
+            .build_sharing(&everyone)
+            .map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&everyone)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &a_shape, &ga);
+        let to = random_layout(&mut rng, &b_shape, &gb);
+        let what = format!("{window} of {from} -> {to}");
+        let ctx_a = BlacsContext::for_layout(&grid_a, &from).map_err(|e| e.to_string())?;
+        let ctx_b = BlacsContext::for_layout(&grid_b, &to).map_err(|e| e.to_string())?;
+        let desc_a = scalapack::descriptor(&from, &ctx_a).map_err(|e| e.to_string())?;
+        let desc_b = scalapack::descriptor(&to, &ctx_b).map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(&grid_a, from.clone(), value).map_err(|e| e.to_string())?;
+        let mut by_scalapack =
+            DistArray::from_fn(&grid_b, to.clone(), |_| -1.0).map_err(|e| e.to_string())?;
+        scalapack::pdgemr2d(&window, &a, &desc_a, &mut by_scalapack, &desc_b, &context)
+            .map_err(|e| format!("{what}: {e}"))?;
+        let mut r = Redistribution::<f64>::with_window(
+            &grid_a,
+            &from,
+            &grid_b,
+            &to,
+            &window,
+            Options::default(),
+        )
+        .map_err(|e| format!("{what}: {e}"))?;
+        let mut by_ndcyclic =
+            DistArray::from_fn(&grid_b, to.clone(), |_| -1.0).map_err(|e| e.to_string())?;
+        r.execute_into(&a, &mut by_ndcyclic)
+            .map_err(|e| format!("{what}: {e}"))?;
+        ensure!(
+            by_scalapack.local_slice() == by_ndcyclic.local_slice(),
+            "{what}: pdgemr2d and ndcyclic differ on rank {}",
+            world.rank()
+        );
+        // And both are right (not merely equal).
+        let bad = by_ndcyclic.count_where(|g, v| {
+            let want = window.source_index_of(g).map_or(-1.0, |s| value(&s));
+            *v != want
+        });
+        ensure_eq!(bad, 0, "{what}: wrong elements");
+    }
+    Ok(())
+}
+
+/// A descriptor gives back its layout; layouts ScaLAPACK cannot hold are
+/// refused.
+fn descriptors_round_trip(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(9);
+    for _ in 0..6 {
+        let g = random_grid(&mut rng, n);
+        let grid = ProcGrid::new(world, &g).map_err(|e| e.to_string())?;
+        let shape = [rng.below(40) + 1, rng.below(40) + 1];
+        let layout = random_layout(&mut rng, &shape, &g);
+        let ctx = BlacsContext::for_layout(&grid, &layout).map_err(|e| e.to_string())?;
+        ensure_eq!(ctx.shape(), (g[0], g[1]));
+        let desc = scalapack::descriptor(&layout, &ctx).map_err(|e| e.to_string())?;
+        let back = scalapack::layout_from_descriptor(&desc, &grid).map_err(|e| e.to_string())?;
+        // The same owner and local index for every element.
+        for i in 0..shape[0] {
+            for j in 0..shape[1] {
+                ensure_eq!(
+                    back.global_to_local(&[i, j]).map_err(|e| e.to_string())?,
+                    layout.global_to_local(&[i, j]).map_err(|e| e.to_string())?,
+                    "{layout} vs {back} at ({i}, {j})"
+                );
+            }
+        }
+        let a = DistArray::<f64>::zeros(&grid, layout.clone()).map_err(|e| e.to_string())?;
+        if let Some(rank) = a.rank() {
+            let rows = layout.local_shape(rank).map_err(|e| e.to_string())?[0];
+            ensure_eq!(desc[8], rows.max(1) as i32, "LLD of {layout}");
+        }
+        let row_major = layout.clone().with_storage(Order::RowMajor);
+        ensure!(scalapack::descriptor(&row_major, &ctx).is_err());
+    }
+    Ok(())
+}
+
+fn main() {
+    mpi_harness::run_with_ranks(
+        "scalapack",
+        &[1, 2, 3, 4],
+        &[
+            MpiTest::new("same_as_pdgemr2d", same_as_pdgemr2d),
+            MpiTest::new("descriptors_round_trip", descriptors_round_trip),
+        ],
+    );
+}
