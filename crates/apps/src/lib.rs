@@ -2,7 +2,11 @@
 //! and tests of the workspace (not published):
 //!
 //! - [`adi`]: the ADI heat solver of `examples/adi.rs` — the distributed
-//!   solver, its serial reference, and a heat-map of its field as RGB pixels.
+//!   solver, its serial reference, and a heat-map of its field as RGB pixels;
+//! - [`fft2d`]: the 2-D FFT of `examples/fft2d.rs` — the distributed forward
+//!   and inverse transforms (rows, one redistribution, columns), plane waves
+//!   with a known spectrum, and a serial reference.
 #![deny(missing_docs)]
 
 pub mod adi;
+pub mod fft2d;
