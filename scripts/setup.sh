@@ -1,12 +1,35 @@
 #!/usr/bin/env bash
 # Idempotent set-up of ndcyclic's system prerequisites on Debian/Ubuntu:
-# MPICH (runtime + headers), libclang (bindgen for rsmpi), pkg-config.
-# Pins the mpirun/mpicc alternatives to MPICH, since some packages
-# (e.g. libscalapack-mpich-dev) pull in Open MPI and flip them.
+# MPICH (runtime + headers), libclang (bindgen for rsmpi), pkg-config;
+# with --with-openmpi also Open MPI (libopenmpi-dev, openmpi-bin), next to
+# MPICH, for scripts/test-openmpi.sh.
+#
+# Pins the MPI alternatives (mpirun, mpicc and the headers/libmpi.so/mpi.pc
+# group) to MPICH in *manual* mode. Installing Open MPI (priority 50 against
+# MPICH's 40; some packages such as libscalapack-mpich-dev pull it in) flips
+# alternatives left in auto mode; pinned manually before and after every
+# installation, they never point at Open MPI, not even for the seconds the
+# installation takes (other builds on the machine run `mpicc` and `mpirun`).
 # Takes a second or two when everything is already installed.
 set -euo pipefail
 
+with_openmpi=0
+for arg in "$@"; do
+    case $arg in
+        --with-openmpi) with_openmpi=1 ;;
+        -h | --help)
+            echo "usage: $0 [--with-openmpi]"
+            exit 0
+            ;;
+        *)
+            echo "setup: unknown argument: $arg (usage: $0 [--with-openmpi])" >&2
+            exit 2
+            ;;
+    esac
+done
+
 packages=(mpich libmpich-dev libclang-dev clang pkg-config)
+[ "$with_openmpi" -eq 0 ] || packages+=(libopenmpi-dev openmpi-bin)
 
 log() { printf 'setup: %s\n' "$*"; }
 
@@ -25,7 +48,33 @@ if [ "$(id -u)" -ne 0 ]; then
     fi
 fi
 
+# Pin an alternative to MPICH in manual mode (no-op when already so). In auto
+# mode an alternative follows the highest priority, so a later installation
+# of Open MPI would flip it even when it points at MPICH today.
+pin() {
+    local name=$1 target=$2
+    if [ -e "$target" ] && update-alternatives --query "$name" >/dev/null 2>&1; then
+        local current status
+        current=$(update-alternatives --query "$name" | awk '/^Value:/{print $2}')
+        status=$(update-alternatives --query "$name" | awk '/^Status:/{print $2}')
+        if [ "$current" != "$target" ] || [ "$status" != "manual" ]; then
+            $SUDO update-alternatives --set "$name" "$target" >/dev/null
+            log "pinned alternative $name -> $target (was $current, $status)"
+        else
+            log "alternative $name already pinned -> $target"
+        fi
+    fi
+}
+# The headers, libmpi.so and mpi.pc group is named after the multiarch triplet.
+triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine 2>/dev/null || true)
+pin_all() {
+    pin mpirun /usr/bin/mpirun.mpich
+    pin mpi /usr/bin/mpicc.mpich
+    [ -z "$triplet" ] || pin "mpi-$triplet" "/usr/include/$triplet/mpich"
+}
+
 if [ ${#missing[@]} -gt 0 ]; then
+    pin_all # before: alternatives that exist already stay on MPICH throughout
     log "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     $SUDO apt-get update -qq
@@ -34,32 +83,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
     log "packages already present: ${packages[*]}"
 fi
-
-# Pin the MPI alternatives to MPICH (no-op when already pinned).
-pin() {
-    local name=$1 target=$2
-    if [ -e "$target" ] && update-alternatives --query "$name" >/dev/null 2>&1; then
-        local current
-        current=$(update-alternatives --query "$name" | awk '/^Value:/{print $2}')
-        if [ "$current" != "$target" ]; then
-            $SUDO update-alternatives --set "$name" "$target" >/dev/null
-            log "pinned alternative $name -> $target (was $current)"
-        else
-            log "alternative $name already -> $target"
-        fi
-    fi
-}
-pin mpirun /usr/bin/mpirun.mpich
-pin mpi /usr/bin/mpicc.mpich
+pin_all # after: alternatives the installation created
 
 if ! command -v mpirun >/dev/null 2>&1; then
     log "error: mpirun not found after installation"
     exit 1
 fi
-if ! mpirun --version 2>&1 | grep -qi "hydra\|mpich"; then
+# Read the whole output first: with pipefail, `grep -q` closing the pipe
+# early makes mpirun die of SIGPIPE and the check fail at random.
+mpirun_version=$(mpirun --version 2>&1 || true)
+if ! grep -qi "hydra\|mpich" <<<"$mpirun_version"; then
     log "warning: mpirun is not MPICH's launcher: $(readlink -f "$(command -v mpirun)")"
+fi
+if [ "$with_openmpi" -eq 1 ]; then
+    for f in /usr/bin/mpicc.openmpi /usr/bin/mpirun.openmpi; do
+        [ -x "$f" ] || { log "error: $f missing after installing Open MPI"; exit 1; }
+    done
+    ompi_version=$(/usr/bin/mpirun.openmpi --version 2>&1 || true)
+    log "Open MPI: $(head -n 1 <<<"$ompi_version")"
 fi
 if ! command -v cargo >/dev/null 2>&1; then
     log "warning: cargo not found on PATH; install Rust (https://rustup.rs) before building"
 fi
-log "ready: $(mpirun --version 2>&1 | head -n 1)"
+log "ready: $(head -n 1 <<<"$mpirun_version")"

@@ -373,6 +373,10 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
     let mut cmd = Command::new(&mpirun);
     cmd.args(&cmd_args)
         .env(CHILD_VAR, "1")
+        // Every process of this launch inherits it, whoever starts it:
+        // how the ranks are found when they are not in the launcher's
+        // process group (Open MPI's daemons start them in groups of their own).
+        .env(JOB_VAR, &tag)
         .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string())
         // Harmless for MPICH; lets Open MPI's launcher run as root and oversubscribe.
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -400,6 +404,7 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
                     kill_group(child.id());
                     let _ = child.kill();
                     report.status = child.wait().ok();
+                    kill_job(&tag);
                     report.timed_out = Some(start.elapsed());
                     break;
                 }
@@ -411,12 +416,65 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
             }
         },
     }
+    // A launcher that has exited may leave ranks behind (Open MPI's, after
+    // an abort): none may outlive the launch.
+    kill_job(&tag);
     report.elapsed = start.elapsed();
     report.stdout += &std::fs::read_to_string(&out_path).unwrap_or_default();
     report.stderr += &std::fs::read_to_string(&err_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
     let _ = std::fs::remove_file(&err_path);
     report
+}
+
+/// The environment variable naming the launch a process belongs to.
+const JOB_VAR: &str = "NDCYCLIC_MPI_JOB";
+
+/// Kills every process whose environment names launch `tag` (the ranks and
+/// daemons of one launch, in whatever process group they run) and waits up
+/// to 5 s until none is left. Linux reads `/proc/<pid>/environ`; elsewhere
+/// the process group is all there is.
+fn kill_job(tag: &str) {
+    let marker = format!("{JOB_VAR}={tag}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let pids = job_processes(&marker);
+        if pids.is_empty() || Instant::now() > deadline {
+            return;
+        }
+        for pid in pids {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Live processes (zombies excluded) whose environment holds `marker`.
+fn job_processes(marker: &str) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    let me = std::process::id();
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            let dir = format!("/proc/{pid}");
+            let zombie = std::fs::read_to_string(format!("{dir}/stat"))
+                .ok()
+                .and_then(|s| Some(s.rsplit_once(')')?.1.trim_start().starts_with('Z')))
+                .unwrap_or(true);
+            !zombie
+                && std::fs::read(format!("{dir}/environ")).is_ok_and(|env| {
+                    env.split(|&b| b == 0)
+                        .any(|entry| entry == marker.as_bytes())
+                })
+        })
+        .filter_map(|pid| libc::pid_t::try_from(pid).ok())
+        .collect()
 }
 
 /// Whether `NDCYCLIC_MPI_VERBOSE` asks for the output of passing launches too.

@@ -59,12 +59,29 @@ fn a_hanging_rank_times_out_and_is_killed() {
     assert!(!ok, "{text}");
     assert!(text.contains("timed out after"), "{text}");
     assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
-    // No rank of the killed job may survive it.
-    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
-    let ps = String::from_utf8_lossy(&ps.stdout);
-    let left: Vec<&str> = ps
-        .lines()
-        .filter(|l| l.contains("harness-fixture") && !l.contains("<defunct>"))
+    // No process of the killed job may survive it, under either launcher
+    // (Open MPI's ranks run in process groups of their own): every one
+    // inherited FIXTURE_MODE=hang from the fixture.
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != std::process::id())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(')')
+                .is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'));
+            !zombie
+                && std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                    env.split(|&b| b == 0)
+                        .any(|entry| entry == b"FIXTURE_MODE=hang")
+                })
+        })
+        .map(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .unwrap_or_default()
+                .replace('\0', " ")
+        })
         .collect();
     assert!(left.is_empty(), "left-over fixture processes: {left:?}");
 }
