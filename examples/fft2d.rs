@@ -64,21 +64,18 @@ fn main() -> ExitCode {
     let root = world.rank() == 0;
     // Every rank parses the same arguments and reaches the same verdict;
     // rank 0 reports it, and every rank returns (finalizing MPI) with code 2.
-    let result = args
-        .columns
-        .parse::<ColumnStorage>()
-        .and_then(|columns| {
-            let cfg = FftConfig {
-                n: args.n,
-                m: args.m,
-                x_layout: args.x_layout.clone(),
-                y_layout: args.y_layout.clone(),
-                strategy: args.strategy,
-                columns,
-                reps: args.reps,
-            };
-            fft2d::run(&world, &cfg)
-        });
+    let result = args.columns.parse::<ColumnStorage>().and_then(|columns| {
+        let cfg = FftConfig {
+            n: args.n,
+            m: args.m,
+            x_layout: args.x_layout.clone(),
+            y_layout: args.y_layout.clone(),
+            strategy: args.strategy,
+            columns,
+            reps: args.reps,
+        };
+        fft2d::run(&world, &cfg)
+    });
     let result = match result {
         Ok(r) => r,
         Err(e) => {

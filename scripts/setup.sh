@@ -2,7 +2,9 @@
 # Idempotent set-up of ndcyclic's system prerequisites on Debian/Ubuntu:
 # MPICH (runtime + headers), libclang (bindgen for rsmpi), pkg-config;
 # with --with-openmpi also Open MPI (libopenmpi-dev, openmpi-bin), next to
-# MPICH, for scripts/test-openmpi.sh.
+# MPICH, for scripts/test-openmpi.sh; with --with-scalapack also ScaLAPACK
+# built on MPICH (libscalapack-mpich-dev), for the `scalapack` feature and
+# scripts/test-scalapack.sh.
 #
 # Pins the MPI alternatives (mpirun, mpicc and the headers/libmpi.so/mpi.pc
 # group) to MPICH in *manual* mode. Installing Open MPI (priority 50 against
@@ -14,15 +16,18 @@
 set -euo pipefail
 
 with_openmpi=0
+with_scalapack=0
+usage="usage: $0 [--with-openmpi] [--with-scalapack]"
 for arg in "$@"; do
     case $arg in
         --with-openmpi) with_openmpi=1 ;;
+        --with-scalapack) with_scalapack=1 ;;
         -h | --help)
-            echo "usage: $0 [--with-openmpi]"
+            echo "$usage"
             exit 0
             ;;
         *)
-            echo "setup: unknown argument: $arg (usage: $0 [--with-openmpi])" >&2
+            echo "setup: unknown argument: $arg ($usage)" >&2
             exit 2
             ;;
     esac
@@ -30,6 +35,7 @@ done
 
 packages=(mpich libmpich-dev libclang-dev clang pkg-config)
 [ "$with_openmpi" -eq 0 ] || packages+=(libopenmpi-dev openmpi-bin)
+[ "$with_scalapack" -eq 0 ] || packages+=(libscalapack-mpich-dev)
 
 log() { printf 'setup: %s\n' "$*"; }
 
@@ -101,6 +107,11 @@ if [ "$with_openmpi" -eq 1 ]; then
     done
     ompi_version=$(/usr/bin/mpirun.openmpi --version 2>&1 || true)
     log "Open MPI: $(head -n 1 <<<"$ompi_version")"
+fi
+if [ "$with_scalapack" -eq 1 ]; then
+    lib=$(ls /usr/lib/*/libscalapack-mpich.so 2>/dev/null | head -n 1 || true)
+    [ -n "$lib" ] || { log "error: libscalapack-mpich.so missing after installing ScaLAPACK"; exit 1; }
+    log "ScaLAPACK: $lib"
 fi
 if ! command -v cargo >/dev/null 2>&1; then
     log "warning: cargo not found on PATH; install Rust (https://rustup.rs) before building"

@@ -49,7 +49,11 @@ fn check(world: &SimpleCommunicator, cfg: &FftConfig) -> TestResult {
     let r = fft2d::run(world, cfg).map_err(|e| format!("{what}: {e}"))?;
     let tol = tolerance(cfg.n, cfg.m);
     ensure!(r.max_error < tol, "{what}: analytic error {}", r.max_error);
-    ensure!(r.serial_error < tol, "{what}: serial error {}", r.serial_error);
+    ensure!(
+        r.serial_error < tol,
+        "{what}: serial error {}",
+        r.serial_error
+    );
     ensure!(
         r.roundtrip_error < tol,
         "{what}: round-trip error {}",
@@ -97,7 +101,10 @@ fn other_layouts(world: &SimpleCommunicator) -> TestResult {
             format!("*,block+{}@1x{p}", p / 2),
         ),
         (format!("block,*@{half}x1"), format!("*,cyclic(2)@1x{p}")),
-        (format!("cyclic(5),*@{p}x1"), format!("*,cyclic+{}@1x{half}", half - 1)),
+        (
+            format!("cyclic(5),*@{p}x1"),
+            format!("*,cyclic+{}@1x{half}", half - 1),
+        ),
         ("*,*@1x1".to_string(), format!("*,block@1x{p}")),
     ];
     for (k, (y, x)) in pairs.iter().enumerate() {
@@ -132,8 +139,8 @@ fn inverse_gives_the_input_back(world: &SimpleCommunicator) -> TestResult {
             ColumnStorage::Scratch,
         ),
     ] {
-        let mut fft = Fft2d::new(world, n, m, y, x, Strategy::Auto, columns)
-            .map_err(|e| e.to_string())?;
+        let mut fft =
+            Fft2d::new(world, n, m, y, x, Strategy::Auto, columns).map_err(|e| e.to_string())?;
         let value = |g: &[usize]| {
             let (i, j) = (g[0] as f64, g[1] as f64);
             C64::new((0.37 * i * i + j).sin(), (1.1 * j - 0.2 * i * j).cos())
@@ -183,8 +190,16 @@ fn inverse_gives_the_input_back(world: &SimpleCommunicator) -> TestResult {
 /// amplitude: the check can fail.
 fn wrong_spectra_are_caught(world: &SimpleCommunicator) -> TestResult {
     let (n, m) = (17, 29);
-    let mut fft = Fft2d::new(world, n, m, None, None, Strategy::Auto, ColumnStorage::ColumnMajor)
-        .map_err(|e| e.to_string())?;
+    let mut fft = Fft2d::new(
+        world,
+        n,
+        m,
+        None,
+        None,
+        Strategy::Auto,
+        ColumnStorage::ColumnMajor,
+    )
+    .map_err(|e| e.to_string())?;
     let waves = fft2d::default_waves(n, m);
     let mut rows = DistArray::from_fn(fft.row_grid(), fft.row_layout().clone(), |g| {
         fft2d::wave_value(&waves, n, m, g[0], g[1])

@@ -132,7 +132,12 @@ impl PhaseTimes {
 }
 
 /// Checks that `spec` is 2-D and keeps dimension `dim` whole.
-fn line_layout(spec: &LayoutSpec, which: &'static str, dim: usize, p: usize) -> Result<(), FftError> {
+fn line_layout(
+    spec: &LayoutSpec,
+    which: &'static str,
+    dim: usize,
+    p: usize,
+) -> Result<(), FftError> {
     if spec.ndim() != 2 || spec.grid()[dim] != 1 {
         let example = if dim == 0 {
             format!("*,cyclic(8)@1x{p}")
@@ -158,7 +163,9 @@ fn transform_lines(data: &mut [C64], fft: &dyn Fft<f64>, scale: Option<f64>) {
         return;
     }
     let lines = data.len() / len;
-    let per_task = lines.div_ceil(4 * rayon::current_num_threads().max(1)).max(1);
+    let per_task = lines
+        .div_ceil(4 * rayon::current_num_threads().max(1))
+        .max(1);
     let scratch_len = fft.get_inplace_scratch_len();
     data.par_chunks_mut(per_task * len).for_each_init(
         || vec![C64::default(); scratch_len],
@@ -264,6 +271,13 @@ impl Fft2d {
     /// `block,*@Px1`), `x_layout` keeps dimension 0 whole (default
     /// `*,block@1xP`); either may use fewer ranks than the job. Other
     /// layouts give [`FftError::LineLayout`] on every rank.
+    ///
+    /// # Errors
+    ///
+    /// [`FftError::LineLayout`] for a layout that does not keep its
+    /// dimension whole; [`FftError::Grid`], [`FftError::Dist`] or
+    /// [`FftError::Redist`] when the grids, layouts or redistributions
+    /// cannot be built (shapes, rank counts, sizes).
     pub fn new(
         world: &SimpleCommunicator,
         n: usize,
@@ -380,6 +394,11 @@ impl Fft2d {
     /// [`column_layout`](Self::column_layout), receives the 2-D transform
     /// `X[k][l] = Σ a[x][y]·exp(−2πi(k·x/n + l·y/m))`. Returns this rank's
     /// time per phase.
+    ///
+    /// # Errors
+    ///
+    /// [`FftError::Redist`] when the arrays are not laid out as the
+    /// transform's layouts (on every rank alike).
     pub fn forward(
         &mut self,
         rows: &mut DistArray<C64>,
@@ -405,6 +424,10 @@ impl Fft2d {
     /// overwritten by its inverse column transforms; `rows`, laid out as
     /// [`row_layout`](Self::row_layout), receives the array. Returns this
     /// rank's time per phase.
+    ///
+    /// # Errors
+    ///
+    /// As [`forward`](Self::forward).
     pub fn inverse(
         &mut self,
         spectrum: &mut DistArray<C64>,
@@ -553,12 +576,21 @@ where
 /// Largest `|X[k][l] − expected|` of a spectrum laid out as an [`Fft2d`]'s
 /// [`column_layout`](Fft2d::column_layout), against the spectrum of `waves`
 /// ([`expected_spectrum`]). Collective; the same on every rank.
+///
+/// # Errors
+///
+/// [`FftError::Dist`] when the array's layout does not place this rank
+/// (never for an array of an [`Fft2d`]'s layouts).
 pub fn spectrum_error(spectrum: &DistArray<C64>, waves: &[Wave]) -> Result<f64, FftError> {
     let (n, m) = (spectrum.shape()[0], spectrum.shape()[1]);
     max_error_against(spectrum, |k, l| expected_spectrum(waves, n, m, k, l))
 }
 
 /// Largest `|a − b|` of two arrays of one layout. Collective.
+///
+/// # Errors
+///
+/// [`FftError::Dist`] (`LayoutMismatch`) when the two layouts differ.
 pub fn max_difference(a: &DistArray<C64>, b: &DistArray<C64>) -> Result<f64, FftError> {
     if a.layout() != b.layout() {
         return Err(dist_array::DistError::LayoutMismatch {
@@ -602,7 +634,9 @@ pub fn fft2_serial(a: ArrayView2<'_, C64>) -> Array2<C64> {
     rows.process(out.as_slice_mut().expect("standard layout"));
     let mut line = vec![C64::default(); n];
     for mut column in out.columns_mut() {
-        line.iter_mut().zip(column.iter()).for_each(|(d, s)| *d = *s);
+        line.iter_mut()
+            .zip(column.iter())
+            .for_each(|(d, s)| *d = *s);
         columns.process(&mut line);
         column.iter_mut().zip(&line).for_each(|(d, s)| *d = *s);
     }
@@ -680,6 +714,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Plans the transform, checks it three ways on the plane waves of
 /// [`default_waves`] and times `reps` forward + inverse transforms, on
 /// every rank of `world` (collective).
+///
+/// # Errors
+///
+/// [`FftError::Parameter`] for `reps == 0`, and the errors of
+/// [`Fft2d::new`]: every rank returns the same.
 pub fn run(world: &SimpleCommunicator, cfg: &FftConfig) -> Result<FftResult, FftError> {
     if cfg.reps == 0 {
         return Err(FftError::Parameter("reps must be at least 1".into()));
@@ -800,7 +839,10 @@ mod tests {
     fn serial_fft_is_the_dft() {
         for (n, m) in [(1, 1), (5, 7), (6, 4), (9, 1), (1, 10)] {
             let a = Array2::from_shape_fn((n, m), |(i, j)| {
-                C64::new((i as f64 * 0.7 + j as f64).sin(), (j as f64 * 1.3 - i as f64).cos())
+                C64::new(
+                    (i as f64 * 0.7 + j as f64).sin(),
+                    (j as f64 * 1.3 - i as f64).cos(),
+                )
             });
             let e = max_diff(&fft2_serial(a.view()), &naive_dft(&a));
             assert!(e < 1e-11, "{n}x{m}: {e}");
@@ -812,7 +854,8 @@ mod tests {
         for (n, m) in [(7, 5), (8, 6), (3, 2), (1, 1), (2, 9)] {
             let waves = default_waves(n, m);
             let a = Array2::from_shape_fn((n, m), |(x, y)| wave_value(&waves, n, m, x, y));
-            let want = Array2::from_shape_fn((n, m), |(k, l)| expected_spectrum(&waves, n, m, k, l));
+            let want =
+                Array2::from_shape_fn((n, m), |(k, l)| expected_spectrum(&waves, n, m, k, l));
             let e = max_diff(&naive_dft(&a), &want);
             assert!(e < 1e-11, "{n}x{m}: {e}");
             // Amplitudes add where modes coincide: the spectrum sums to n·m·Σ a.

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds ndcyclic with the `scalapack` feature (linking Debian's
+# libscalapack-mpich) and runs what the feature adds: the MPI tests that
+# compare ndcyclic with ScaLAPACK's pdgemr2d element by element
+# (crates/redist/tests/mpi_scalapack.rs, 1-4 ranks) and `redist run
+# --baseline pdgemr2d` (crates/redist-cli/tests/cli_run_mpi.rs).
+#
+# Needs ScaLAPACK installed: `scripts/setup.sh --with-scalapack`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! ls /usr/lib/*/libscalapack-mpich.so >/dev/null 2>&1; then
+    echo "test-scalapack: libscalapack-mpich.so not found; run scripts/setup.sh --with-scalapack first" >&2
+    exit 2
+fi
+start=$(date +%s)
+cargo test --release -p redist -p redist-cli --features redist/scalapack,redist-cli/scalapack \
+    --test mpi_scalapack --test cli_run_mpi
+echo "test-scalapack: passed in $(($(date +%s) - start)) s"
