@@ -11,16 +11,61 @@
 //! The ADI heat solver of `examples/adi.rs` lives in the unpublished
 //! `ndcyclic-apps` package (`apps::adi`), the `redist` tool in `redist-cli`.
 //!
-//! ```
-//! use ndcyclic::procgrid::ProcGrid;
-//! use ndcyclic::mpi::topology::Communicator;
+//! The main operation, planned once and executed many times — whole rows
+//! on each rank to 2×2 blocks dealt round-robin, on any number of ranks:
 //!
-//! let universe = ndcyclic::procgrid::init().unwrap();
-//! let world = universe.world();
-//! let grid = ProcGrid::balanced(&world, 2).unwrap();
-//! assert_eq!(grid.size(), world.size() as usize);
 //! ```
+//! use ndcyclic::dist_array::{DistArray, Layout};
+//! use ndcyclic::mpi::topology::Communicator;
+//! use ndcyclic::procgrid::{self, ProcGrid};
+//! use ndcyclic::redist::{Options, Redistribution};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let universe = procgrid::init()?; // MPI, with an abort-on-panic hook
+//!     let world = universe.world();
+//!     let p = world.size() as usize;
+//!     let grid = ProcGrid::new(&world, &[p, 1])?;
+//!     let rows = Layout::parse(&[8, 6], &format!("block,*@{p}x1"))?;
+//!     let blocks = Layout::parse(&[8, 6], &format!("cyclic(2),cyclic(2)@{p}x1"))?;
+//!     let mut r = Redistribution::<f64>::new(&grid, &rows, &grid, &blocks, Options::default())?;
+//!     let a = DistArray::from_fn(&grid, rows, |g| (10 * g[0] + g[1]) as f64)?;
+//!     let mut b = DistArray::zeros(&grid, r.target_layout().clone())?;
+//!     for _ in 0..3 {
+//!         r.execute_into(&a, &mut b)?; // no allocation after the first call
+//!     }
+//!     assert_eq!(b.gather(0)?, a.gather(0)?);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Run it with `mpirun -n P` (a doc test runs it as one rank).
 #![deny(missing_docs)]
+
+/// The README's "Using ndcyclic in your project" program is this crate's
+/// front-page example, which `cargo test` compiles and runs: the two must
+/// not drift apart.
+#[cfg(test)]
+mod readme {
+    #[test]
+    fn the_readme_program_is_the_front_page_example() {
+        let readme = include_str!("../README.md");
+        let front: String = include_str!("lib.rs")
+            .lines()
+            .skip_while(|l| !l.starts_with("//! use ndcyclic::dist_array"))
+            .take_while(|l| !l.starts_with("//! ```"))
+            .map(|l| {
+                l.strip_prefix("//! ")
+                    .unwrap_or(l.trim_start_matches("//!"))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(front.len() > 200, "front-page example not found");
+        assert!(
+            readme.contains(&front),
+            "README and src/lib.rs differ:\n{front}"
+        );
+    }
+}
 
 pub use dist_array;
 pub use mpi;
