@@ -89,7 +89,8 @@ impl<T: Element> DistArray<T> {
         let comm = self.grid().communicator();
         let (counts, displs) =
             byte_partition::<T>("gather", self.layout(), comm.size() as usize, root)?;
-        let send: &[u8] = bytemuck::cast_slice(self.local_slice());
+        let spare = [0u8; 1];
+        let send = at_real_address(bytemuck::cast_slice(self.local_slice()), &spare);
         let root_process = comm.process_at_rank(rank_of(root));
         if comm.rank() as usize != root {
             root_process.gather_varcount_into(send);
@@ -98,7 +99,8 @@ impl<T: Element> DistArray<T> {
         let total: usize = self.layout().len();
         let mut recv = vec![T::zeroed(); total];
         {
-            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut recv);
+            let mut spare = [0u8; 1];
+            let bytes = at_real_address_mut(bytemuck::cast_slice_mut(&mut recv), &mut spare);
             let mut part = PartitionMut::new(bytes, &counts[..], &displs[..]);
             root_process.gather_varcount_into_root(send, &mut part);
         }
@@ -174,7 +176,11 @@ impl<T: Element> DistArray<T> {
             }
             _ => {}
         }
-        let recv: &mut [u8] = bytemuck::cast_slice_mut(out.local_slice_mut());
+        let mut spare_recv = [0u8; 1];
+        let recv = at_real_address_mut(
+            bytemuck::cast_slice_mut(out.local_slice_mut()),
+            &mut spare_recv,
+        );
         if !is_root {
             root_process.scatter_varcount_into(recv);
             return Ok(out);
@@ -190,20 +196,42 @@ impl<T: Element> DistArray<T> {
             }
             offset += n;
         }
-        let bytes: &[u8] = bytemuck::cast_slice(&send);
+        let spare = [0u8; 1];
+        let bytes = at_real_address(bytemuck::cast_slice(&send), &spare);
         let part = Partition::new(bytes, &counts[..], &displs[..]);
         root_process.scatter_varcount_into_root(&part, recv);
         Ok(out)
     }
 }
 
-/// Every rank's `value`, in rank order of the grid's communicator.
+/// `bytes`, or for an empty `bytes` an empty slice of `spare`. Rust places
+/// empty slices of bytes at address 1, which is Open MPI's `MPI_IN_PLACE`:
+/// a gather or scatter handed one would refuse it (`MPI_ERR_ARG`) or take
+/// it for "in place".
+fn at_real_address<'a>(bytes: &'a [u8], spare: &'a [u8; 1]) -> &'a [u8] {
+    if bytes.is_empty() {
+        &spare[..0]
+    } else {
+        bytes
+    }
+}
+
+/// [`at_real_address`] of a writable slice.
+fn at_real_address_mut<'a>(bytes: &'a mut [u8], spare: &'a mut [u8; 1]) -> &'a mut [u8] {
+    if bytes.is_empty() {
+        &mut spare[..0]
+    } else {
+        bytes
+    }
+}
+
 /// Rank `r` of a communicator, which `byte_partition` checked is below its
 /// (`i32`) size.
 fn rank_of(r: usize) -> mpi::Rank {
     mpi::Rank::try_from(r).unwrap_or(mpi::Rank::MAX)
 }
 
+/// Every rank's `value`, in rank order of the grid's communicator.
 fn all_gather<S: bytemuck::Pod>(grid: &ProcGrid, value: S) -> Vec<S> {
     let comm = grid.communicator();
     let mut all = vec![S::zeroed(); comm.size() as usize];
