@@ -12,7 +12,7 @@
 
 use crate::{Options, RedistError, Window};
 use dist_array::Layout;
-use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
+use mpi::collective::Root;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
 
@@ -118,7 +118,7 @@ pub(crate) fn agree<V>(
         if failed { size - me } else { 0 },
     ];
     let mut all = [0u64; 4];
-    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    super::mpi_raw::all_reduce_max(comm, &mine, &mut all);
     if all[0] == 0 {
         return if all[1] == !all[2] {
             local

@@ -143,7 +143,7 @@ impl Datatype {
         let n = count(buf.len(), "elements in one MPI buffer")?;
         // SAFETY: `buf` holds `n` elements of `size_of::<T>()` bytes, which
         // is what one instance of this datatype covers; it lives for 'a.
-        Ok(unsafe { DynBuffer::from_raw(buf.as_ptr(), n, self.inner.as_ref()) })
+        Ok(unsafe { DynBuffer::from_raw(addr(buf), n, self.inner.as_ref()) })
     }
 
     /// Like [`elements`](Self::elements), writable.
@@ -154,7 +154,7 @@ impl Datatype {
         debug_assert_eq!(self.span, size_of::<T>());
         let n = count(buf.len(), "elements in one MPI buffer")?;
         // SAFETY: as in `elements`, and `buf` is borrowed exclusively for 'a.
-        Ok(unsafe { DynBufferMut::from_raw(buf.as_mut_ptr(), n, self.inner.as_ref()) })
+        Ok(unsafe { DynBufferMut::from_raw(addr_mut(buf), n, self.inner.as_ref()) })
     }
 
     /// Checks that one instance laid over `base` stays inside it.
@@ -201,10 +201,10 @@ impl<T: Pod> Part<'_, T> {
     /// Pointer, count and datatype for MPI, after the bounds checks.
     fn raw(&self, elem: &Datatype) -> Result<(*const T, Count, ffi::MPI_Datatype), RedistError> {
         match self {
-            Part::Elements(b) => Ok((b.as_ptr(), count(b.len(), "message length")?, elem.raw())),
+            Part::Elements(b) => Ok((addr(b), count(b.len(), "message length")?, elem.raw())),
             Part::Typed(b, t) => {
                 t.fits(b)?;
-                Ok((b.as_ptr(), 1, t.raw()))
+                Ok((addr(b), 1, t.raw()))
             }
         }
     }
@@ -214,14 +214,12 @@ impl<T: Pod> PartMut<'_, T> {
     /// Pointer, count and datatype for MPI, after the bounds checks.
     fn raw(&mut self, elem: &Datatype) -> Result<(*mut T, Count, ffi::MPI_Datatype), RedistError> {
         match self {
-            PartMut::Elements(b) => Ok((
-                b.as_mut_ptr(),
-                count(b.len(), "message length")?,
-                elem.raw(),
-            )),
+            PartMut::Elements(b) => {
+                Ok((addr_mut(b), count(b.len(), "message length")?, elem.raw()))
+            }
             PartMut::Typed(b, t) => {
                 t.fits(b)?;
-                Ok((b.as_mut_ptr(), 1, t.raw()))
+                Ok((addr_mut(b), 1, t.raw()))
             }
         }
     }
@@ -340,11 +338,11 @@ impl Alltoallw {
         // the arrays hold one entry per rank.
         let code = unsafe {
             ffi::MPI_Alltoallw(
-                send.as_ptr().cast(),
+                addr(send).cast(),
                 self.scounts.as_ptr(),
                 self.zeros.as_ptr(),
                 self.sraw.as_ptr(),
-                recv.as_mut_ptr().cast(),
+                addr_mut(recv).cast(),
                 self.rcounts.as_ptr(),
                 self.zeros.as_ptr(),
                 self.rraw.as_ptr(),
@@ -431,6 +429,64 @@ enum What {
     Word(usize),
     /// A send.
     Send,
+}
+
+/// Where MPI is told `buf` lives: its address, or for an empty buffer a
+/// well-aligned address no MPI constant uses. Rust places empty slices of
+/// 1-byte-aligned types at address 1, which is Open MPI's `MPI_IN_PLACE`:
+/// a collective handed such a buffer would take it for "in place" (and
+/// refuse it, or read the wrong buffer). Nothing is read or written there
+/// (the count is 0).
+fn addr<T>(buf: &[T]) -> *const T {
+    if buf.is_empty() {
+        std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+    } else {
+        buf.as_ptr()
+    }
+}
+
+/// [`addr`] of a writable buffer.
+fn addr_mut<T>(buf: &mut [T]) -> *mut T {
+    if buf.is_empty() {
+        std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+    } else {
+        buf.as_mut_ptr()
+    }
+}
+
+/// The element-wise maximum of every rank's `mine` over `comm`, into `all`
+/// (collective). On a node with more ranks than cores the wait tests and
+/// yields instead of spinning inside MPI, which would take the core from
+/// the ranks it waits for.
+pub(crate) fn all_reduce_max(comm: &SimpleCommunicator, mine: &[u64], all: &mut [u64]) {
+    use mpi::collective::{CommunicatorCollectives, SystemOperation};
+    if !oversubscribed() {
+        comm.all_reduce_into(mine, all, SystemOperation::max());
+        return;
+    }
+    mpi::request::scope(|scope| {
+        let mut request = comm.immediate_all_reduce_into(scope, mine, all, SystemOperation::max());
+        loop {
+            match request.test() {
+                Ok(_) => break,
+                Err(pending) => {
+                    request = pending;
+                    std::thread::yield_now();
+                }
+            }
+        }
+    });
+}
+
+/// Whether this node runs more of the job's ranks than it has cores (from
+/// the launcher's environment, decided once): then waits poll and yield
+/// instead of spinning inside MPI.
+fn oversubscribed() -> bool {
+    static OVERSUBSCRIBED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OVERSUBSCRIBED.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        procgrid::ranks_on_node() > cores
+    })
 }
 
 /// What [`Requests::wait_any`] saw complete.
@@ -780,17 +836,42 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         }
         let n = count(self.store.raw.len(), "pending requests")?;
         let mut index: c_int = 0;
-        // SAFETY: the array holds `n` handles; completed ones are
-        // MPI_REQUEST_NULL, which MPI_Waitany skips.
-        let code = unsafe {
-            ffi::MPI_Waitany(
-                n,
-                self.store.raw.as_mut_ptr(),
-                &mut index,
-                ffi::RSMPI_STATUS_IGNORE,
-            )
-        };
-        check(code, "MPI_Waitany")?;
+        if oversubscribed() {
+            // More ranks than cores: a rank spinning in MPI_Waitany takes the
+            // core the rank it waits for needs. Test, and give the core away
+            // between tests.
+            loop {
+                let mut flag: c_int = 0;
+                // SAFETY: as for MPI_Waitany below; MPI_Testany skips
+                // MPI_REQUEST_NULL handles too.
+                let code = unsafe {
+                    ffi::MPI_Testany(
+                        n,
+                        self.store.raw.as_mut_ptr(),
+                        &mut index,
+                        &mut flag,
+                        ffi::RSMPI_STATUS_IGNORE,
+                    )
+                };
+                check(code, "MPI_Testany")?;
+                if flag != 0 {
+                    break;
+                }
+                std::thread::yield_now();
+            }
+        } else {
+            // SAFETY: the array holds `n` handles; completed ones are
+            // MPI_REQUEST_NULL, which MPI_Waitany skips.
+            let code = unsafe {
+                ffi::MPI_Waitany(
+                    n,
+                    self.store.raw.as_mut_ptr(),
+                    &mut index,
+                    ffi::RSMPI_STATUS_IGNORE,
+                )
+            };
+            check(code, "MPI_Waitany")?;
+        }
         let Ok(r) = usize::try_from(index) else {
             // MPI_UNDEFINED: nothing was pending after all.
             self.pending = 0;
