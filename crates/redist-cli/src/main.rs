@@ -30,6 +30,7 @@ mod show;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
+use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use std::io;
 use std::process::ExitCode;
@@ -69,8 +70,8 @@ fn dispatch(command: &Command) -> (Result<(), CliError>, bool) {
 }
 
 /// `redist run`: the only subcommand that starts MPI (with the abort-on-panic
-/// hook). Returns the verdict, the same on every rank, and whether this rank
-/// reports it (rank 0).
+/// hook). Returns the verdict, the same on every rank, which rank 0 has
+/// already reported (so: `false`, nobody reports it again).
 ///
 /// Every rank finalizes MPI before it returns, error or not: a rank that
 /// exits without `MPI_Finalize` makes the launcher kill the whole job, rank 0
@@ -85,10 +86,19 @@ fn run_mpi(args: &measure::RunArgs) -> (Result<(), CliError>, bool) {
     let world = universe.world();
     let root = world.rank() == 0;
     let result = measure::run(args, &world, &mut io::stdout().lock());
+    // Rank 0 reports before anyone exits: a rank that exits with an error
+    // code makes Open MPI's launcher kill the others, rank 0 included,
+    // whatever rank 0 was about to print.
+    if let Err(e) = &result {
+        if root && !e.is_broken_pipe() {
+            eprintln!("error: {e}");
+        }
+    }
+    world.barrier();
     // Every grid, communicator and array of the run is gone; finalize.
     drop(world);
     drop(universe);
-    (result, root)
+    (result, false)
 }
 
 /// This process's rank as its launcher tells it (MPICH's Hydra `PMI_RANK`,
