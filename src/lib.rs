@@ -41,6 +41,11 @@
 //! Run it with `mpirun -n P` (a doc test runs it as one rank).
 #![deny(missing_docs)]
 
+pub use dist_array;
+pub use mpi;
+pub use procgrid;
+pub use redist;
+
 /// The README's "Using ndcyclic in your project" program is this crate's
 /// front-page example, which `cargo test` compiles and runs: the two must
 /// not drift apart.
@@ -66,8 +71,3 @@ mod readme {
         );
     }
 }
-
-pub use dist_array;
-pub use mpi;
-pub use procgrid;
-pub use redist;
