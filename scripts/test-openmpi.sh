@@ -9,8 +9,9 @@
 # `mpirun.openmpi`), so the alternatives are not touched.
 #
 # Needs Open MPI installed: `scripts/setup.sh --with-openmpi`.
-# Environment: NDCYCLIC_MPI_RANKS (default 1,2,3,4), CARGO_TARGET_DIR
-# (default target/openmpi).
+# Environment: NDCYCLIC_MPI_RANKS (default 1,2,3,4), NDCYCLIC_OPENMPI_TARGET
+# (the build directory, default `openmpi` inside $CARGO_TARGET_DIR or
+# target/ — never the MPICH build's own directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ for f in /usr/bin/mpicc.openmpi /usr/bin/mpirun.openmpi; do
 done
 
 export MPICC=/usr/bin/mpicc.openmpi
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/openmpi}
+export CARGO_TARGET_DIR=${NDCYCLIC_OPENMPI_TARGET:-${CARGO_TARGET_DIR:-target}/openmpi}
 export NDCYCLIC_MPIRUN=/usr/bin/mpirun.openmpi
 # Run as root (containers, CI) and with more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
