@@ -12,6 +12,7 @@
 use apps::adi::{self, AdiConfig};
 use clap::Parser;
 use dist_array::LayoutSpec;
+use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use ndarray::Array2;
 use redist::{Remap, Strategy};
@@ -103,6 +104,9 @@ fn main() -> ExitCode {
             if root {
                 eprintln!("adi: {e}");
             }
+            // Nobody exits before rank 0 has printed: a launcher may kill
+            // the job when the first rank exits with a failing code.
+            world.barrier();
             return ExitCode::from(2);
         }
     };

@@ -15,6 +15,7 @@
 use apps::fft2d::{self, ColumnStorage, FftConfig};
 use clap::Parser;
 use dist_array::LayoutSpec;
+use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use redist::Strategy;
 use serde_json::json;
@@ -82,6 +83,9 @@ fn main() -> ExitCode {
             if root {
                 eprintln!("fft2d: {e}");
             }
+            // Nobody exits before rank 0 has printed: a launcher may kill
+            // the job when the first rank exits with a failing code.
+            world.barrier();
             return ExitCode::from(2);
         }
     };

@@ -61,79 +61,101 @@ enum Command {
 /// Runs the subcommand, writing to stdout. Returns its verdict and whether
 /// this process reports it: always for `show` and `plan`, which run as one
 /// process; on rank 0 only for `run`.
-fn dispatch(command: &Command) -> (Result<(), CliError>, bool) {
+fn dispatch(command: &Command) -> ExitCode {
     match command {
-        Command::Show(args) => (show::run(args, &mut io::stdout().lock()), true),
-        Command::Plan(args) => (plan_report::run(args, &mut io::stdout().lock()), true),
+        Command::Show(args) => report(show::run(args, &mut io::stdout().lock()), true),
+        Command::Plan(args) => report(plan_report::run(args, &mut io::stdout().lock()), true),
         Command::Run(args) => run_mpi(args),
     }
 }
 
-/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic
-/// hook). Returns the verdict, the same on every rank, which rank 0 has
-/// already reported (so: `false`, nobody reports it again).
-///
-/// Every rank finalizes MPI before it returns, error or not: a rank that
-/// exits without `MPI_Finalize` makes the launcher kill the whole job, rank 0
-/// included, before rank 0 has printed anything.
-fn run_mpi(args: &measure::RunArgs) -> (Result<(), CliError>, bool) {
-    let universe = match procgrid::init() {
-        Ok(universe) => universe,
-        // Only a singleton started by a foreign launcher gets here (every
-        // process is rank 0 of 1); the launcher's rank says who reports.
-        Err(e) => return (Err(e.into()), launcher_rank() == 0),
-    };
-    let world = universe.world();
-    let root = world.rank() == 0;
-    let result = measure::run(args, &world, &mut io::stdout().lock());
-    // Rank 0 reports before anyone exits: a rank that exits with an error
-    // code makes Open MPI's launcher kill the others, rank 0 included,
-    // whatever rank 0 was about to print.
-    if let Err(e) = &result {
-        if root && !e.is_broken_pipe() {
-            eprintln!("error: {e}");
-        }
-    }
-    world.barrier();
-    // Every grid, communicator and array of the run is gone; finalize.
-    drop(world);
-    drop(universe);
-    (result, false)
-}
-
-/// This process's rank as its launcher tells it (MPICH's Hydra `PMI_RANK`,
-/// Open MPI's `OMPI_COMM_WORLD_RANK`, PMIx's `PMIX_RANK`), 0 when started
-/// without one. Used before MPI starts, when every rank of a job would
-/// otherwise print the same usage error.
-fn launcher_rank() -> usize {
-    ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            // clap's usage errors (exit code 2), `--help` and `--version`
-            // (0): every rank of a job parses the same command line, so
-            // rank 0 alone prints.
-            if launcher_rank() == 0 {
-                let _ = e.print();
-            }
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
-        }
-    };
-    let (result, report) = dispatch(&cli.command);
+/// Prints an error (when `printer` is set) and turns a verdict into the exit
+/// code. A closed output pipe (`redist plan | head`) is not an error.
+fn report(result: Result<(), CliError>, printer: bool) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            if report {
+            if printer {
                 eprintln!("error: {e}");
             }
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic
+/// hook). The verdict is the same on every rank; rank 0 prints it.
+///
+/// Rank 0 prints *before* the job ends: every rank meets in a barrier after
+/// the print and only then finalizes and exits. A launcher may kill the
+/// whole job as soon as one rank exits with a non-zero code (Open MPI's
+/// `mpirun` does), so a rank 0 that printed after the others had exited
+/// could be killed with its message unwritten.
+fn run_mpi(args: &measure::RunArgs) -> ExitCode {
+    let universe = match procgrid::init() {
+        Ok(universe) => universe,
+        // Only a singleton started by a foreign launcher gets here (every
+        // process is rank 0 of 1); the launcher's rank says who reports.
+        Err(e) => return report(Err(e.into()), launcher_rank().unwrap_or(0) == 0),
+    };
+    let world = universe.world();
+    let result = measure::run(args, &world, &mut io::stdout().lock());
+    let code = report(result, world.rank() == 0);
+    world.barrier();
+    // Every grid, communicator and array of the run is gone; finalize.
+    drop(world);
+    drop(universe);
+    code
+}
+
+/// This process's rank as its launcher tells it (MPICH's Hydra `PMI_RANK`,
+/// Open MPI's `OMPI_COMM_WORLD_RANK`, PMIx's `PMIX_RANK`), `None` when
+/// started without one. Used before MPI starts, when every rank of a job
+/// would otherwise print the same usage error.
+fn launcher_rank() -> Option<usize> {
+    ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
+/// A command line clap refused (or `--help`, `--version`): every rank of a
+/// job parses the same line, so rank 0 alone prints.
+///
+/// Under a launcher and with a failing code, the ranks start MPI only to
+/// meet in a barrier after rank 0 has printed, for the reason given at
+/// [`run_mpi`]; if MPI cannot start, the launcher's rank decides who prints.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    let Some(rank) = launcher_rank() else {
+        let _ = e.print();
+        return code;
+    };
+    if e.exit_code() == 0 {
+        if rank == 0 {
+            let _ = e.print();
+        }
+        return code;
+    }
+    match mpi::initialize() {
+        Some(universe) => {
+            let world = universe.world();
+            if world.rank() == 0 {
+                let _ = e.print();
+            }
+            world.barrier();
+        }
+        None if rank == 0 => {
+            let _ = e.print();
+        }
+        None => {}
+    }
+    code
+}
+
+fn main() -> ExitCode {
+    match Cli::try_parse() {
+        Ok(cli) => dispatch(&cli.command),
+        Err(e) => usage_error(&e),
     }
 }
