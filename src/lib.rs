@@ -46,14 +46,16 @@ pub use mpi;
 pub use procgrid;
 pub use redist;
 
-/// The README's "Using ndcyclic in your project" program is this crate's
-/// front-page example, which `cargo test` compiles and runs: the two must
-/// not drift apart.
+/// The README's programs are files the tests compile and run: its "Using
+/// ndcyclic in your project" program is this crate's front-page example (a
+/// doc test), the others are `examples/tour_*.rs` (run under `mpirun` by
+/// `tests/tour.rs`). The README must show each as it is.
 #[cfg(test)]
 mod readme {
+    const README: &str = include_str!("../README.md");
+
     #[test]
     fn the_readme_program_is_the_front_page_example() {
-        let readme = include_str!("../README.md");
         let front: String = include_str!("lib.rs")
             .lines()
             .skip_while(|l| !l.starts_with("//! use ndcyclic::dist_array"))
@@ -66,8 +68,45 @@ mod readme {
             .join("\n");
         assert!(front.len() > 200, "front-page example not found");
         assert!(
-            readme.contains(&front),
+            README.contains(&front),
             "README and src/lib.rs differ:\n{front}"
         );
+    }
+
+    /// A tour file without its `//!` header: the code the README shows.
+    fn code(file: &str) -> &str {
+        let start = file
+            .find("\nuse ")
+            .expect("a tour program starts with its imports");
+        file[start + 1..].trim_end()
+    }
+
+    #[test]
+    fn the_readme_shows_every_tour_program_as_it_is() {
+        for (name, file) in [
+            ("tour_grids", include_str!("../examples/tour_grids.rs")),
+            ("tour_layouts", include_str!("../examples/tour_layouts.rs")),
+            ("tour_plans", include_str!("../examples/tour_plans.rs")),
+            (
+                "tour_redistribute",
+                include_str!("../examples/tour_redistribute.rs"),
+            ),
+        ] {
+            let shown = format!("```rust\n{}\n```", code(file));
+            assert!(
+                README.contains(&shown),
+                "README does not show examples/{name}.rs as it is:\n{shown}"
+            );
+            assert!(
+                README.contains(&format!("`examples/{name}.rs`")),
+                "README does not name examples/{name}.rs"
+            );
+        }
+    }
+
+    #[test]
+    fn every_rust_block_of_the_readme_is_a_tested_program() {
+        let blocks = README.matches("```rust\n").count();
+        assert_eq!(blocks, 5, "the front-page example and four tours");
     }
 }

@@ -35,7 +35,14 @@
 //! `NDCYCLIC_MPIRUN_ARGS` (extra launcher arguments), `NDCYCLIC_MPI_TIMEOUT`
 //! (seconds per launch, default 300), `NDCYCLIC_MPI_RANKS` (like `--ranks`),
 //! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too).
+//!
+//! Whole programs (the README's examples) are launched the same way by
+//! [`run_examples`].
 #![deny(missing_docs)]
+
+mod examples;
+
+pub use examples::{run_examples, Example};
 
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};

@@ -1,0 +1,210 @@
+//! Whole example programs launched under `mpirun`: how the tests run the
+//! programs the README shows.
+//!
+//! A suite of examples is a test program with `harness = false` whose `main`
+//! calls [`run_examples`]. It first builds the examples it names with the
+//! cargo that runs the tests, in the test program's own profile and target
+//! directory (a no-op when `cargo test` has just built them, as it does
+//! unless only some test targets are selected), then starts each one under
+//! `mpirun -n K` for every rank count of the suite, or once without
+//! `mpirun` when it needs no MPI, and fails when any exits with a failure.
+
+use crate::{launch, verbose, Args, Report};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+/// One of the package's `examples/`, launched whole.
+#[derive(Clone, Copy, Debug)]
+pub struct Example {
+    name: &'static str,
+    args: &'static [&'static str],
+    mpi: bool,
+}
+
+impl Example {
+    /// Example `name`, launched under `mpirun -n K` for every rank count of
+    /// the suite.
+    pub const fn mpi(name: &'static str) -> Self {
+        Example {
+            name,
+            args: &[],
+            mpi: true,
+        }
+    }
+
+    /// Example `name`, which does not start MPI: run once, without `mpirun`.
+    pub const fn serial(name: &'static str) -> Self {
+        Example {
+            name,
+            args: &[],
+            mpi: false,
+        }
+    }
+
+    /// The same example, started with these command-line arguments.
+    pub const fn args(self, args: &'static [&'static str]) -> Self {
+        Example { args, ..self }
+    }
+}
+
+/// Builds `examples` and runs each one: under `mpirun -n K` for every K of
+/// `rank_counts` (or of `--ranks` / `NDCYCLIC_MPI_RANKS`), or once directly
+/// for [`Example::serial`] ones. Words on the command line keep only the
+/// examples whose names contain them; `--list` lists the launches.
+///
+/// Exits the process with a failure status when the build or any launch
+/// fails, printing the failed launches' output and how to repeat them.
+pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
+    let args = Args::parse(rank_counts);
+    let selected: Vec<Example> = examples
+        .iter()
+        .filter(|e| args.filters.is_empty() || args.filters.iter().any(|f| e.name.contains(f)))
+        .copied()
+        .collect();
+    let launches: Vec<(Example, Option<usize>)> = selected
+        .iter()
+        .flat_map(|&e| {
+            let counts: Vec<Option<usize>> = if e.mpi {
+                args.rank_counts.iter().map(|&k| Some(k)).collect()
+            } else {
+                vec![None]
+            };
+            counts.into_iter().map(move |k| (e, k))
+        })
+        .collect();
+    if args.list {
+        for (e, k) in &launches {
+            println!("{}: test", label(e, *k));
+        }
+        return;
+    }
+    let start = Instant::now();
+    let dir = match build(&selected) {
+        Ok(dir) => dir,
+        Err(message) => {
+            println!("\n{suite}: building the examples failed:\n{message}");
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "\nrunning {} launches of {} examples ({suite})",
+        launches.len(),
+        selected.len()
+    );
+    let mut failed = vec![];
+    for (e, k) in &launches {
+        let exe = dir.join(e.name);
+        let extra: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
+        let report = match k {
+            Some(k) => launch(&exe, *k, &extra),
+            None => run_directly(&exe, &extra),
+        };
+        let name = label(e, *k);
+        let status = if report.ok() { "ok" } else { "FAILED" };
+        println!(
+            "test {name} ... {status} ({:.1} s)",
+            report.elapsed.as_secs_f64()
+        );
+        if verbose() && report.ok() {
+            print!("{}", report.stdout);
+        }
+        if !report.ok() {
+            failed.push((name, report));
+        }
+    }
+    for (name, report) in &failed {
+        println!("\n---- {name} ----");
+        println!("{}", report.reason());
+        println!("reproduce: {}", report.command);
+        println!("--- stdout ---\n{}", report.stdout.trim_end());
+        println!("--- stderr ---\n{}", report.stderr.trim_end());
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in {:.2}s\n",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        launches.len() - failed.len(),
+        failed.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if !failed.is_empty() {
+        std::process::exit(1);
+    }
+}
+
+/// `tour_grids np=3`, or `tour_plans` for an example run without `mpirun`.
+fn label(e: &Example, k: Option<usize>) -> String {
+    match k {
+        Some(k) => format!("{} np={k}", e.name),
+        None => e.name.to_string(),
+    }
+}
+
+/// Builds the examples with the cargo running the tests, in the profile the
+/// test program was built in, and returns the directory holding them
+/// (`<target>/<profile>/examples`, next to the test program's `deps`).
+fn build(examples: &[Example]) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the test program: {e}"))?;
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| format!("{} is not in <target>/<profile>/deps", exe.display()))?;
+    let profile = profile_dir
+        .file_name()
+        .and_then(|p| p.to_str())
+        .unwrap_or("debug");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(&cargo);
+    cmd.arg("build");
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        cmd.arg("--manifest-path")
+            .arg(Path::new(&dir).join("Cargo.toml"));
+    }
+    for e in examples {
+        cmd.args(["--example", e.name]);
+    }
+    let output: Output = cmd
+        .output()
+        .map_err(|e| format!("cannot start `{cargo}`: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{cmd:?} exited with {}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(profile_dir.join("examples"))
+}
+
+/// Runs an example that needs no MPI as an ordinary process.
+fn run_directly(exe: &Path, args: &[String]) -> Report {
+    let start = Instant::now();
+    let command = format!("{} {}", exe.display(), args.join(" "));
+    match Command::new(exe).args(args).output() {
+        Ok(out) => Report {
+            status: Some(out.status),
+            timed_out: None,
+            elapsed: start.elapsed(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            command,
+        },
+        Err(e) => Report {
+            status: None,
+            timed_out: None,
+            elapsed: start.elapsed(),
+            stdout: String::new(),
+            stderr: format!("cannot start {}: {e}", exe.display()),
+            command,
+        },
+    }
+}

@@ -1,0 +1,22 @@
+//! The README's programs, run whole: each `examples/tour_*.rs` under
+//! `mpirun` with 1, 2, 3, 4, 5, 6 and 7 ranks (they work for any number),
+//! `tour_plans` without MPI. Each program checks its own results and exits
+//! with a failure when one is wrong.
+//!
+//! A unit test of the facade (`src/lib.rs`) checks that the README shows
+//! these files as they are.
+
+use mpi_harness::Example;
+
+fn main() {
+    mpi_harness::run_examples(
+        "tour",
+        &[1, 2, 3, 4, 5, 6, 7],
+        &[
+            Example::mpi("tour_grids"),
+            Example::mpi("tour_layouts"),
+            Example::serial("tour_plans"),
+            Example::mpi("tour_redistribute"),
+        ],
+    );
+}
