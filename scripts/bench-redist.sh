@@ -15,19 +15,25 @@
 #   PDGEMR2D=1 scripts/bench-redist.sh       # also ScaLAPACK's pdgemr2d on the 2-D
 #                                            # f64 cases (builds with --features
 #                                            # scalapack; both arrays column-major)
+#   CHART=docs/bench-redist.png scripts/bench-redist.sh
+#                                            # also draw the ratios as a PNG bar
+#                                            # chart (`redist chart`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
 REPS=${REPS:-7}
 ROUNDS=${ROUNDS:-3}
 PDGEMR2D=${PDGEMR2D:-0}
+CHART=${CHART:-}
 if [ "$PDGEMR2D" = 1 ]; then
   cargo build --release -q -p redist-cli --bin redist --features scalapack
 else
   cargo build --release -q -p redist-cli --bin redist
 fi
-REDIST=target/release/redist
+REDIST=${CARGO_TARGET_DIR:-target}/release/redist
 R=${RANKS}
+RECORDS=$(mktemp)
+trap 'rm -f "$RECORDS"' EXIT
 
 # shape | type | from | to | strategy [| extra redist run flags]
 CASES=(
@@ -73,6 +79,7 @@ for c in "${CASES[@]}"; do
         --to "$to" --strategy "$strategy" --reps "$REPS" --verify --baseline "$baseline" --json \
         ${extra:-} | tail -n 1)")
   done
+  printf '%s\n' "${lines[@]}" >>"$RECORDS"
   python3 - "${lines[@]}" <<'PY'
 import json, statistics, sys
 runs = [json.loads(a) for a in sys.argv[1:]]
@@ -90,3 +97,7 @@ print(f"| {'x'.join(map(str, v['shape']))} | {v['type']} | `{v['from']}` | `{v['
       + f"{all(r['verified'] and r.get('pdgemr2d_agrees', True) for r in runs)} |")
 PY
 done
+if [ -n "$CHART" ]; then
+  "$REDIST" chart --input "$RECORDS" --output "$CHART"
+  echo "chart: $CHART" >&2
+fi

@@ -155,6 +155,31 @@ pub enum CliError {
     )]
     VerificationFailed,
 
+    /// A line of `redist chart`'s input that is not a `redist run --json` record.
+    #[error(
+        "line {line} of the input: {reason}; expected the JSON lines `redist run --json` \
+         prints, one per run"
+    )]
+    BadRecord {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// `redist chart` was given no record at all.
+    #[error("the input holds no record; expected the JSON lines `redist run --json` prints")]
+    NoRecords,
+
+    /// A file named on the command line could not be read or written.
+    #[error("{path}: {message}")]
+    File {
+        /// The file as named.
+        path: String,
+        /// The failure as the system described it.
+        message: String,
+    },
+
     /// Writing output failed.
     #[error("cannot write output: {message}")]
     Io {
@@ -212,7 +237,7 @@ impl CliError {
     /// for usage errors), 1 for failures of the environment such as I/O.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Io { .. } => 1,
+            CliError::Io { .. } | CliError::File { .. } => 1,
             _ => 2,
         }
     }

@@ -14,12 +14,14 @@
 //! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
 //!   on the same layouts (feature `scalapack`);
+//! - [`chart`]: `redist chart`, the benchmark table as a PNG bar chart;
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
 //! same verdict; rank 0 alone prints an error, and every rank exits with its
 //! code after finalizing MPI.
 
+mod chart;
 mod error;
 mod measure;
 mod memory;
@@ -56,6 +58,8 @@ enum Command {
     Plan(plan_report::PlanArgs),
     /// Execute, time and verify a redistribution (under `mpirun -n P`).
     Run(measure::RunArgs),
+    /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).
+    Chart(chart::ChartArgs),
 }
 
 /// Runs the subcommand, writing to stdout. Returns its verdict and whether
@@ -66,6 +70,7 @@ fn dispatch(command: &Command) -> ExitCode {
         Command::Show(args) => report(show::run(args, &mut io::stdout().lock()), true),
         Command::Plan(args) => report(plan_report::run(args, &mut io::stdout().lock()), true),
         Command::Run(args) => run_mpi(args),
+        Command::Chart(args) => report(chart::run(args), true),
     }
 }
 
