@@ -3,10 +3,13 @@
 //! paper's block-size pairs, and array sizes.
 //!
 //! ```text
-//! cargo bench --bench redistribute --no-run
-//! mpirun -n 2 $(ls -t target/release/deps/redistribute-* | grep -v '\.d$' | head -1) --bench
+//! scripts/bench-mpi.sh                      # builds it and runs it under mpirun -n 2
+//! RANKS=4 scripts/bench-mpi.sh grid_shapes  # other rank counts, a filter
 //! cargo bench --bench redistribute          # one rank: local copies only
 //! ```
+//!
+//! Benchmark ids are plain words (`2048x2048 block-star 2x1 to star-block
+//! 1x2`); criterion's HTML report is `target/criterion/report/index.html`.
 //!
 //! Criterion runs on rank 0 only; before every measurement rank 0 tells the
 //! other ranks (one broadcast) which case to run and how many times, so all
@@ -61,14 +64,7 @@ impl Case {
         let bytes = (r.plan().stats().elements * 8) as u64;
         Case {
             group,
-            name: format!(
-                "{from} -> {to} {}",
-                shape
-                    .iter()
-                    .map(|n| n.to_string())
-                    .collect::<Vec<_>>()
-                    .join("x")
-            ),
+            name: plain_id(shape, from, to),
             redistribution: r,
             bare,
             src,
@@ -93,6 +89,21 @@ impl Case {
             }
         }
     }
+}
+
+/// A benchmark id in plain words, fit for a folder name of criterion's
+/// report: `2048x2048 block-star 2x1 to star-block 1x2` for
+/// `block,*@2x1 -> *,block@1x2` (`cyclic(64)` is `cyclic64`, `+1` is `plus1`).
+fn plain_id(shape: &[usize], from: &str, to: &str) -> String {
+    let plain = |spec: &str| {
+        spec.replace('*', "star")
+            .replace(['(', ')'], "")
+            .replace('+', "plus")
+            .replace(',', "-")
+            .replace('@', " ")
+    };
+    let shape: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    format!("{} {} to {}", shape.join("x"), plain(from), plain(to))
 }
 
 fn cases(world: &SimpleCommunicator) -> Vec<Case> {
@@ -177,7 +188,7 @@ fn main() {
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     for group in ["grid_shapes", "block_sizes", "array_sizes"] {
-        let mut g = criterion.benchmark_group(format!("{group}/{}ranks", world.size()));
+        let mut g = criterion.benchmark_group(format!("{group} {} ranks", world.size()));
         // Indices, not references: each measurement borrows its case mutably.
         let members: Vec<usize> = (0..cases.len())
             .filter(|&i| cases[i].group == group)
