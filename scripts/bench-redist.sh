@@ -18,6 +18,8 @@
 #   CHART=docs/bench-redist.png scripts/bench-redist.sh
 #                                            # also draw the ratios as a PNG bar
 #                                            # chart (`redist chart`)
+#   JSON=runs.jsonl scripts/bench-redist.sh  # also append every run's JSON line
+#                                            # to a file (`redist chart --input`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
@@ -25,6 +27,7 @@ REPS=${REPS:-7}
 ROUNDS=${ROUNDS:-3}
 PDGEMR2D=${PDGEMR2D:-0}
 CHART=${CHART:-}
+JSON=${JSON:-}
 if [ "$PDGEMR2D" = 1 ]; then
   cargo build --release -q -p redist-cli --bin redist --features scalapack
 else
@@ -80,6 +83,7 @@ for c in "${CASES[@]}"; do
         ${extra:-} | tail -n 1)")
   done
   printf '%s\n' "${lines[@]}" >>"$RECORDS"
+  if [ -n "$JSON" ]; then printf '%s\n' "${lines[@]}" >>"$JSON"; fi
   python3 - "${lines[@]}" <<'PY'
 import json, statistics, sys
 runs = [json.loads(a) for a in sys.argv[1:]]

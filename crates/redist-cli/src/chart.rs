@@ -21,9 +21,10 @@ use std::path::PathBuf;
 /// Arguments of `redist chart`.
 #[derive(Debug, Clone, Args)]
 pub struct ChartArgs {
-    /// The JSON lines of `redist run --json` (default: standard input).
+    /// A file of JSON lines of `redist run --json`; may be repeated, the
+    /// files are read in turn (default: standard input).
     #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    pub input: Vec<PathBuf>,
     /// The PNG file to write.
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
@@ -48,21 +49,25 @@ pub struct CaseRatios {
 
 /// Groups the JSON lines of `redist run --json` by case, in the order cases
 /// first appear, with the median of each ratio over a case's rounds.
-/// Blank lines are skipped.
+/// `inputs` are (name, text) pairs, read in turn; blank lines are skipped.
 ///
 /// # Errors
 ///
 /// - [`CliError::BadRecord`] for a line that is not a JSON object with the
 ///   keys of `redist run --json`;
 /// - [`CliError::NoRecords`] when no line holds a record.
-pub fn read_cases(text: &str) -> Result<Vec<CaseRatios>, CliError> {
+pub fn read_cases(inputs: &[(String, String)]) -> Result<Vec<CaseRatios>, CliError> {
     let mut keys: Vec<String> = vec![];
     let mut rounds: Vec<(CaseRatios, Vec<f64>, Vec<f64>)> = vec![];
-    for (i, line) in text.lines().enumerate() {
+    let lines = inputs
+        .iter()
+        .flat_map(|(source, text)| text.lines().enumerate().map(move |(i, l)| (source, i, l)));
+    for (source, i, line) in lines {
         if line.trim().is_empty() {
             continue;
         }
         let bad = |reason: String| CliError::BadRecord {
+            input: source.clone(),
             line: i + 1,
             reason,
         };
@@ -378,18 +383,19 @@ pub fn run(args: &ChartArgs) -> Result<(), CliError> {
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let mut text = String::new();
-    match &args.input {
-        Some(path) => {
-            text = std::fs::read_to_string(path).map_err(|e| file_error(path, e))?;
-        }
-        None => {
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| file_error(std::path::Path::new("standard input"), e))?;
-        }
+    let mut inputs = vec![];
+    if args.input.is_empty() {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| file_error(std::path::Path::new("standard input"), e))?;
+        inputs.push(("standard input".to_string(), text));
     }
-    let cases = read_cases(&text)?;
+    for path in &args.input {
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(path, e))?;
+        inputs.push((path.display().to_string(), text));
+    }
+    let cases = read_cases(&inputs)?;
     let title = args.title.clone().unwrap_or_else(|| {
         let mut ranks: Vec<u64> = cases.iter().map(|c| c.ranks).collect();
         ranks.sort_unstable();
@@ -415,6 +421,10 @@ pub fn run(args: &ChartArgs) -> Result<(), CliError> {
 mod tests {
     use super::*;
 
+    fn one(text: &str) -> Vec<(String, String)> {
+        vec![("runs.jsonl".to_string(), text.to_string())]
+    }
+
     fn record(from: &str, a2a: f64, pdg: Option<f64>) -> String {
         let mut v = serde_json::json!({
             "shape": [64, 64], "type": "f64", "from": from, "to": "block,*@2x1",
@@ -437,7 +447,7 @@ mod tests {
             record("*,block@1x2", 1.2, None),
         ]
         .join("\n");
-        let cases = read_cases(&text).unwrap();
+        let cases = read_cases(&one(&text)).unwrap();
         assert_eq!(cases.len(), 2);
         assert_eq!(cases[0].label, "64x64 f64 *,block@1x2 -> block,*@2x1 async");
         assert_eq!(cases[0].over_alltoallv, Some(1.2));
@@ -448,25 +458,33 @@ mod tests {
 
     #[test]
     fn pdgemr2d_ratio_is_turned_into_exec_over_pdgemr2d() {
-        let cases = read_cases(&record("*,block@1x2", 1.1, Some(5.0))).unwrap();
+        let cases = read_cases(&one(&record("*,block@1x2", 1.1, Some(5.0)))).unwrap();
         assert_eq!(cases[0].over_pdgemr2d, Some(0.2));
     }
 
     #[test]
     fn bad_lines_are_named() {
         let text = format!("{}\nnot json", record("*,block@1x2", 1.0, None));
-        match read_cases(&text) {
-            Err(CliError::BadRecord { line: 2, .. }) => {}
+        let inputs = [
+            one(&record("*,block@1x2", 1.0, None)),
+            vec![("b".to_string(), text)],
+        ]
+        .concat();
+        match read_cases(&inputs) {
+            Err(e @ CliError::BadRecord { line: 2, .. }) => {
+                assert!(e.to_string().starts_with("b, line 2: "), "{e}");
+            }
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            read_cases("{\"shape\": [4]}"),
+            read_cases(&one("{\"shape\": [4]}")),
             Err(CliError::BadRecord { line: 1, .. })
         ));
-        assert!(matches!(read_cases("\n\n"), Err(CliError::NoRecords)));
+        assert!(matches!(read_cases(&one("\n\n")), Err(CliError::NoRecords)));
+        assert!(matches!(read_cases(&[]), Err(CliError::NoRecords)));
         let negative = record("*,block@1x2", -1.0, None);
         assert!(matches!(
-            read_cases(&negative),
+            read_cases(&one(&negative)),
             Err(CliError::BadRecord { .. })
         ));
     }
@@ -532,7 +550,7 @@ mod tests {
 
     #[test]
     fn the_png_decodes_to_the_image() {
-        let cases = read_cases(&record("*,block@1x2", 1.3, Some(4.0))).unwrap();
+        let cases = read_cases(&one(&record("*,block@1x2", 1.3, Some(4.0)))).unwrap();
         let img = render(&cases, "t");
         let mut bytes = vec![];
         write_png(&img, &mut bytes).unwrap();

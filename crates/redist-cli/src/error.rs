@@ -157,10 +157,12 @@ pub enum CliError {
 
     /// A line of `redist chart`'s input that is not a `redist run --json` record.
     #[error(
-        "line {line} of the input: {reason}; expected the JSON lines `redist run --json` \
+        "{input}, line {line}: {reason}; expected the JSON lines `redist run --json` \
          prints, one per run"
     )]
     BadRecord {
+        /// The file (or `standard input`).
+        input: String,
         /// 1-based line number.
         line: usize,
         /// What is wrong with it.

@@ -1,5 +1,5 @@
-//! Runs the built `redist` binary (`redist show`, `redist plan`) as a user would: without
-//! `mpirun`, without MPI in the environment.
+//! Runs the built `redist` binary (`redist show`, `redist plan`, `redist
+//! chart`) as a user would: without `mpirun`, without MPI in the environment.
 
 use serde_json::{json, Value};
 use std::process::{Command, Output};
@@ -252,4 +252,59 @@ fn plan_errors_exit_2() {
         "{}",
         text(&grid_change.stderr)
     );
+}
+
+/// `redist chart` turns recorded `redist run --json` lines into a PNG; bad
+/// lines and missing files are refused with one message naming them.
+#[test]
+fn chart_draws_recorded_runs_and_names_bad_input() {
+    let dir = std::env::temp_dir().join(format!("redist-chart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs = dir.join("runs.jsonl");
+    let record = |from: &str, ratio: f64| {
+        json!({
+            "shape": [4096, 4096], "type": "f64", "from": from, "to": "*,block@1x2",
+            "strategy": "async", "node_direct": true, "ranks": 2,
+            "exec_over_alltoallv": ratio, "pdgemr2d_over_exec": 6.0,
+        })
+        .to_string()
+    };
+    let lines = [record("block,*@2x1", 0.7), record("block,*@2x1", 0.8)].join("\n");
+    std::fs::write(&runs, lines).unwrap();
+    let png = dir.join("chart.png");
+    let out = redist(&[
+        "chart",
+        "--input",
+        runs.to_str().unwrap(),
+        "--output",
+        png.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+
+    std::fs::write(&runs, "{\"shape\": [4]}\n").unwrap();
+    let out = redist(&[
+        "chart",
+        "--input",
+        runs.to_str().unwrap(),
+        "--output",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("runs.jsonl, line 1: no key `type`"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+
+    let missing = dir.join("missing.jsonl");
+    let out = redist(&[
+        "chart",
+        "--input",
+        missing.to_str().unwrap(),
+        "--output",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("missing.jsonl"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
