@@ -36,8 +36,8 @@ pub struct ChartArgs {
 /// One benchmark case: its label and the medians of its rounds' ratios.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseRatios {
-    /// Shape, type, the two layouts, strategy, and whether node-direct
-    /// copies were off.
+    /// Shape, type, the two layouts, strategy, column-major storage, and
+    /// whether node-direct copies were off.
     pub label: String,
     /// Execution time over the bare all-to-all's, when measured.
     pub over_alltoallv: Option<f64>,
@@ -101,6 +101,9 @@ pub fn read_cases(inputs: &[(String, String)]) -> Result<Vec<CaseRatios>, CliErr
             text_of("to")?,
             text_of("strategy")?
         );
+        if v["storage"] == "column-major" {
+            label.push_str(" column-major");
+        }
         if v["node_direct"] == Value::Bool(false) {
             label.push_str(" (no node-direct)");
         }
@@ -334,7 +337,6 @@ pub fn render(cases: &[CaseRatios], title: &str) -> Image {
         for (j, (ratio, colour)) in bars.into_iter().take(bars_per_case).enumerate() {
             let by = y + j * (BAR + 2);
             let Some(ratio) = ratio else {
-                img.text(bars_x + 4, by, "-", BLACK);
                 continue;
             };
             let len = bar_length(ratio, max);

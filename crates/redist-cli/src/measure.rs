@@ -445,6 +445,10 @@ impl<T: Element> Report<'_, T> {
             "verified": verified,
             "target_rank_map": r.target_layout().rank_map(),
             "node_direct": node_direct,
+            "storage": match from.storage() {
+                dist_array::Order::RowMajor => "row-major",
+                dist_array::Order::ColumnMajor => "column-major",
+            },
         });
         let w = r.plan().window();
         if !r.plan().is_whole() {

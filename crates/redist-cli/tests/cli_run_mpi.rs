@@ -302,6 +302,7 @@ fn a_small_run_prints_one_json_line() {
         assert_eq!(v["verified"], true, "{launch}");
         assert!(v["exec_ms_median"].is_number(), "{launch}");
         assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
+        assert_eq!(v["storage"], "row-major", "{launch}");
     }
 }
 
@@ -461,6 +462,7 @@ fn pdgemr2d_is_timed_next_to_the_redistribution() {
     assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
     assert_eq!(v["pdgemr2d_agrees"], true, "{launch}");
     assert_eq!(v["verified"], true, "{launch}");
+    assert_eq!(v["storage"], "column-major", "{launch}");
     let refused = mpirun(
         2,
         &[

@@ -2,6 +2,36 @@
 //! from one block-cyclic layout to another, on the same or another process
 //! grid, planned once and executed many times.
 //!
+//! The main operation, on any number of ranks — whole rows on each rank to
+//! 2×2 blocks dealt round-robin:
+//!
+//! ```
+//! use dist_array::{DistArray, Layout};
+//! use mpi::topology::Communicator;
+//! use procgrid::ProcGrid;
+//! use redist::{Options, Redistribution};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let universe = procgrid::init()?;
+//!     let world = universe.world();
+//!     let p = world.size() as usize;
+//!     let grid = ProcGrid::new(&world, &[p, 1])?;
+//!     let rows = Layout::parse(&[8, 6], &format!("block,*@{p}x1"))?;
+//!     let blocks = Layout::parse(&[8, 6], &format!("cyclic(2),cyclic(2)@{p}x1"))?;
+//!     // Planned once: the plan, the copy programs, the message buffers.
+//!     let mut r = Redistribution::<f64>::new(&grid, &rows, &grid, &blocks, Options::default())?;
+//!     let a = DistArray::from_fn(&grid, rows, |g| (10 * g[0] + g[1]) as f64)?;
+//!     let mut b = DistArray::zeros(&grid, r.target_layout().clone())?;
+//!     for _ in 0..3 {
+//!         r.execute_into(&a, &mut b)?; // executed many times
+//!     }
+//!     assert_eq!(b.gather(0)?, a.gather(0)?); // the same array, laid out anew
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Run it with `mpirun -n P` (a doc test runs it as one rank).
+//!
 //! The pipeline reads as a row of small steps, one module each:
 //!
 //! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
@@ -28,28 +58,6 @@
 //!
 //! Everything up to the schedule is pure: every rank computes the same plan
 //! from the two layouts, with no communication.
-//!
-//! ```
-//! use dist_array::{DistArray, Layout};
-//! use procgrid::ProcGrid;
-//! use redist::{Options, Redistribution};
-//! use mpi::topology::Communicator;
-//!
-//! let universe = procgrid::init().unwrap();
-//! let world = universe.world();
-//! let p = world.size() as usize;
-//! let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
-//! // Whole rows on each rank -> 2x2 blocks dealt round-robin.
-//! let rows = Layout::parse(&[8, 6], &format!("block,*@{p}x1")).unwrap();
-//! let blocks = Layout::parse(&[8, 6], &format!("cyclic(2),cyclic(2)@{p}x1")).unwrap();
-//! let mut r = Redistribution::<f64>::new(&grid, &rows, &grid, &blocks, Options::default()).unwrap();
-//! let a = DistArray::from_fn(&grid, rows, |g| (10 * g[0] + g[1]) as f64).unwrap();
-//! let mut b = DistArray::zeros(&grid, r.target_layout().clone()).unwrap();
-//! for _ in 0..3 {
-//!     r.execute_into(&a, &mut b).unwrap(); // planned once, executed many times
-//! }
-//! assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap()); // the same array, laid out anew
-//! ```
 #![deny(missing_docs)]
 
 mod arith;
