@@ -104,6 +104,29 @@ mod readme {
         }
     }
 
+    /// Every link of the README stays inside the repository and names a
+    /// file that exists.
+    #[test]
+    fn readme_links_name_files_of_the_repository() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut links = 0;
+        for (at, _) in README.match_indices("](") {
+            let rest = &README[at + 2..];
+            let target = &rest[..rest.find(')').expect("a link ends with )")];
+            assert!(
+                !target.contains("://") && !target.starts_with("..") && !target.starts_with('/'),
+                "README links out of the repository: {target}"
+            );
+            let file = target.split('#').next().unwrap_or(target);
+            assert!(
+                root.join(file).exists(),
+                "README links to a missing file: {target}"
+            );
+            links += 1;
+        }
+        assert!(links >= 3, "README links not found");
+    }
+
     #[test]
     fn every_rust_block_of_the_readme_is_a_tested_program() {
         let blocks = README.matches("```rust\n").count();
