@@ -9,7 +9,7 @@
 //! `mpirun -n K` for every rank count of the suite, or once without
 //! `mpirun` when it needs no MPI, and fails when any exits with a failure.
 
-use crate::{launch, verbose, Args, Report};
+use crate::{launch, Args, Report, Tally};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -79,7 +79,6 @@ pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
         }
         return;
     }
-    let start = Instant::now();
     let dir = match build(&selected) {
         Ok(dir) => dir,
         Err(message) => {
@@ -92,7 +91,7 @@ pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
         launches.len(),
         selected.len()
     );
-    let mut failed = vec![];
+    let mut tally = Tally::new();
     for (e, k) in &launches {
         let exe = dir.join(e.name);
         let extra: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
@@ -100,34 +99,9 @@ pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
             Some(k) => launch(&exe, *k, &extra),
             None => run_directly(&exe, &extra),
         };
-        let name = label(e, *k);
-        let status = if report.ok() { "ok" } else { "FAILED" };
-        println!(
-            "test {name} ... {status} ({:.1} s)",
-            report.elapsed.as_secs_f64()
-        );
-        if verbose() && report.ok() {
-            print!("{}", report.stdout);
-        }
-        if !report.ok() {
-            failed.push((name, report));
-        }
+        tally.record(label(e, *k), report);
     }
-    for (name, report) in &failed {
-        println!("\n---- {name} ----");
-        println!("{}", report.reason());
-        println!("reproduce: {}", report.command);
-        println!("--- stdout ---\n{}", report.stdout.trim_end());
-        println!("--- stderr ---\n{}", report.stderr.trim_end());
-    }
-    println!(
-        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in {:.2}s\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
-        launches.len() - failed.len(),
-        failed.len(),
-        start.elapsed().as_secs_f64()
-    );
-    if !failed.is_empty() {
+    if !tally.finish() {
         std::process::exit(1);
     }
 }

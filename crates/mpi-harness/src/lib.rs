@@ -276,43 +276,71 @@ fn launch_all(suite: &str, args: &Args, tests: &[MpiTest]) -> bool {
         }
         return true;
     }
-    let start = Instant::now();
     let exe = std::env::current_exe().expect("the test program knows its own path");
     println!(
         "\nrunning {} MPI launches of {} tests ({suite})",
         args.rank_counts.len(),
         tests.len()
     );
-    let mut failed = vec![];
+    let mut tally = Tally::new();
     for &k in &args.rank_counts {
-        let report = launch(&exe, k, &args.filters);
+        tally.record(format!("{suite} np={k}"), launch(&exe, k, &args.filters));
+    }
+    tally.finish()
+}
+
+/// The launches of one test program: a line per launch as it ends, then
+/// the failed launches' output and libtest's summary line.
+struct Tally {
+    start: Instant,
+    passed: usize,
+    failed: Vec<(String, Report)>,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            start: Instant::now(),
+            passed: 0,
+            failed: vec![],
+        }
+    }
+
+    /// Prints launch `name`'s verdict (and its output, when verbose).
+    fn record(&mut self, name: String, report: Report) {
         let status = if report.ok() { "ok" } else { "FAILED" };
         println!(
-            "test {suite} np={k} ... {status} ({:.1} s)",
+            "test {name} ... {status} ({:.1} s)",
             report.elapsed.as_secs_f64()
         );
-        if verbose() && report.ok() {
-            print!("{}", report.stdout);
-        }
-        if !report.ok() {
-            failed.push((k, report));
+        if report.ok() {
+            if verbose() {
+                print!("{}", report.stdout);
+            }
+            self.passed += 1;
+        } else {
+            self.failed.push((name, report));
         }
     }
-    for (k, report) in &failed {
-        println!("\n---- {suite} np={k} ----");
-        println!("{}", report.reason());
-        println!("reproduce: {}", report.command);
-        println!("--- stdout ---\n{}", report.stdout.trim_end());
-        println!("--- stderr ---\n{}", report.stderr.trim_end());
+
+    /// Prints what failed and the summary; whether every launch passed.
+    fn finish(self) -> bool {
+        for (name, report) in &self.failed {
+            println!("\n---- {name} ----");
+            println!("{}", report.reason());
+            println!("reproduce: {}", report.command);
+            println!("--- stdout ---\n{}", report.stdout.trim_end());
+            println!("--- stderr ---\n{}", report.stderr.trim_end());
+        }
+        println!(
+            "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in {:.2}s\n",
+            if self.failed.is_empty() { "ok" } else { "FAILED" },
+            self.passed,
+            self.failed.len(),
+            self.start.elapsed().as_secs_f64()
+        );
+        self.failed.is_empty()
     }
-    let passed = args.rank_counts.len() - failed.len();
-    println!(
-        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in {:.2}s\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
-        failed.len(),
-        start.elapsed().as_secs_f64()
-    );
-    failed.is_empty()
 }
 
 /// What one mpirun launch did.

@@ -272,38 +272,29 @@ fn chart_draws_recorded_runs_and_names_bad_input() {
     let lines = [record("block,*@2x1", 0.7), record("block,*@2x1", 0.8)].join("\n");
     std::fs::write(&runs, lines).unwrap();
     let png = dir.join("chart.png");
-    let out = redist(&[
-        "chart",
-        "--input",
-        runs.to_str().unwrap(),
-        "--output",
-        png.to_str().unwrap(),
-    ]);
+    let chart = |input: &std::path::Path| {
+        redist(&[
+            "chart",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            png.to_str().unwrap(),
+        ])
+    };
+    let out = chart(&runs);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
 
     std::fs::write(&runs, "{\"shape\": [4]}\n").unwrap();
-    let out = redist(&[
-        "chart",
-        "--input",
-        runs.to_str().unwrap(),
-        "--output",
-        png.to_str().unwrap(),
-    ]);
+    let out = chart(&runs);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("runs.jsonl, line 1: no key `type`"), "{err}");
     assert_eq!(err.matches("error:").count(), 1, "{err}");
 
     let missing = dir.join("missing.jsonl");
-    let out = redist(&[
-        "chart",
-        "--input",
-        missing.to_str().unwrap(),
-        "--output",
-        png.to_str().unwrap(),
-    ]);
+    let out = chart(&missing);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("missing.jsonl"));
     let _ = std::fs::remove_dir_all(&dir);
