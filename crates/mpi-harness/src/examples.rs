@@ -7,12 +7,13 @@
 //! directory (a no-op when `cargo test` has just built them, as it does
 //! unless only some test targets are selected), then starts each one under
 //! `mpirun -n K` for every rank count of the suite, or once without
-//! `mpirun` when it needs no MPI, and fails when any exits with a failure.
+//! `mpirun` when it needs no MPI — each under the suite's timeout
+//! (`NDCYCLIC_MPI_TIMEOUT`), killed with all its processes when it hangs —
+//! and fails when any exits with a failure.
 
-use crate::{launch, Args, Report, Tally};
+use crate::{launch, Args, Tally};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Instant;
 
 /// One of the package's `examples/`, launched whole.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +80,7 @@ pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
         }
         return;
     }
+    println!("\n{suite}: building {} examples", selected.len());
     let dir = match build(&selected) {
         Ok(dir) => dir,
         Err(message) => {
@@ -95,11 +97,7 @@ pub fn run_examples(suite: &str, rank_counts: &[usize], examples: &[Example]) {
     for (e, k) in &launches {
         let exe = dir.join(e.name);
         let extra: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
-        let report = match k {
-            Some(k) => launch(&exe, *k, &extra),
-            None => run_directly(&exe, &extra),
-        };
-        tally.record(label(e, *k), report);
+        tally.record(label(e, *k), launch(&exe, *k, &extra));
     }
     if !tally.finish() {
         std::process::exit(1);
@@ -157,28 +155,4 @@ fn build(examples: &[Example]) -> Result<PathBuf, String> {
         ));
     }
     Ok(profile_dir.join("examples"))
-}
-
-/// Runs an example that needs no MPI as an ordinary process.
-fn run_directly(exe: &Path, args: &[String]) -> Report {
-    let start = Instant::now();
-    let command = format!("{} {}", exe.display(), args.join(" "));
-    match Command::new(exe).args(args).output() {
-        Ok(out) => Report {
-            status: Some(out.status),
-            timed_out: None,
-            elapsed: start.elapsed(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            command,
-        },
-        Err(e) => Report {
-            status: None,
-            timed_out: None,
-            elapsed: start.elapsed(),
-            stdout: String::new(),
-            stderr: format!("cannot start {}: {e}", exe.display()),
-            command,
-        },
-    }
 }

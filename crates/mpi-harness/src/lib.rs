@@ -284,7 +284,10 @@ fn launch_all(suite: &str, args: &Args, tests: &[MpiTest]) -> bool {
     );
     let mut tally = Tally::new();
     for &k in &args.rank_counts {
-        tally.record(format!("{suite} np={k}"), launch(&exe, k, &args.filters));
+        tally.record(
+            format!("{suite} np={k}"),
+            launch(&exe, Some(k), &args.filters),
+        );
     }
     tally.finish()
 }
@@ -370,26 +373,42 @@ impl Report {
     }
 }
 
-fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
+/// Starts `exe` with `args` under `mpirun -n k` (`k` = `None`: directly,
+/// for programs without MPI), under the timeout, and reports what it did;
+/// none of its processes outlives the call.
+fn launch(exe: &Path, k: Option<usize>, args: &[String]) -> Report {
     let mpirun = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
-    let extra: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
-        .map(|v| v.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
     let timeout = Duration::from_secs_f64(
         std::env::var("NDCYCLIC_MPI_TIMEOUT")
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(300.0),
     );
-    let mut cmd_args: Vec<String> = extra;
-    cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
-    cmd_args.extend(filters.iter().cloned());
-    let command = format!(
-        "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
-        cmd_args.join(" ")
-    );
+    let (program, cmd_args, command) = match k {
+        Some(k) => {
+            let mut cmd_args: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
+                .map(|v| v.split_whitespace().map(String::from).collect())
+                .unwrap_or_default();
+            cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
+            cmd_args.extend(args.iter().cloned());
+            let command = format!(
+                "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
+                cmd_args.join(" ")
+            );
+            (mpirun, cmd_args, command)
+        }
+        None => {
+            let program = exe.display().to_string();
+            let command = format!("{program} {}", args.join(" "));
+            (program, args.to_vec(), command)
+        }
+    };
     let dir = std::env::temp_dir();
-    let tag = format!("ndcyclic-mpi-{}-{k}", std::process::id());
+    let tag = format!(
+        "ndcyclic-mpi-{}-{}",
+        std::process::id(),
+        k.map_or("serial".to_string(), |k| k.to_string())
+    );
     let out_path = dir.join(format!("{tag}.out"));
     let err_path = dir.join(format!("{tag}.err"));
     let start = Instant::now();
@@ -405,14 +424,16 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
         report.stderr = format!("cannot create output files in {}", dir.display());
         return report;
     };
-    let mut cmd = Command::new(&mpirun);
+    let mut cmd = Command::new(&program);
+    if let Some(k) = k {
+        cmd.env(CHILD_VAR, "1")
+            .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string());
+    }
     cmd.args(&cmd_args)
-        .env(CHILD_VAR, "1")
         // Every process of this launch inherits it, whoever starts it:
         // how the ranks are found when they are not in the launcher's
         // process group (Open MPI's daemons start them in groups of their own).
         .env(JOB_VAR, &tag)
-        .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string())
         // Harmless for MPICH; lets Open MPI's launcher run as root and oversubscribe.
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -427,7 +448,7 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
     }
     match cmd.spawn() {
         Err(e) => {
-            report.stderr = format!("cannot start `{mpirun}`: {e}");
+            report.stderr = format!("cannot start `{program}`: {e}");
         }
         Ok(mut child) => loop {
             match child.try_wait() {
@@ -445,7 +466,7 @@ fn launch(exe: &Path, k: usize, filters: &[String]) -> Report {
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(20)),
                 Err(e) => {
-                    report.stderr = format!("waiting for mpirun failed: {e}");
+                    report.stderr = format!("waiting for `{program}` failed: {e}");
                     break;
                 }
             }
