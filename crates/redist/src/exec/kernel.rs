@@ -284,6 +284,18 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
 /// As for [`copy_line`], with lines of one element at steps `F` and `D`.
 #[inline(always)]
 unsafe fn stepped<T: Copy, const F: usize, const D: usize>(s: *const T, d: *mut T, count: usize) {
+    // Bytes gathered from every 2nd or 4th: 16 at a time with vector
+    // instructions, the rest below.
+    let done = if D == 1 && std::mem::size_of::<T>() == 1 {
+        // SAFETY: T is one byte, so the line's bytes are its elements; the
+        // gather reads and writes only inside the line (its contract).
+        unsafe { gather_bytes::<F>(s.cast::<u8>(), d.cast::<u8>(), count) }
+    } else {
+        0
+    };
+    // SAFETY: the first `done` elements are copied; the rest of the line
+    // starts `done` elements on, inside both allocations.
+    let (s, d, count) = unsafe { (s.add(done * F), d.add(done * D), count - done) };
     if count == 0 {
         return;
     }
@@ -307,6 +319,65 @@ unsafe fn stepped<T: Copy, const F: usize, const D: usize>(s: *const T, d: *mut 
         for (c, x) in dst.chunks_exact_mut(D).zip(&src[..whole * F]) {
             c[0] = *x;
         }
+    }
+}
+
+/// Gathers bytes read `F` apart into contiguous ones, 16 per step, and
+/// returns how many it copied (a multiple of 16, fewer than `count`; 0 where
+/// `F` is not 2 or 4 or the target has no SSE2). Compilers do not find this
+/// on their own: the bytes wanted are the low bytes of the 16-bit (`F` = 2)
+/// or 32-bit (`F` = 4) lanes of the source; masking the other bytes off and
+/// packing the lanes with saturation keeps exactly them.
+///
+/// # Safety
+/// `src` is readable for `(count - 1)·F + 1` bytes and `dst` writable for
+/// `count`, and no other thread writes them meanwhile.
+#[inline(always)]
+unsafe fn gather_bytes<const F: usize>(src: *const u8, dst: *mut u8, count: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_loadu_si128, _mm_packs_epi32, _mm_packus_epi16,
+            _mm_set1_epi16, _mm_set1_epi32, _mm_storeu_si128,
+        };
+        if F != 2 && F != 4 || count < 17 {
+            return 0;
+        }
+        // Step b reads source bytes up to (16·b + 16)·F − 1: below
+        // (count − 1)·F + 1 as long as 16·(b + 1) ≤ count − 1.
+        let steps = (count - 1) / 16;
+        // SAFETY: SSE2 is part of x86_64; every load lies inside the
+        // source bytes (see above), every store inside the first
+        // 16·steps < count target bytes.
+        unsafe {
+            let load = |p: *const u8| _mm_loadu_si128(p.cast::<__m128i>());
+            for b in 0..steps {
+                let p = src.add(16 * F * b);
+                let packed = if F == 2 {
+                    let low = _mm_set1_epi16(0x00ff);
+                    _mm_packus_epi16(
+                        _mm_and_si128(load(p), low),
+                        _mm_and_si128(load(p.add(16)), low),
+                    )
+                } else {
+                    let low = _mm_set1_epi32(0xff);
+                    let half = |q: *const u8| {
+                        _mm_packs_epi32(
+                            _mm_and_si128(load(q), low),
+                            _mm_and_si128(load(q.add(16)), low),
+                        )
+                    };
+                    _mm_packus_epi16(half(p), half(p.add(32)))
+                };
+                _mm_storeu_si128(dst.add(16 * b).cast::<__m128i>(), packed);
+            }
+        }
+        16 * steps
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (src, dst, count);
+        0
     }
 }
 
@@ -380,6 +451,40 @@ mod tests {
                         }
                         assert_eq!(dst, want, "{m:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// Single bytes at steps 2, 3 and 4 (the vector gather and the loop
+    /// after it), every count around the 16-byte steps, from a source that
+    /// ends at the line's last byte: the copy equals the naive one and
+    /// writes nothing else.
+    #[test]
+    fn gathered_bytes_match_the_naive_copy() {
+        for step in [2usize, 3, 4] {
+            for count in (0..80).chain([255, 256, 257, 1000]) {
+                for from in [0, 1, 7] {
+                    let m = Moves {
+                        from,
+                        from_step: step,
+                        from_stride: 1,
+                        to: 3,
+                        to_step: 1,
+                        to_stride: 1,
+                        len: 1,
+                        count,
+                    };
+                    let span = from + count.saturating_sub(1) * step + 1;
+                    #[allow(clippy::cast_possible_truncation, reason = "below 251")]
+                    let src: Vec<u8> = (0..span).map(|i| (i % 251) as u8).collect();
+                    let mut dst = vec![255u8; count + 10];
+                    Out::new(&mut dst).copy(&src, &m);
+                    let mut want = vec![255u8; count + 10];
+                    for (a, b) in naive(&m) {
+                        want[b] = src[a];
+                    }
+                    assert_eq!(dst, want, "{m:?}");
                 }
             }
         }
