@@ -15,7 +15,10 @@
 //!    message straight from the sender's storage and answers "copied", or
 //!    answers "send it" when it cannot map it; the sender of a shared
 //!    source waits for the answer before returning, so its array is not
-//!    written while being read.
+//!    written while being read. Once every note is in, the local part and
+//!    all mapped messages are copied together, a fraction of each per step
+//!    (about 1 MiB of target), so target stretches that several messages
+//!    fill are fetched into cache once, not once per message.
 //! 2. messages from private sources, and those whose receiver answered
 //!    "send it", move as ordinary messages. Only the ranks concerned take
 //!    part, and they know it from round 1, so nobody waits for anybody
@@ -24,6 +27,7 @@
 //! The receive buffer holds only what arrives as messages: receives that
 //! are all copied straight from the sender need none.
 
+use super::kernel::Out;
 use super::mpi_raw::{Event, Part, RequestStore, Requests};
 use super::node_direct::NodeDirect;
 use super::program::Transfer;
@@ -51,6 +55,8 @@ pub(crate) struct Async<T> {
     late_recvs: Vec<bool>,
     /// Receive slots of the current round.
     slots: Vec<(usize, usize)>,
+    /// Receives of this execution copied straight from a mapped peer.
+    mapped: Vec<usize>,
 }
 
 impl<T: Element> Async<T> {
@@ -66,6 +72,7 @@ impl<T: Element> Async<T> {
             late_sends: Vec::new(),
             late_recvs: Vec::new(),
             slots: Vec::new(),
+            mapped: Vec::new(),
         }
     }
 
@@ -102,6 +109,7 @@ impl<T: Element> Async<T> {
             late_sends,
             late_recvs,
             slots,
+            mapped,
         } = self;
         let within =
             |list: fn(&NodeDirect) -> &[bool], i: usize| node.as_ref().is_some_and(|n| list(n)[i]);
@@ -142,7 +150,13 @@ impl<T: Element> Async<T> {
                     late_sends[i] = true;
                 }
             }
-            traffic.copy_local(src, out);
+            // With copies from peers of the node to come, the local part is
+            // copied together with them, once every note is in.
+            let mut notes_left = (0..recvs).filter(|&i| within_recv(i)).count();
+            mapped.clear();
+            if notes_left == 0 {
+                traffic.copy_local(src, out);
+            }
             while let Some(event) = reqs.wait_any()? {
                 match event {
                     Event::Piece {
@@ -155,12 +169,17 @@ impl<T: Element> Async<T> {
                         let n = node.as_mut().ok_or_else(|| {
                             RedistError::Internal("a note without node-direct copies".to_string())
                         })?;
+                        notes_left -= 1;
                         let Some(storage) = n.storage_in(reqs.note(i), t.peer) else {
                             // A private source: its data follows in round 2.
                             late_recvs[i] = true;
+                            if notes_left == 0 {
+                                copy_together(traffic, src, out, mapped, n)?;
+                                answer_copied(&mut reqs, mapped, &program.recvs)?;
+                            }
                             continue;
                         };
-                        let mapped = if storage.bytes == n.expected[i] {
+                        let map = if storage.bytes == n.expected[i] {
                             n.cache.get(t.peer, &storage)
                         } else {
                             Err(std::io::Error::new(
@@ -168,19 +187,17 @@ impl<T: Element> Async<T> {
                                 "the note's size is not what the plan says the sender holds",
                             ))
                         };
-                        match mapped {
-                            Ok(peer) => {
-                                // SAFETY: the sender's source storage holds
-                                // `T`s and stays untouched until it has this
-                                // rank's answer.
-                                t.copy_local(unsafe { peer.slice::<T>() }, out);
-                                reqs.isend_word(i, COPIED, t.peer, ANSWER)?;
-                            }
+                        match map {
+                            Ok(_) => mapped.push(i),
                             Err(_) => {
                                 // It cannot be read here: ask for messages.
                                 reqs.isend_word(i, SEND_IT, t.peer, ANSWER)?;
                                 late_recvs[i] = true;
                             }
+                        }
+                        if notes_left == 0 {
+                            copy_together(traffic, src, out, mapped, n)?;
+                            answer_copied(&mut reqs, mapped, &program.recvs)?;
                         }
                     }
                     Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
@@ -222,6 +239,59 @@ impl<T: Element> Async<T> {
         }
         Ok(())
     }
+}
+
+/// Bytes of target one step of [`copy_together`] writes, about: small
+/// enough to stay in cache between the copies of one step.
+const STEP_BYTES: usize = 1 << 20;
+
+/// Copies the local part and every message of `mapped` (receives whose
+/// sender's storage `node` has mapped) into `out`, in steps: each step
+/// copies the same fraction of every message, so where messages interleave
+/// in the target, each stretch of target is fetched into cache once for all
+/// of them rather than once per message.
+fn copy_together<T: Element>(
+    traffic: &Traffic,
+    src: &[T],
+    out: &mut [T],
+    mapped: &[usize],
+    node: &NodeDirect,
+) -> Result<(), RedistError> {
+    let program = &traffic.program;
+    let local = program.local.as_ref();
+    let elements =
+        local.map_or(0, |t| t.len) + mapped.iter().map(|&i| program.recvs[i].len).sum::<usize>();
+    let steps = (elements * std::mem::size_of::<T>())
+        .div_ceil(STEP_BYTES)
+        .max(1);
+    let out = Out::new(out);
+    for k in 0..steps {
+        if let Some(t) = local {
+            t.copy_part(src, &out, k, steps);
+        }
+        for &i in mapped {
+            let t = &program.recvs[i];
+            let peer = node.cache.mapped(t.peer).ok_or_else(|| {
+                RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
+            })?;
+            // SAFETY: the sender's source storage holds `T`s and stays
+            // untouched until it has this rank's answer, sent after the copy.
+            t.copy_part(unsafe { peer.slice::<T>() }, &out, k, steps);
+        }
+    }
+    Ok(())
+}
+
+/// Tells the sender of every receive in `mapped` that its message is copied.
+fn answer_copied<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    mapped: &[usize],
+    recvs: &[Transfer],
+) -> Result<(), RedistError> {
+    for &i in mapped {
+        reqs.isend_word(i, COPIED, recvs[i].peer, ANSWER)?;
+    }
+    Ok(())
 }
 
 /// Elements of send buffer the packed messages among `sends` that `this`

@@ -176,6 +176,11 @@ impl PeerCache {
         Ok(&self.entries[&rank].1)
     }
 
+    /// The mapping of `rank`'s storage that [`get`](Self::get) made last.
+    pub fn mapped(&self, rank: usize) -> Option<&ReadMapping> {
+        self.entries.get(&rank).map(|(_, m)| m)
+    }
+
     /// Mappings held.
     #[cfg(test)]
     fn len(&self) -> usize {

@@ -840,6 +840,21 @@ impl Transfer {
         self.run(Sides::Direct, src, &Out::new(dst), (0, outer), 0);
     }
 
+    /// Copies part `k` of `parts` of the message (its outermost indices cut
+    /// evenly) straight from `src` into the target behind `out`; the parts
+    /// `0..parts` together are [`copy_local`](Self::copy_local).
+    pub fn copy_part<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        out: &Out<T>,
+        k: usize,
+        parts: usize,
+    ) {
+        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
+        self.run(Sides::Direct, src, out, (cut(k), cut(k + 1)), 0);
+    }
+
     /// The contiguous runs of the message in its source (`source == true`)
     /// or target local storage, in buffer order, as (offset, length) in
     /// elements, adjacent runs merged; `None` when that side is not
