@@ -1,0 +1,195 @@
+use super::*;
+use crate::testing::{Pair, Windowed};
+use crate::Remap;
+use dist_array::Layout;
+use mpi_harness::all_indices;
+use quickcheck::quickcheck;
+
+/// Flat offset of local index `l` in the local storage of `rank`.
+fn flat(layout: &Layout, rank: usize, l: &[usize]) -> usize {
+    let shape = layout.local_shape(rank).unwrap();
+    let s = strides(&shape, layout.storage());
+    l.iter().zip(&s).map(|(i, s)| i * s).sum()
+}
+
+/// The oracle: for the message from `a` to `b`, every element as
+/// (source flat offset, target flat offset), scanning every index of
+/// the plan's window.
+fn pairs(plan: &Plan, a: usize, b: usize) -> Vec<(usize, usize)> {
+    let (s, t, w) = (plan.source(), plan.target(), plan.window());
+    let mut out = vec![];
+    for i in all_indices(w.shape()) {
+        let at =
+            |origin: &[usize]| -> Vec<usize> { i.iter().zip(origin).map(|(i, o)| i + o).collect() };
+        let (ra, la) = s.global_to_local(&at(w.source_origin())).unwrap();
+        let (rb, lb) = t.global_to_local(&at(w.target_origin())).unwrap();
+        if (ra, rb) == (a, b) {
+            out.push((flat(s, a, &la), flat(t, b, &lb)));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Pack, unpack and the direct copy of every message of a plan agree
+/// with the oracle, and the runs cover exactly the message; with units
+/// of parallel work of `unit` elements.
+fn programs_match_scan(p: Pair, unit: usize) -> bool {
+    plan_programs_match_scan(&Plan::new(&p.0, &p.1, Remap::None).unwrap(), unit)
+}
+
+/// [`programs_match_scan`] for any plan, windowed or whole.
+fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
+    let (s, t) = (plan.source(), plan.target());
+    for m in plan.messages() {
+        let want = pairs(plan, m.from, m.to);
+        let tr = Transfer::with_units(plan, m.from, m.to, m.to, unit);
+        if tr.len != want.len() || tr.len != m.len {
+            return false;
+        }
+        // The source holds its own flat offsets.
+        let src: Vec<u64> = (0..s.local_len(m.from).unwrap() as u64).collect();
+        let mut buf = vec![u64::MAX; tr.len];
+        tr.pack(&src, &mut buf);
+        // The buffer is in source memory order.
+        let mut sorted = want.iter().map(|&(a, _)| a as u64).collect::<Vec<_>>();
+        sorted.sort();
+        if buf != sorted {
+            return false;
+        }
+        let n = t.local_len(m.to).unwrap();
+        let mut dst = vec![u64::MAX; n];
+        tr.unpack(&buf, &mut dst);
+        let mut direct = vec![u64::MAX; n];
+        tr.copy_local(&src, &mut direct);
+        let mut expect = vec![u64::MAX; n];
+        for &(a, b) in &want {
+            expect[b] = a as u64;
+        }
+        if dst != expect || direct != expect {
+            return false;
+        }
+        for source in [true, false] {
+            if let Some(runs) = tr.runs(source, usize::MAX) {
+                let mut covered: Vec<usize> = runs.iter().flat_map(|&(o, l)| o..o + l).collect();
+                covered.sort();
+                let mut side: Vec<usize> = want
+                    .iter()
+                    .map(|&(a, b)| if source { a } else { b })
+                    .collect();
+                side.sort();
+                if covered != side {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+quickcheck! {
+    fn copy_programs_match_scan(p: Pair, unit: u8) -> bool {
+        programs_match_scan(p, usize::from(unit % 16) + 1)
+    }
+
+    fn windowed_copy_programs_match_scan(w: Windowed, unit: u8) -> bool {
+        let plan = Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap();
+        plan_programs_match_scan(&plan, usize::from(unit % 16) + 1)
+    }
+}
+
+#[test]
+fn rank_program_splits_sends_receives_and_the_local_part() {
+    let s = Layout::parse(&[12], "block@3").unwrap();
+    let t = Layout::parse(&[12], "cyclic@3").unwrap();
+    let plan = Plan::new(&s, &t, Remap::None).unwrap();
+    let p = RankProgram::new(&plan, 1, 1 << 18);
+    // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
+    assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
+    assert_eq!(
+        p.sends.iter().map(|t| (t.peer, t.len)).collect::<Vec<_>>(),
+        vec![(0, 1), (2, 1)]
+    );
+    // It receives 1 from rank 0 and 10 from rank 2.
+    assert_eq!(
+        p.recvs.iter().map(|t| (t.peer, t.len)).collect::<Vec<_>>(),
+        vec![(0, 1), (2, 1)]
+    );
+    assert!(programs_match_scan(Pair(s, t), 1 << 20));
+}
+
+/// Long extents against tiny blocks: periods of short stretches (copied
+/// through offset tables), folded periods, repeated runs, ragged tails,
+/// units of work that cut periods and lines anywhere.
+#[test]
+fn tiny_blocks_and_long_extents() {
+    let mut tables = 0;
+    for (shape, from, to) in [
+        (vec![997], "cyclic@2", "cyclic(3)@3"),
+        (vec![1000], "cyclic(5)@2", "cyclic(8)@2"),
+        (vec![1201], "block@2", "cyclic@2"),
+        (vec![1201], "cyclic(2)+1@3", "block@2"),
+        (vec![600], "cyclic(100)@2", "cyclic(3)@2"),
+        (
+            vec![37, 41],
+            "cyclic(2),cyclic(3)@2x1",
+            "cyclic(3),cyclic@1x3",
+        ),
+        (vec![29, 53], "*,cyclic(5)@1x2", "cyclic(2),cyclic(8)@2x1"),
+        (
+            vec![9, 10, 11],
+            "block,*,cyclic@2x1x2",
+            "*,cyclic(2),block@1x2x2",
+        ),
+    ] {
+        let s = Layout::parse(&shape, from).unwrap();
+        for t in [
+            Layout::parse(&shape, to).unwrap(),
+            Layout::parse(&shape, to)
+                .unwrap()
+                .with_storage(Order::ColumnMajor),
+        ] {
+            let plan = Plan::new(&s, &t, Remap::None).unwrap();
+            for m in plan.messages() {
+                let tr = Transfer::with_units(&plan, m.from, m.to, m.to, 1 << 18);
+                tables += tr.axes.iter().filter(|a| a.offsets.is_some()).count();
+            }
+            for unit in [1, 7, 64, 1 << 20] {
+                assert!(
+                    programs_match_scan(Pair(s.clone(), t.clone()), unit),
+                    "{from} -> {t}, units of {unit}"
+                );
+            }
+        }
+    }
+    assert!(tables > 0, "some periods go through offset tables");
+}
+
+/// What a rank holds for a redistribution does not grow with the extent.
+#[test]
+fn program_size_does_not_grow_with_the_extent() {
+    for (from, to) in [
+        ("block@2", "cyclic@2"),
+        ("cyclic(5)@3", "cyclic(8)@2"),
+        ("cyclic(100)@2", "cyclic(3)@2"),
+        ("cyclic@4", "block@4"),
+    ] {
+        let size = |n: usize| {
+            let s = Layout::parse(&[n], from).unwrap();
+            let t = Layout::parse(&[n], to).unwrap();
+            let plan = Plan::new(&s, &t, Remap::None).unwrap();
+            (0..plan.source().ranks())
+                .map(|r| RankProgram::new(&plan, r, 1 << 18).heap_bytes())
+                .max()
+                .unwrap()
+        };
+        let small = size(1_000_000);
+        for n in [1_000_000_000, 1_000_000_000_000] {
+            assert!(
+                size(n) <= small,
+                "{from} -> {to}: {} bytes at n = {n}, {small} at 10^6",
+                size(n)
+            );
+        }
+    }
+}
