@@ -76,6 +76,6 @@ pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
-pub use options::{Options, Remap, Strategy};
+pub use options::{Options, Remap, Strategy, DATATYPE_MIN_RUN_BYTES};
 pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -181,6 +181,7 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
                 (i32::MAX as usize, usize::MAX, usize::MAX),
                 (3, usize::MAX, usize::MAX),
                 (i32::MAX as usize, 1, usize::MAX),
+                (i32::MAX as usize, 0, usize::MAX),
                 (i32::MAX as usize, usize::MAX, 1),
                 (4, usize::MAX, 2),
             ] {
@@ -749,7 +750,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             remap: [Remap::None, Remap::Optimal, Remap::ClosedForm][rng.below(3)],
             strategy: STRATEGIES[rng.below(4)],
             max_message_elements: [i32::MAX as usize, 1, 3, 17][rng.below(4)],
-            datatype_min_run: [usize::MAX, 1, 4][rng.below(3)],
+            datatype_min_run: [usize::MAX, 0, 1, 4][rng.below(4)],
             direct_min_run: [4096, 1, usize::MAX][rng.below(3)],
             node_direct: rng.below(2) == 0,
         };

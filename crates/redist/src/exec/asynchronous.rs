@@ -124,17 +124,20 @@ impl<T: Element> Async<T> {
         let round_one_recv = |i: usize| !within_recv(i);
         let send_room = packed_room(program.sends.iter(), routes, round_one_send);
         super::ensure_len(send_buf, send_room);
-        set_slots(slots, &program.recvs, round_one_recv);
+        set_slots(slots, &program.recvs, |i| {
+            round_one_recv(i) && routes.recv[i].typed.is_none()
+        });
         super::ensure_len(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
         let src = src.local_slice();
         let out = dst.local_slice_mut();
+        let target = Target(out.as_mut_ptr(), out.len());
         {
             let mut reqs = requests.list(comm, &traffic.elem, &mut recv_buf[..], slots, sends)?;
             for (i, t) in program.recvs.iter().enumerate() {
                 if within_recv(i) {
                     reqs.irecv_note(i, t.peer, NOTE)?;
                 } else {
-                    post_receives(&mut reqs, &routes.recv[i], t, i)?;
+                    post_receives(&mut reqs, &routes.recv[i], t, i, target)?;
                 }
             }
             let mut rest: &mut [T] = &mut send_buf[..];
@@ -201,7 +204,7 @@ impl<T: Element> Async<T> {
                         }
                     }
                     Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
-                    Event::Sent => {}
+                    Event::Sent | Event::Landed(_) => {}
                 }
             }
         }
@@ -213,12 +216,14 @@ impl<T: Element> Async<T> {
         let late_send = |i: usize| late_sends[i];
         let send_room = packed_room(program.sends.iter(), routes, late_send);
         super::ensure_len(send_buf, send_room);
-        set_slots(slots, &program.recvs, |i| late_recvs[i]);
+        set_slots(slots, &program.recvs, |i| {
+            late_recvs[i] && routes.recv[i].typed.is_none()
+        });
         super::ensure_len(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
         let mut reqs = requests.list(comm, &traffic.elem, &mut recv_buf[..], slots, sends)?;
         for (i, t) in program.recvs.iter().enumerate() {
             if late_recvs[i] {
-                post_receives(&mut reqs, &routes.recv[i], t, i)?;
+                post_receives(&mut reqs, &routes.recv[i], t, i, target)?;
             }
         }
         let mut rest: &mut [T] = &mut send_buf[..];
@@ -245,6 +250,11 @@ impl<T: Element> Async<T> {
 /// enough to stay in cache between the copies of one step.
 const STEP_BYTES: usize = 1 << 20;
 
+/// Steps of about [`STEP_BYTES`] for a copy of `bytes` (at least one).
+fn steps_of(bytes: usize) -> usize {
+    bytes.div_ceil(STEP_BYTES).max(1)
+}
+
 /// Copies the local part and every message of `mapped` (receives whose
 /// sender's storage `node` has mapped) into `out`, in steps: each step
 /// copies the same fraction of every message, so where messages interleave
@@ -261,9 +271,7 @@ fn copy_together<T: Element>(
     let local = program.local.as_ref();
     let elements =
         local.map_or(0, |t| t.len) + mapped.iter().map(|&i| program.recvs[i].len).sum::<usize>();
-    let steps = (elements * std::mem::size_of::<T>())
-        .div_ceil(STEP_BYTES)
-        .max(1);
+    let steps = steps_of(elements * std::mem::size_of::<T>());
     let out = Out::new(out);
     for k in 0..steps {
         if let Some(t) = local {
@@ -320,13 +328,28 @@ fn set_slots(slots: &mut Vec<(usize, usize)>, recvs: &[Transfer], this: impl Fn(
     }
 }
 
-/// Posts the receives of message `i`'s pieces, as its sender cuts it.
-fn post_receives<T: Element>(
-    reqs: &mut Requests<'_, '_, T>,
-    route: &Recv,
+/// The target's local storage, written by MPI through the datatypes of
+/// typed receives while this rank writes other elements of it.
+#[derive(Clone, Copy)]
+struct Target<T>(*mut T, usize);
+
+/// Posts the receive of message `i`: straight into target storage when
+/// its route has a datatype, else its pieces, as its sender cuts it.
+fn post_receives<'b, T: Element>(
+    reqs: &mut Requests<'_, 'b, T>,
+    route: &'b Recv,
     t: &Transfer,
     i: usize,
+    target: Target<T>,
 ) -> Result<(), RedistError> {
+    if let Some(ty) = &route.typed {
+        // SAFETY: the target storage outlives the request list (both live
+        // through `run`, which completes every request before returning).
+        // The plan gives every target element to one message or the local
+        // part, so nothing else reads or writes this message's elements;
+        // the rank writes only others' while MPI writes these.
+        return unsafe { reqs.irecv_typed(i, target.0, target.1, ty, t.peer, DATA) };
+    }
     route
         .pieces
         .each(t, |o, n, _| reqs.irecv_piece(i, o, n, t.peer, DATA))

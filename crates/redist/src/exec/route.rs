@@ -5,17 +5,24 @@
 //! a buffer, described to MPI by a derived datatype over source storage, or
 //! (`async` only) as one MPI message per contiguous source run straight
 //! from source storage. Its receiver takes it into a buffer and unpacks
-//! it, or (not in `async`) through a derived datatype over target storage
-//! ([`Recv`]). How the data is cut into MPI messages ([`Pieces`]) follows
-//! from the sender's choice; the receiver computes that choice itself from
-//! the same copy program, so both sides agree without talking.
+//! it, or, when it comes as one MPI message, through a derived datatype
+//! over target storage ([`Recv`]). How the data is cut into MPI messages
+//! ([`Pieces`]) follows from the sender's choice; the receiver computes
+//! that choice itself from the same copy program, so both sides agree
+//! without talking.
+//!
+//! A side is described by a datatype when its runs are long enough on
+//! average ([`Options::min_typed_run`]): the datatype is built from the
+//! message's [`TypeTree`], which holds the lines of one period, never one
+//! entry per run, so it costs the same at any extent. A message typed on
+//! both sides moves with no copy of ours.
 //!
 //! Between ranks of one node, `async` may skip MPI for the data altogether
 //! ([`super::node_direct`]); that is decided per execution, since it
 //! depends on the source array.
 
 use super::mpi_raw::Datatype;
-use super::program::{RankProgram, Transfer};
+use super::program::{RankProgram, Transfer, TypeTree};
 use crate::{Options, RedistError, Strategy};
 
 /// Most runs a message may be split into for direct sends.
@@ -50,7 +57,7 @@ pub(crate) struct Recv {
     /// whole).
     pub unpack_pieces: bool,
     /// A derived datatype over target storage, if it is received directly
-    /// (only when it comes as one MPI message, never in `async`).
+    /// (only when it comes as one MPI message).
     pub typed: Option<Datatype>,
 }
 
@@ -186,10 +193,8 @@ impl Routes {
                     Kind::Packed(p) => p,
                 };
                 let one_message = matches!(pieces, Pieces::Chunks(size) if size >= t.len);
-                let typed = match typed_runs(t, false, options) {
-                    Some(runs) if one_message && strategy != Strategy::Async => {
-                        Some(Datatype::runs(&runs, elem)?)
-                    }
+                let typed = match typed_tree(t, false, options, elem.bytes()) {
+                    Some(tree) if one_message => Some(Datatype::tree(&tree, elem)?),
                     _ => None,
                 };
                 let unpack_pieces = pieces.aligned(t);
@@ -225,7 +230,7 @@ enum Kind {
 }
 
 fn send_route_kind(t: &Transfer, options: &Options, strategy: Strategy, elem_bytes: usize) -> Kind {
-    if typed_runs(t, true, options).is_some() {
+    if typed_tree(t, true, options, elem_bytes).is_some() {
         Kind::Typed
     } else if strategy == Strategy::Async && source_runs(t, options) {
         Kind::SourceRuns
@@ -264,24 +269,29 @@ fn send_route(
         Kind::SourceRuns => Send::SourceRuns {
             max: options.max_message_elements,
         },
-        Kind::Typed => {
-            let runs = typed_runs(t, true, options).unwrap_or_default();
-            Send::Typed(Datatype::runs(&runs, elem)?)
-        }
+        Kind::Typed => match typed_tree(t, true, options, elem.bytes()) {
+            Some(tree) => Send::Typed(Datatype::tree(&tree, elem)?),
+            None => Send::Packed(packed_pieces(t, options, strategy, elem.bytes())),
+        },
     })
 }
 
-/// The runs of `t` on one side if that side is described by a derived
-/// datatype: when datatypes are on, the runs are long enough on average,
-/// and the message needs no splitting.
-fn typed_runs(t: &Transfer, source: bool, options: &Options) -> Option<Vec<(usize, usize)>> {
-    if t.len > options.max_message_elements
-        || t.len > i32::MAX as usize
-        || options.datatype_min_run == usize::MAX
-    {
+/// The tree of `t` on one side if that side is described by a derived
+/// datatype: when datatypes are on, its runs are long enough on average
+/// ([`Options::min_typed_run`]), and the message needs no splitting.
+/// O(nodes of the tree).
+fn typed_tree(
+    t: &Transfer,
+    source: bool,
+    options: &Options,
+    elem_bytes: usize,
+) -> Option<TypeTree> {
+    let min_run = options.min_typed_run(elem_bytes)?;
+    if t.len == 0 || t.len > options.max_message_elements || t.len > i32::MAX as usize {
         return None;
     }
-    t.runs(source, (t.len / options.datatype_min_run.max(1)).max(1))
+    let tree = t.type_tree(source);
+    (t.len / tree.leaf_runs().max(1) >= min_run).then_some(tree)
 }
 
 /// Whether `t` is sent run by run straight from source storage: its

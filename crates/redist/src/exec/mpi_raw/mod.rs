@@ -23,6 +23,7 @@
 //! contiguous datatype of `n` `MPI_BYTE`s ([`Datatype::element`]), so any
 //! plain-old-data type moves without an MPI equivalent of its own.
 
+use super::program::TypeTree;
 use crate::RedistError;
 use bytemuck::Pod;
 use mpi::datatype::{DynBuffer, DynBufferMut, Partition, PartitionMut, UserDatatype};
@@ -91,39 +92,81 @@ impl Datatype {
         })
     }
 
-    /// The runs `(offset, len)` (in elements of `elem`) of one side of a
-    /// message as a single datatype, so MPI reads or writes local storage
-    /// directly.
+    /// One side of a message, described by `tree` (offsets in elements of
+    /// `elem`), as a single datatype laid over local storage, so MPI reads
+    /// or writes it directly: a run becomes a block of elements, a repeat
+    /// an `MPI_Type_create_hvector`, a sequence an `MPI_Type_create_struct`
+    /// — one MPI datatype per node of the tree, never one entry per run.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Limit`] when a run is longer than `i32::MAX` elements, or its
-    ///   end in bytes overflows `usize` or its offset in bytes `MPI_Aint`.
-    pub fn runs(runs: &[(usize, usize)], elem: &Datatype) -> Result<Datatype, RedistError> {
-        let mut lens = Vec::with_capacity(runs.len());
-        let mut displs = Vec::with_capacity(runs.len());
-        let mut span = 0usize;
-        for &(off, len) in runs {
-            lens.push(count(len, "run length")?);
-            let start = off.checked_mul(elem.span);
-            let end = off.checked_add(len).and_then(|e| e.checked_mul(elem.span));
-            let (Some(start), Some(end)) = (start, end) else {
-                return Err(RedistError::Limit {
-                    what: "run offset in bytes",
-                    value: off as u128 * elem.span as u128,
-                    limit: usize::MAX as u128,
-                });
-            };
-            displs.push(
-                ffi::MPI_Aint::try_from(start).map_err(|_| RedistError::Limit {
-                    what: "run offset in bytes",
-                    value: start as u128,
+    /// - [`RedistError::Limit`] when a count exceeds `i32::MAX` or an offset
+    ///   in bytes overflows `MPI_Aint`.
+    pub fn tree(tree: &TypeTree, elem: &Datatype) -> Result<Datatype, RedistError> {
+        let bytes = |elements: usize| -> Result<ffi::MPI_Aint, RedistError> {
+            elements
+                .checked_mul(elem.span)
+                .and_then(|b| ffi::MPI_Aint::try_from(b).ok())
+                .ok_or(RedistError::Limit {
+                    what: "datatype offset in bytes",
+                    value: elements as u128 * elem.span as u128,
                     limit: ffi::MPI_Aint::MAX as u128,
-                })?,
-            );
-            span = span.max(end);
+                })
+        };
+        let span = tree
+            .span()
+            .checked_mul(elem.span)
+            .ok_or(RedistError::Limit {
+                what: "datatype span in bytes",
+                value: tree.span() as u128 * elem.span as u128,
+                limit: usize::MAX as u128,
+            })?;
+        bytes(span / elem.span.max(1))?;
+        // A node as (block length, datatype of one block element): runs
+        // are blocks of the element type, so no datatype of their own.
+        fn build(
+            node: &TypeTree,
+            elem: &Datatype,
+            bytes: &dyn Fn(usize) -> Result<ffi::MPI_Aint, RedistError>,
+        ) -> Result<(Count, Option<UserDatatype>), RedistError> {
+            Ok(match node {
+                TypeTree::Run(n) => (count(*n, "run length")?, None),
+                TypeTree::Repeat {
+                    count: c,
+                    stride,
+                    inner,
+                } => {
+                    let (len, ty) = build(inner, elem, bytes)?;
+                    let c = count(*c, "repeat count")?;
+                    let stride = bytes(*stride)?;
+                    let ty = match &ty {
+                        Some(t) => UserDatatype::heterogeneous_vector(c, len, stride, t),
+                        None => UserDatatype::heterogeneous_vector(c, len, stride, &*elem.inner),
+                    };
+                    (1, Some(ty))
+                }
+                TypeTree::Seq(parts) => {
+                    let mut lens = Vec::with_capacity(parts.len());
+                    let mut displs = Vec::with_capacity(parts.len());
+                    let mut types = Vec::with_capacity(parts.len());
+                    for (at, part) in parts {
+                        let (len, ty) = build(part, elem, bytes)?;
+                        lens.push(len);
+                        displs.push(bytes(*at)?);
+                        types.push(match ty {
+                            Some(t) => t,
+                            None => mpi::datatype::UncommittedDatatype::dup(&*elem.inner),
+                        });
+                    }
+                    (1, Some(UserDatatype::structured(&lens, &displs, &types)))
+                }
+            })
         }
-        let inner = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
+        let inner = match build(tree, elem, &bytes)? {
+            (1, Some(ty)) => ty,
+            (n, None) => UserDatatype::contiguous(n, &*elem.inner),
+            (n, Some(ty)) => UserDatatype::contiguous(n, &ty),
+        };
         Ok(Datatype {
             inner: ManuallyDrop::new(inner),
             span,
@@ -432,6 +475,8 @@ enum What {
     Word(usize),
     /// A send.
     Send,
+    /// Receive message `i`, straight into target storage.
+    Landed(usize),
 }
 
 /// Where MPI is told `buf` lives: its address, or for an empty buffer a

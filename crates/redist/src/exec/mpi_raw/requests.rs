@@ -36,6 +36,9 @@ pub(crate) enum Event {
     Word(usize),
     /// A send completed.
     Sent,
+    /// Receive message `i`, described by a datatype over target storage,
+    /// has arrived there: nothing to unpack.
+    Landed(usize),
 }
 
 /// A note between two ranks of the node-direct protocol: whether the
@@ -280,6 +283,40 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         Ok(())
     }
 
+    /// Posts the receive of message `i` straight into target storage:
+    /// one instance of `ty` laid over the `len` elements at `target`.
+    ///
+    /// # Errors
+    ///
+    /// - [`RedistError::Internal`] when `ty` reaches outside the `len`
+    ///   elements;
+    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`RedistError::Mpi`] when MPI returns an error code.
+    ///
+    /// # Safety
+    ///
+    /// `target` must point to `len` elements that stay allocated for `'b`,
+    /// and until the request completes nothing else may read or write the
+    /// elements `ty` picks out of them (other elements may be written).
+    pub unsafe fn irecv_typed(
+        &mut self,
+        i: usize,
+        target: *mut T,
+        len: usize,
+        ty: &'b Datatype,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        if ty.span > len.saturating_mul(size_of::<T>()) {
+            return Err(RedistError::Internal(format!(
+                "a datatype spanning {} bytes laid over {len} elements",
+                ty.span
+            )));
+        }
+        // SAFETY: the caller's contract; the span was checked above.
+        unsafe { self.post_recv(target.cast(), 1, ty.raw(), peer, tag, What::Landed(i)) }
+    }
+
     /// Posts the receive of the note of receive message `i` from `peer`.
     ///
     /// # Errors
@@ -297,7 +334,16 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         let ptr: *mut Note = slot;
         // SAFETY: the note lives in the store, borrowed by the list until
         // every request is complete; it is read only after completion.
-        unsafe { self.post_recv(ptr.cast(), NOTE_BYTES, peer, tag, What::Note(i)) }
+        unsafe {
+            self.post_recv(
+                ptr.cast(),
+                NOTE_BYTES,
+                byte_type(),
+                peer,
+                tag,
+                What::Note(i),
+            )
+        }
     }
 
     /// Posts the receive of the word answering send message `i` from `peer`.
@@ -316,7 +362,16 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             .ok_or_else(|| no_slot("word", i))?;
         let ptr: *mut u64 = slot;
         // SAFETY: as for notes.
-        unsafe { self.post_recv(ptr.cast(), WORD_BYTES, peer, tag, What::Word(i)) }
+        unsafe {
+            self.post_recv(
+                ptr.cast(),
+                WORD_BYTES,
+                byte_type(),
+                peer,
+                tag,
+                What::Word(i),
+            )
+        }
     }
 
     /// # Safety
@@ -325,7 +380,8 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     unsafe fn post_recv(
         &mut self,
         ptr: *mut std::ffi::c_void,
-        bytes: Count,
+        n: Count,
+        ty: ffi::MPI_Datatype,
         peer: usize,
         tag: Tag,
         what: What,
@@ -333,8 +389,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         let peer = count(peer, "rank")?;
         let mut req = null_request();
         // SAFETY: the caller's contract.
-        let code =
-            unsafe { ffi::MPI_Irecv(ptr, bytes, byte_type(), peer, tag, self.comm, &mut req) };
+        let code = unsafe { ffi::MPI_Irecv(ptr, n, ty, peer, tag, self.comm, &mut req) };
         check(code, "MPI_Irecv")?;
         self.push(req, what);
         Ok(())
@@ -416,6 +471,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             What::Note(i) => Event::Note(i),
             What::Word(i) => Event::Word(i),
             What::Send => Event::Sent,
+            What::Landed(i) => Event::Landed(i),
         }))
     }
 

@@ -31,8 +31,10 @@ pub(crate) const UNIT_BYTES: usize = 1 << 21;
 mod axis;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 use axis::{AxisProgram, Piece};
+pub(crate) use tree::TypeTree;
 
 /// Strides of a local array of `shape` stored in `order`.
 fn strides(shape: &[usize], order: Order) -> Vec<usize> {
@@ -425,11 +427,28 @@ impl Transfer {
         self.run(Sides::Direct, src, out, (cut(k), cut(k + 1)), 0);
     }
 
+    /// The message on its source (`source == true`) or target side as a
+    /// tree of runs, repeats and sequences over local storage, in message
+    /// order: what a derived datatype describes. O(lines per period) nodes.
+    pub fn type_tree(&self, source: bool) -> TypeTree {
+        let strides = if source {
+            &self.src_strides
+        } else {
+            &self.dst_strides
+        };
+        let mut tree = TypeTree::Run(1);
+        for (axis, &stride) in self.axes.iter().zip(strides).rev() {
+            tree = axis.type_tree(source, stride, &tree);
+        }
+        tree
+    }
+
     /// The contiguous runs of the message in its source (`source == true`)
     /// or target local storage, in buffer order, as (offset, length) in
     /// elements, adjacent runs merged; `None` when that side is not
     /// contiguous along the innermost loop dimension or has more than
     /// `max_runs` runs. Costs O(`max_runs`) at most.
+    #[cfg(test)]
     pub fn runs(&self, source: bool, max_runs: usize) -> Option<Vec<(usize, usize)>> {
         let mut runs = Vec::new();
         self.each_run(source, max_runs, |off, len| runs.push((off, len)))?;

@@ -69,6 +69,23 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         if dst != expect || direct != expect {
             return false;
         }
+        // The datatype trees list each side's offsets in message order:
+        // the source side as packed, the target side as unpacked.
+        let mut on_source = vec![];
+        let tree = tr.type_tree(true);
+        tree.each_element(0, &mut |o| on_source.push(o as u64));
+        if on_source != buf || tree.elements() != tr.len || tree.span() > src.len() {
+            return false;
+        }
+        let tree = tr.type_tree(false);
+        let mut on_target = vec![];
+        tree.each_element(0, &mut |o| on_target.push(o));
+        if on_target.len() != tr.len || tree.span() > n {
+            return false;
+        }
+        if on_target.iter().zip(&buf).any(|(&b, &a)| expect[b] != a) {
+            return false;
+        }
         for source in [true, false] {
             if let Some(runs) = tr.runs(source, usize::MAX) {
                 let mut covered: Vec<usize> = runs.iter().flat_map(|&(o, l)| o..o + l).collect();
@@ -190,6 +207,30 @@ fn program_size_does_not_grow_with_the_extent() {
                 "{from} -> {to}: {} bytes at n = {n}, {small} at 10^6",
                 size(n)
             );
+        }
+    }
+}
+
+/// A message's datatype trees hold what the per-dimension programs hold:
+/// the lines of one period and a ragged tail, whatever the extent (the
+/// tail's shape depends on n modulo the period, not on n).
+#[test]
+fn type_trees_do_not_grow_with_the_extent() {
+    let nodes = |n: usize, from: &str, to: &str| {
+        let s = Layout::parse(&[n, 64], from).unwrap();
+        let t = Layout::parse(&[n, 64], to).unwrap();
+        let plan = Plan::new(&s, &t, Remap::None).unwrap();
+        let tr = Transfer::with_units(&plan, 0, 1, 1, usize::MAX);
+        tr.type_tree(true).nodes() + tr.type_tree(false).nodes()
+    };
+    for (from, to, most) in [
+        ("cyclic(64),*@2x1", "cyclic(100),*@2x1", 100),
+        ("block,*@2x1", "cyclic,*@2x1", 10),
+        ("cyclic(5),*@2x1", "cyclic(8),*@2x1", 60),
+    ] {
+        for n in [10_000, 10_007, 1_000_000, 999_999_937, 1_000_000_000_000] {
+            let got = nodes(n, from, to);
+            assert!(got <= most, "{from} -> {to} at n = {n}: {got} nodes");
         }
     }
 }
