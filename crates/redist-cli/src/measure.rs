@@ -15,7 +15,7 @@ use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 use procgrid::ProcGrid;
-use redist::{Options, Redistribution, Remap, Strategy, Window};
+use redist::{Options, Redistribution, Remap, Strategy, Streaming, Window};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::time::Instant;
@@ -105,6 +105,11 @@ pub struct RunArgs {
     /// receiver could read it straight from the sender's shared storage.
     #[arg(long)]
     pub no_node_direct: bool,
+    /// When copies into the target use streaming (non-temporal) stores:
+    /// auto (where a rank writes more than its share of the cache holds),
+    /// never, always, or from a number of bytes written per rank.
+    #[arg(long, default_value = "auto", value_name = "WHEN")]
+    pub streaming: Streaming,
 }
 
 /// The most timed repetitions `--reps` accepts: enough for any benchmark,
@@ -240,6 +245,7 @@ fn run_typed<T: IndexValue>(
         options.datatype_min_run = args.datatype_min_run;
     }
     options.node_direct = !args.no_node_direct;
+    options.streaming = args.streaming;
     let start = Instant::now();
     let mut r = match &window {
         None => Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?,
@@ -354,6 +360,13 @@ fn run_typed<T: IndexValue>(
         None
     };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
+    // Whether any rank's copies streamed.
+    let mut streamed = 0i32;
+    comm.all_reduce_into(
+        &i32::from(r.streams()),
+        &mut streamed,
+        SystemOperation::max(),
+    );
     let written = if root {
         let report = Report {
             args,
@@ -369,6 +382,7 @@ fn run_typed<T: IndexValue>(
             alltoallv: alltoallv.as_deref(),
             skipped: skipped.as_deref(),
             node_direct,
+            streamed: streamed == 1,
             pdgemr2d: pdgemr2d.as_ref(),
         };
         report.write(out)
@@ -398,6 +412,7 @@ struct Report<'a, T: Element> {
     alltoallv: Option<&'a [f64]>,
     skipped: Option<&'a str>,
     node_direct: bool,
+    streamed: bool,
     pdgemr2d: Option<&'a crate::pdgemr2d::Timing>,
 }
 
@@ -418,6 +433,7 @@ impl<T: Element> Report<'_, T> {
             alltoallv,
             skipped,
             node_direct,
+            streamed,
             pdgemr2d,
         } = *self;
         let elem = std::mem::size_of::<T>();
@@ -445,6 +461,8 @@ impl<T: Element> Report<'_, T> {
             "verified": verified,
             "target_rank_map": r.target_layout().rank_map(),
             "node_direct": node_direct,
+            "streaming": args.streaming.to_string(),
+            "streamed": streamed,
             "storage": match from.storage() {
                 dist_array::Order::RowMajor => "row-major",
                 dist_array::Order::ColumnMajor => "column-major",
@@ -662,9 +680,15 @@ fn summary(v: &Value) -> String {
         );
     }
     s += &format!(
-        "strategy {}  remap {}  bytes moved {} of {}\n",
+        "strategy {}  remap {}  streaming {} ({})  bytes moved {} of {}\n",
         v["strategy"].as_str().unwrap_or(""),
         v["remap"].as_str().unwrap_or(""),
+        v["streaming"].as_str().unwrap_or(""),
+        if v["streamed"] == true {
+            "streamed"
+        } else {
+            "ordinary stores"
+        },
         v["bytes_moved"],
         v["bytes_total"]
     );

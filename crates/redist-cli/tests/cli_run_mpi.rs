@@ -307,6 +307,59 @@ fn a_small_run_prints_one_json_line() {
 }
 
 #[test]
+fn streaming_is_chosen_and_reported() {
+    for (when, streamed) in [("always", true), ("never", false), ("auto", false)] {
+        let launch = mpirun(
+            2,
+            &[
+                "run",
+                "--shape",
+                "300x200",
+                "--from",
+                "cyclic(16),block@1x2",
+                "--to",
+                "block,cyclic(16)@2x1",
+                "--streaming",
+                when,
+                "--reps",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let last = launch.stdout.lines().last().expect("some output");
+        let v: Value = serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        assert_eq!(v["verified"], true, "{launch}");
+        assert_eq!(v["streaming"], when, "{launch}");
+        // 240 KB per rank: below what `auto` streams.
+        assert_eq!(v["streamed"], streamed, "{launch}");
+    }
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "100",
+            "--from",
+            "block@2",
+            "--to",
+            "cyclic@2",
+            "--streaming",
+            "sometimes",
+        ],
+    );
+    assert_eq!(launch.code, Some(2), "{launch}");
+    assert!(
+        launch
+            .stderr
+            .contains("auto, never, always or a number of bytes"),
+        "{launch}"
+    );
+}
+
+#[test]
 fn a_small_run_prints_one_summary() {
     let launch = mpirun(
         4,

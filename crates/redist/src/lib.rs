@@ -50,8 +50,8 @@
 //!   `scheduled`, `async`), one-pass copies between ranks of one node, the
 //!   `auto` cost model ([`cost`]), and the bare all-to-all it is measured
 //!   against ([`BareAlltoallv`]);
-//! - [`options`]: [`Options`], the exchange [`Strategy`] and the
-//!   [`Remap`] mode;
+//! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
+//!   mode and when copies stream ([`Streaming`]);
 //! - [`error`]: [`RedistError`], the one error type;
 //! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
 //!   `pdgemr2d` on ndcyclic's arrays.
@@ -76,6 +76,6 @@ pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
-pub use options::{Options, Remap, Strategy, DATATYPE_MIN_RUN_BYTES};
+pub use options::{Options, Remap, Strategy, Streaming, DATATYPE_MIN_RUN_BYTES};
 pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -93,6 +93,71 @@ impl fmt::Display for Strategy {
     }
 }
 
+/// When copies into a rank's target storage use streaming (non-temporal)
+/// stores for stretches of at least 64 bytes. Streamed stores write memory
+/// without first reading each cache line in — a third less memory traffic
+/// for a copy — but leave the target out of cache, so they pay where the
+/// target is larger than the cache would keep anyway.
+///
+/// Measured with `redist run` on the development machine (2 ranks, AMD
+/// EPYC, 32 MiB last-level cache shared by both cores), f64
+/// `cyclic(64),cyclic(64)@1x2` → `@2x1`, ordinary against streamed stores:
+/// 4 MiB per rank 0.18 against 0.30 ms (the target stays in cache), 8 MiB
+/// 1.3 against 0.64 ms, 64 MiB 12.1 against 5.5 ms.
+///
+/// ```
+/// use redist::Streaming;
+/// assert_eq!("auto".parse::<Streaming>().unwrap(), Streaming::Auto);
+/// assert_eq!("always".parse::<Streaming>().unwrap(), Streaming::Above(0));
+/// assert_eq!("8388608".parse::<Streaming>().unwrap(), Streaming::Above(8 << 20));
+/// assert_eq!(Streaming::Never.to_string(), "never");
+/// assert!("sometimes".parse::<Streaming>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Streaming {
+    /// Where a rank writes more target than its share of the node's
+    /// last-level cache (half of it, divided among the node's ranks; at
+    /// least 1 MiB): 8 MiB for 2 ranks on the development machine.
+    #[default]
+    Auto,
+    /// Never: ordinary stores only.
+    Never,
+    /// Where a rank writes at least this many bytes of target; `Above(0)`
+    /// always streams.
+    Above(usize),
+}
+
+impl FromStr for Streaming {
+    type Err = RedistError;
+
+    fn from_str(s: &str) -> Result<Streaming, RedistError> {
+        match s {
+            "auto" => Ok(Streaming::Auto),
+            "never" => Ok(Streaming::Never),
+            "always" => Ok(Streaming::Above(0)),
+            _ => s
+                .parse()
+                .map(Streaming::Above)
+                .map_err(|_| RedistError::InvalidArgument {
+                    what: "streaming",
+                    value: s.to_string(),
+                    expected: "auto, never, always or a number of bytes".to_string(),
+                }),
+        }
+    }
+}
+
+impl fmt::Display for Streaming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Streaming::Auto => f.write_str("auto"),
+            Streaming::Never => f.write_str("never"),
+            Streaming::Above(0) => f.write_str("always"),
+            Streaming::Above(n) => write!(f, "{n}"),
+        }
+    }
+}
+
 /// Default of [`Options::direct_min_run`].
 pub const DIRECT_MIN_RUN: usize = 4096;
 
@@ -142,6 +207,8 @@ pub struct Options {
     /// back to messages on every rank if any rank cannot map its peers'
     /// storage.
     pub node_direct: bool,
+    /// When copies into target storage use streaming (non-temporal) stores.
+    pub streaming: Streaming,
 }
 
 impl Options {
@@ -165,6 +232,7 @@ impl Default for Options {
             datatype_min_run: DATATYPE_MIN_RUN,
             direct_min_run: DIRECT_MIN_RUN,
             node_direct: true,
+            streaming: Streaming::Auto,
         }
     }
 }

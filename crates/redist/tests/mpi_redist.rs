@@ -9,7 +9,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
 use ndarray::IxDyn;
 use procgrid::{balanced_extents, ProcGrid};
-use redist::{Options, Redistribution, Remap, Strategy, Window};
+use redist::{Options, Redistribution, Remap, Strategy, Streaming, Window};
 
 struct Lcg(u64);
 
@@ -117,6 +117,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
         let options = Options {
             remap: REMAPS[rng.below(2)],
             strategy: STRATEGIES[rng.below(4)],
+            streaming: [Streaming::Never, Streaming::Above(0)][rng.below(2)],
             ..Options::default()
         };
         let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
@@ -177,15 +178,25 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
         for strategy in STRATEGIES {
             // Packed messages, split messages, messages described by derived
             // datatypes, and messages sent run by run from source storage.
-            for (max_message_elements, datatype_min_run, direct_min_run) in [
+            for (k, (max_message_elements, datatype_min_run, direct_min_run)) in [
                 (i32::MAX as usize, usize::MAX, usize::MAX),
                 (3, usize::MAX, usize::MAX),
                 (i32::MAX as usize, 1, usize::MAX),
                 (i32::MAX as usize, 0, usize::MAX),
                 (i32::MAX as usize, usize::MAX, 1),
                 (4, usize::MAX, 2),
-            ] {
+            ]
+            .into_iter()
+            .enumerate()
+            {
                 for node_direct in [true, false] {
+                    // Streamed and ordinary stores, each with and without
+                    // node-direct copies.
+                    let streaming = if (k + usize::from(node_direct)) % 2 == 0 {
+                        Streaming::Above(0)
+                    } else {
+                        Streaming::Never
+                    };
                     let options = Options {
                         remap: Remap::None,
                         strategy,
@@ -193,6 +204,7 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
                         datatype_min_run,
                         direct_min_run,
                         node_direct,
+                        streaming,
                     };
                     let mut r =
                         Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
@@ -610,6 +622,7 @@ fn tiny_blocks_long_extents(world: &SimpleCommunicator) -> TestResult {
             .map_err(|e| e.to_string())?;
         let options = Options {
             strategy: STRATEGIES[case % 4],
+            streaming: [Streaming::Never, Streaming::Above(0)][case % 3 % 2],
             ..Options::default()
         };
         let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
@@ -753,6 +766,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             datatype_min_run: [usize::MAX, 0, 1, 4][rng.below(4)],
             direct_min_run: [4096, 1, usize::MAX][rng.below(3)],
             node_direct: rng.below(2) == 0,
+            streaming: [Streaming::Auto, Streaming::Never, Streaming::Above(0)][rng.below(3)],
         };
         let what = format!("case {case} of seed {seed}: {from} -> {to} ({options:?})");
         match rng.below(3) {

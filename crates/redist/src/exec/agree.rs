@@ -81,6 +81,7 @@ impl Fingerprint {
             .number(o.max_message_elements as u64)
             .number(o.datatype_min_run as u64)
             .number(o.direct_min_run as u64)
+            .text(&o.streaming.to_string())
             .number(u64::from(o.node_direct))
     }
 

@@ -8,6 +8,17 @@
 //! `copy_from_slice`; long stretches are one copy each; short ones of a
 //! fixed length are loops the compiler unrolls and vectorises, with no
 //! per-stretch branch or bookkeeping.
+//!
+//! Copies into a target larger than the cache may *stream*: long stretches
+//! are then written with non-temporal stores, which send whole cache lines
+//! to memory without first reading them in. An ordinary store of a line
+//! not in cache reads it first (a read for ownership), so a copy through
+//! ordinary stores moves three bytes over the memory bus per byte copied
+//! and a streamed one two: on the development machine (AMD EPYC, 2 cores)
+//! a 64 MiB copy in 512-byte stretches takes 5.9 ms through `memcpy` and
+//! 3.9 ms streamed, and two such copies at once 8–9 ms against 5–6 ms.
+//! Streamed stores are weakly ordered, so a thread that streamed calls
+//! [`Out::fence`] before anybody else may read what it wrote.
 
 use std::ptr;
 
@@ -81,6 +92,11 @@ pub(crate) struct Indexed<'a> {
     pub to_period: usize,
 }
 
+/// Shortest stretch, in bytes, that a streaming copy writes with
+/// non-temporal stores: shorter ones would write parts of cache lines,
+/// which memory takes as slowly as a line read and written back.
+pub(crate) const STREAM_MIN_STRETCH_BYTES: usize = 64;
+
 /// One copy a program asks for.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Move<'a> {
@@ -112,13 +128,29 @@ impl<T: Copy> Out<T> {
         }
     }
 
-    /// Performs `m`, reading `src`.
+    /// Performs `m`, reading `src`; long stretches with non-temporal
+    /// stores when `stream` is set (then [`fence`](Self::fence) before the
+    /// target is read by anybody else).
     #[inline]
-    pub fn apply(&self, src: &[T], m: &Move<'_>) {
+    pub fn apply(&self, src: &[T], m: &Move<'_>, stream: bool) {
         match m {
-            Move::Line(l) => self.copy(src, l),
+            Move::Line(l) => self.copy_with(src, l, stream),
             Move::Indexed(x) => self.indexed(src, x),
         }
+    }
+
+    /// Orders this thread's streamed stores before everything it does
+    /// next (a no-op unless `stream`): non-temporal stores are weakly
+    /// ordered, even against the release of a lock.
+    #[inline]
+    pub fn fence(stream: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if stream {
+            // SAFETY: SSE2 is part of x86_64.
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = stream;
     }
 
     /// Copies the period `x` from `src` into this destination.
@@ -197,8 +229,14 @@ impl<T: Copy> Out<T> {
     /// # Panics
     /// If the line reaches outside either side: copy programs are checked
     /// against the local sizes when they are built, so this is a bug.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn copy(&self, src: &[T], m: &Moves) {
+        self.copy_with(src, m, false);
+    }
+
+    /// [`copy`](Self::copy), streaming long stretches when `stream` is set.
+    #[inline(always)]
+    fn copy_with(&self, src: &[T], m: &Moves, stream: bool) {
         let (src_end, dst_end) = m.ends();
         if src_end == 0 {
             return;
@@ -212,7 +250,85 @@ impl<T: Copy> Out<T> {
         // SAFETY: every element read lies below `src_end` and every element
         // written below `dst_end`, both checked above; writers of one `Out`
         // touch disjoint elements (the type's contract).
-        unsafe { copy_line(src.as_ptr(), self.ptr, m) }
+        unsafe {
+            if stream && m.len * std::mem::size_of::<T>() >= STREAM_MIN_STRETCH_BYTES {
+                stream_line(src.as_ptr(), self.ptr, m);
+            } else {
+                copy_line(src.as_ptr(), self.ptr, m);
+            }
+        }
+    }
+}
+
+/// Copies the line `m`, whose stretches are long, from `src` to `dst`
+/// with non-temporal stores where both sides are contiguous.
+///
+/// # Safety
+/// As for [`copy_line`].
+unsafe fn stream_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
+    if m.from_stride != 1 || m.to_stride != 1 {
+        // SAFETY: the caller's contract.
+        return unsafe { copy_line(src, dst, m) };
+    }
+    let size = std::mem::size_of::<T>();
+    // SAFETY: every stretch lies inside both allocations (the caller's
+    // contract), and a contiguous line is one stretch of `len · count`.
+    unsafe {
+        let (s, d) = (src.add(m.from).cast::<u8>(), dst.add(m.to).cast::<u8>());
+        if m.count == 1 || (m.from_step == m.len && m.to_step == m.len) {
+            return stream_bytes(s, d, m.len * m.count * size);
+        }
+        let (fs, ts) = (m.from_step * size, m.to_step * size);
+        for i in 0..m.count {
+            stream_bytes(s.add(i * fs), d.add(i * ts), m.len * size);
+        }
+    }
+}
+
+/// Copies `n` bytes from `src` to `dst` with non-temporal stores: the
+/// bytes before the first 16-byte boundary of `dst` and after the last one
+/// with ordinary stores, the rest 64 (then 16) bytes at a time.
+///
+/// # Safety
+/// `src` is readable and `dst` writable for `n` bytes, they do not
+/// overlap, and no other thread accesses `dst`'s bytes meanwhile.
+#[inline(always)]
+unsafe fn stream_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let head = dst.align_offset(16).min(n);
+        let body = (n - head) & !15;
+        // SAFETY: every byte touched lies below `n` on both sides (the
+        // caller's contract); the streamed stores are 16-byte aligned on
+        // `dst`, as `_mm_stream_si128` requires; SSE2 is part of x86_64.
+        unsafe {
+            ptr::copy_nonoverlapping(src, dst, head);
+            let (s, d) = (src.add(head), dst.add(head));
+            let mut i = 0;
+            while i + 64 <= body {
+                let a = _mm_loadu_si128(s.add(i).cast::<__m128i>());
+                let b = _mm_loadu_si128(s.add(i + 16).cast::<__m128i>());
+                let c = _mm_loadu_si128(s.add(i + 32).cast::<__m128i>());
+                let e = _mm_loadu_si128(s.add(i + 48).cast::<__m128i>());
+                _mm_stream_si128(d.add(i).cast::<__m128i>(), a);
+                _mm_stream_si128(d.add(i + 16).cast::<__m128i>(), b);
+                _mm_stream_si128(d.add(i + 32).cast::<__m128i>(), c);
+                _mm_stream_si128(d.add(i + 48).cast::<__m128i>(), e);
+                i += 64;
+            }
+            while i < body {
+                let a = _mm_loadu_si128(s.add(i).cast::<__m128i>());
+                _mm_stream_si128(d.add(i).cast::<__m128i>(), a);
+                i += 16;
+            }
+            ptr::copy_nonoverlapping(s.add(body), d.add(body), n - head - body);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        ptr::copy_nonoverlapping(src, dst, n)
     }
 }
 
@@ -488,6 +604,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Streamed lines: stretches around the 16- and 64-byte steps, every
+    /// alignment of the target, contiguous and stepped lines, in elements
+    /// of 1, 8 and 16 bytes — equal to the naive copy and writing nothing
+    /// else.
+    #[test]
+    fn streamed_lines_match_the_naive_copy() {
+        fn each<T: Copy + PartialEq + std::fmt::Debug>(value: impl Fn(usize) -> T, blank: T) {
+            let size = std::mem::size_of::<T>();
+            let src: Vec<T> = (0..6000).map(&value).collect();
+            for bytes in [64usize, 65, 80, 96, 127, 128, 200, 513, 1024] {
+                let len = bytes.div_ceil(size);
+                for (count, extra_from, extra_to) in
+                    [(1, 0, 0), (2, 0, 0), (3, 5, 0), (4, 0, 7), (3, 2, 9)]
+                {
+                    for to in 0..17 {
+                        let m = Moves {
+                            from: 3,
+                            from_step: len + extra_from,
+                            from_stride: 1,
+                            to,
+                            to_step: len + extra_to,
+                            to_stride: 1,
+                            len,
+                            count,
+                        };
+                        let mut dst = vec![blank; 6000];
+                        let out = Out::new(&mut dst);
+                        out.copy_with(&src, &m, true);
+                        Out::<T>::fence(true);
+                        let mut want = vec![blank; 6000];
+                        for (a, b) in naive(&m) {
+                            want[b] = src[a];
+                        }
+                        assert_eq!(dst, want, "{m:?}, {size}-byte elements");
+                    }
+                }
+            }
+        }
+        #[allow(clippy::cast_possible_truncation, reason = "below 251")]
+        each(|i| (i % 251) as u8, 255u8);
+        #[allow(clippy::cast_precision_loss, reason = "small integers")]
+        each(|i| i as f64, -1.0f64);
+        each(|i| (i as u64, !(i as u64)), (0u64, 0u64));
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod node_direct;
 mod program;
 mod route;
 mod scheduled;
+mod stream;
 
 use crate::{Options, Plan, RedistError, Strategy, Window};
 use dist_array::{DistArray, Element, Layout};
@@ -369,7 +370,21 @@ impl<T: Element> Redistribution<T> {
         } else {
             usize::MAX
         };
-        let program = RankProgram::new(&plan, me, unit_elements);
+        // Copies into target storage stream where this rank writes more of
+        // it than the cache would keep.
+        let written: usize = plan
+            .messages()
+            .iter()
+            .filter(|m| m.to == me)
+            .map(|m| m.len)
+            .sum();
+        let threshold = stream::threshold(
+            options.streaming,
+            stream::last_level_cache(),
+            procgrid::ranks_on_node(),
+        );
+        let stream = written.saturating_mul(std::mem::size_of::<T>()) >= threshold;
+        let program = RankProgram::new(&plan, me, unit_elements, stream);
         // alltoallv addresses whole buffers with i32 counts and displacements.
         let alltoallv_fits =
             plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);
@@ -479,6 +494,12 @@ impl<T: Element> Redistribution<T> {
     /// on every rank).
     pub fn reads_shared_sources(&self) -> bool {
         matches!(&self.exchange, Exchange::Async(a) if a.node_direct())
+    }
+
+    /// Whether this rank's copies into its target storage stream
+    /// (non-temporal stores for long stretches; [`Options::streaming`]).
+    pub fn streams(&self) -> bool {
+        self.traffic.program.streams()
     }
 
     /// Bytes this rank holds for the redistribution apart from the data

@@ -81,6 +81,11 @@ pub(crate) struct Transfer {
     /// Elements per unit of parallel work (units are ranges of the
     /// outermost dimension's indices, computed when executing).
     unit_elements: usize,
+    /// Whether unpacking into target storage streams (non-temporal stores
+    /// for long stretches; see [`kernel`](super::kernel)).
+    stream_unpack: bool,
+    /// Whether copies straight from source to target storage stream.
+    stream_direct: bool,
 }
 
 impl Transfer {
@@ -127,7 +132,27 @@ impl Transfer {
             dst_strides: order.iter().map(|&d| ds[d]).collect(),
             buf_strides,
             unit_elements,
+            stream_unpack: false,
+            stream_direct: false,
         }
+    }
+
+    /// This program, with copies into target storage streaming or not.
+    /// Unpacking streams whenever `stream` is set; a straight copy only
+    /// when its source runs are not much shorter than its target runs:
+    /// measured on the development machine, a 64 MiB copy that reads
+    /// 512-byte runs every 1024 bytes into contiguous target takes 10 ms
+    /// through `memcpy` and 11.6 ms streamed (the source's skipped lines
+    /// are fetched all the same, and streamed stores then compete with
+    /// them), where every other shape gains: contiguous source into
+    /// 512-byte runs 5.9 → 3.9 ms, contiguous into contiguous 5.2 →
+    /// 3.7 ms, runs into runs 5.8 → 5.4 ms.
+    pub fn streaming(mut self, stream: bool) -> Transfer {
+        let average_run = |source: bool| self.len / self.type_tree(source).leaf_runs().max(1);
+        let direct = stream && 2 * average_run(true) >= average_run(false);
+        self.stream_unpack = stream;
+        self.stream_direct = direct;
+        self
     }
 
     /// Bytes this program holds on the heap.
@@ -343,12 +368,19 @@ impl Transfer {
     ) {
         let outer = u1.saturating_sub(u0);
         let units = units(outer * self.outer_stride(), outer, self.unit_elements);
+        // Only target storage streams: a packed buffer is read again at once.
+        let stream = match sides {
+            Sides::Pack => false,
+            Sides::Unpack => self.stream_unpack,
+            Sides::Direct => self.stream_direct,
+        };
         let unit = |k: usize| {
             let cut = |k: usize| u0 + (k as u128 * outer as u128 / units as u128) as usize;
             self.walk(sides, cut(k), cut(k + 1), true, buf_start, &mut |m| {
-                out.apply(from, &m);
+                out.apply(from, &m, stream);
                 true
             });
+            Out::<T>::fence(stream);
         };
         if units > 1 {
             (0..units).into_par_iter().for_each(unit);
@@ -549,8 +581,9 @@ pub(crate) struct RankProgram {
 impl RankProgram {
     /// The programs of rank `me`, with units of parallel work of about
     /// `unit_elements` elements (`usize::MAX`: copies run on the calling
-    /// thread alone).
-    pub fn new(plan: &Plan, me: usize, unit_elements: usize) -> RankProgram {
+    /// thread alone); copies into this rank's target storage stream when
+    /// `stream` is set.
+    pub fn new(plan: &Plan, me: usize, unit_elements: usize, stream: bool) -> RankProgram {
         let mut sends = vec![];
         let mut recvs = vec![];
         let mut local = None;
@@ -559,17 +592,14 @@ impl RankProgram {
                 continue;
             }
             if m.from == me && m.to == me {
-                local = Some(Transfer::with_units(plan, me, me, me, unit_elements));
+                local =
+                    Some(Transfer::with_units(plan, me, me, me, unit_elements).streaming(stream));
             } else if m.from == me {
                 sends.push(Transfer::with_units(plan, me, m.to, m.to, unit_elements));
             } else if m.to == me {
-                recvs.push(Transfer::with_units(
-                    plan,
-                    m.from,
-                    me,
-                    m.from,
-                    unit_elements,
-                ));
+                recvs.push(
+                    Transfer::with_units(plan, m.from, me, m.from, unit_elements).streaming(stream),
+                );
             }
         }
         sends.sort_by_key(|t| t.peer);
@@ -579,6 +609,14 @@ impl RankProgram {
             recvs,
             local,
         }
+    }
+
+    /// Whether some copy into this rank's target storage streams.
+    pub fn streams(&self) -> bool {
+        self.recvs
+            .iter()
+            .chain(&self.local)
+            .any(|t| t.stream_unpack || t.stream_direct)
     }
 
     /// Bytes the programs hold on the heap.
