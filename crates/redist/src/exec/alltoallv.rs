@@ -116,10 +116,13 @@ impl<T: Element> Alltoallv<T> {
             } => {
                 super::ensure_len(&mut self.send_buf, traffic.send_total);
                 super::ensure_len(&mut self.recv_buf, traffic.recv_total);
-                for (t, &(o, n)) in program.sends.iter().zip(&traffic.send_slots) {
-                    t.pack(src, &mut self.send_buf[o..o + n]);
-                }
-                traffic.copy_local(src, out);
+                let packs = program.sends.iter().zip(&traffic.send_slots);
+                traffic.copy_local_and_pack(
+                    src,
+                    out,
+                    &mut self.send_buf,
+                    packs.map(|(t, &(o, _))| (t, o)),
+                );
                 mpi_raw::alltoallv(
                     comm,
                     &self.send_buf,

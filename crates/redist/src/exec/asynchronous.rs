@@ -57,6 +57,9 @@ pub(crate) struct Async<T> {
     slots: Vec<(usize, usize)>,
     /// Receives of this execution copied straight from a mapped peer.
     mapped: Vec<usize>,
+    /// Per send: pieces packed and sent so far when sends are packed
+    /// together with the local copy.
+    sent_pieces: Vec<usize>,
 }
 
 impl<T: Element> Async<T> {
@@ -73,6 +76,7 @@ impl<T: Element> Async<T> {
             late_recvs: Vec::new(),
             slots: Vec::new(),
             mapped: Vec::new(),
+            sent_pieces: Vec::new(),
         }
     }
 
@@ -110,6 +114,7 @@ impl<T: Element> Async<T> {
             late_recvs,
             slots,
             mapped,
+            sent_pieces,
         } = self;
         let within =
             |list: fn(&NodeDirect) -> &[bool], i: usize| node.as_ref().is_some_and(|n| list(n)[i]);
@@ -140,8 +145,20 @@ impl<T: Element> Async<T> {
                     post_receives(&mut reqs, &routes.recv[i], t, i, target)?;
                 }
             }
+            // Without copies from peers of the node, the local part is
+            // copied in one pass with the packed sends whose pieces pack on
+            // their own, a fraction of each per step.
+            let mut notes_left = (0..recvs).filter(|&i| within_recv(i)).count();
+            let fuse = notes_left == 0;
+            let together = |i: usize| {
+                fuse && !within_send(i)
+                    && matches!(&routes.send[i], Send::Packed(p) if p.aligned(&program.sends[i]))
+            };
             let mut rest: &mut [T] = &mut send_buf[..];
             for (i, t) in program.sends.iter().enumerate() {
+                if together(i) {
+                    continue;
+                }
                 if !within_send(i) {
                     send(&mut reqs, &routes.send[i], t, src, &mut rest)?;
                     continue;
@@ -153,12 +170,18 @@ impl<T: Element> Async<T> {
                     late_sends[i] = true;
                 }
             }
-            // With copies from peers of the node to come, the local part is
-            // copied together with them, once every note is in.
-            let mut notes_left = (0..recvs).filter(|&i| within_recv(i)).count();
             mapped.clear();
-            if notes_left == 0 {
-                traffic.copy_local(src, out);
+            if fuse {
+                copy_local_and_send(
+                    traffic,
+                    routes,
+                    src,
+                    out,
+                    &mut reqs,
+                    rest,
+                    together,
+                    sent_pieces,
+                )?;
             }
             while let Some(event) = reqs.wait_any()? {
                 match event {
@@ -246,15 +269,6 @@ impl<T: Element> Async<T> {
     }
 }
 
-/// Bytes of target one step of [`copy_together`] writes, about: small
-/// enough to stay in cache between the copies of one step.
-const STEP_BYTES: usize = 1 << 20;
-
-/// Steps of about [`STEP_BYTES`] for a copy of `bytes` (at least one).
-fn steps_of(bytes: usize) -> usize {
-    bytes.div_ceil(STEP_BYTES).max(1)
-}
-
 /// Copies the local part and every message of `mapped` (receives whose
 /// sender's storage `node` has mapped) into `out`, in steps: each step
 /// copies the same fraction of every message, so where messages interleave
@@ -271,7 +285,7 @@ fn copy_together<T: Element>(
     let local = program.local.as_ref();
     let elements =
         local.map_or(0, |t| t.len) + mapped.iter().map(|&i| program.recvs[i].len).sum::<usize>();
-    let steps = steps_of(elements * std::mem::size_of::<T>());
+    let steps = super::steps_of(elements * std::mem::size_of::<T>());
     let out = Out::new(out);
     for k in 0..steps {
         if let Some(t) = local {
@@ -285,6 +299,61 @@ fn copy_together<T: Element>(
             // SAFETY: the sender's source storage holds `T`s and stays
             // untouched until it has this rank's answer, sent after the copy.
             t.copy_part(unsafe { peer.slice::<T>() }, &out, k, steps);
+        }
+    }
+    Ok(())
+}
+
+/// Copies the local part into `out` and packs and sends the sends that
+/// `together` selects (packed, in pieces of whole outermost indices), in
+/// one pass over the source: per step the same fraction of the local part
+/// and of each message, each piece sent as soon as it is packed. Where the
+/// messages and the local part interleave in source storage, each source
+/// cache line is then fetched once, not once per message. Pieces take their
+/// room from the front of `rest` in the order they are packed.
+#[allow(clippy::too_many_arguments)]
+fn copy_local_and_send<'b, T: Element>(
+    traffic: &Traffic,
+    routes: &'b Routes,
+    src: &'b [T],
+    out: &mut [T],
+    reqs: &mut Requests<'_, 'b, T>,
+    mut rest: &'b mut [T],
+    together: impl Fn(usize) -> bool,
+    sent_pieces: &mut Vec<usize>,
+) -> Result<(), RedistError> {
+    let program = &traffic.program;
+    let local = program.local.as_ref();
+    let piece_size = |i: usize| match &routes.send[i] {
+        Send::Packed(Pieces::Chunks(size)) => *size,
+        _ => usize::MAX,
+    };
+    let sends = (0..program.sends.len()).filter(|&i| together(i));
+    let elements =
+        local.map_or(0, |t| t.len) + sends.clone().map(|i| program.sends[i].len).sum::<usize>();
+    let steps = super::steps_of(elements * std::mem::size_of::<T>());
+    sent_pieces.clear();
+    sent_pieces.resize(program.sends.len(), 0);
+    let out = Out::new(out);
+    for k in 0..steps {
+        if let Some(t) = local {
+            t.copy_part(src, &out, k, steps);
+        }
+        for i in sends.clone() {
+            let t = &program.sends[i];
+            let size = piece_size(i);
+            let pieces = t.len.div_ceil(size);
+            // The pieces due by the end of step k.
+            let due = ((k + 1) as u128 * pieces as u128).div_ceil(steps as u128) as usize;
+            while sent_pieces[i] < due {
+                let o = sent_pieces[i] * size;
+                let n = size.min(t.len - o);
+                let (piece, r) = std::mem::take(&mut rest).split_at_mut(n);
+                rest = r;
+                t.pack_piece(o, src, piece);
+                reqs.isend(Part::Elements(piece), t.peer, DATA)?;
+                sent_pieces[i] += 1;
+            }
         }
     }
     Ok(())
@@ -334,7 +403,9 @@ fn set_slots(slots: &mut Vec<(usize, usize)>, recvs: &[Transfer], this: impl Fn(
 struct Target<T>(*mut T, usize);
 
 /// Posts the receive of message `i`: straight into target storage when
-/// its route has a datatype, else its pieces, as its sender cuts it.
+/// its route has a datatype, else its pieces, as its sender cuts it — each
+/// straight into target storage when it lies there as one run, else into
+/// the message's slot, to be unpacked.
 fn post_receives<'b, T: Element>(
     reqs: &mut Requests<'_, 'b, T>,
     route: &'b Recv,
@@ -350,9 +421,15 @@ fn post_receives<'b, T: Element>(
         // the rank writes only others' while MPI writes these.
         return unsafe { reqs.irecv_typed(i, target.0, target.1, ty, t.peer, DATA) };
     }
-    route
-        .pieces
-        .each(t, |o, n, _| reqs.irecv_piece(i, o, n, t.peer, DATA))
+    route.pieces.each(t, |o, n, _| {
+        match route.unpack_pieces.then(|| t.target_run(o, n)).flatten() {
+            // SAFETY: as above, for the piece's elements of target storage.
+            Some(at) => unsafe {
+                reqs.irecv_into(i, (target.0, target.1), at..at + n, t.peer, DATA)
+            },
+            None => reqs.irecv_piece(i, o, n, t.peer, DATA),
+        }
+    })
 }
 
 /// Sends message `t` as `route` says; a packed message takes its slot from

@@ -128,6 +128,25 @@ impl<T: Copy> Out<T> {
         }
     }
 
+    /// The `n` elements from `offset` on, for writers of that part only.
+    ///
+    /// # Panics
+    /// If they reach past the end: a bug (slots are laid out inside their
+    /// buffer when a redistribution is built).
+    pub fn part(&self, offset: usize, n: usize) -> Out<T> {
+        assert!(
+            offset.checked_add(n).is_some_and(|end| end <= self.len),
+            "part {offset}+{n} of {} elements",
+            self.len
+        );
+        Out {
+            // SAFETY: `offset <= self.len` (checked above), inside or one
+            // past the end of the allocation behind `ptr`.
+            ptr: unsafe { self.ptr.add(offset) },
+            len: n,
+        }
+    }
+
     /// Performs `m`, reading `src`; long stretches with non-temporal
     /// stores when `stream` is set (then [`fence`](Self::fence) before the
     /// target is read by anybody else).

@@ -132,6 +132,46 @@ impl Traffic {
             t.copy_local(src, dst);
         }
     }
+
+    /// Copies the part that stays on this rank and packs the messages of
+    /// `packs` (each with its offset in `buf`) in one pass over the source:
+    /// a fraction of each per step of about [`STEP_BYTES`]. Where the
+    /// messages and the local part interleave in source storage (every
+    /// other block of a column goes to another rank), copying them one
+    /// after the other would fetch each source cache line once per
+    /// message; together, it is fetched once.
+    fn copy_local_and_pack<'a, T: Element>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        buf: &mut [T],
+        packs: impl Iterator<Item = (&'a program::Transfer, usize)> + Clone,
+    ) {
+        let local = self.program.local.as_ref();
+        let elements =
+            local.map_or(0, |t| t.len) + packs.clone().map(|(t, _)| t.len).sum::<usize>();
+        let steps = steps_of(elements * std::mem::size_of::<T>());
+        let dst = kernel::Out::new(dst);
+        let buf = kernel::Out::new(buf);
+        for k in 0..steps {
+            if let Some(t) = local {
+                t.copy_part(src, &dst, k, steps);
+            }
+            for (t, o) in packs.clone() {
+                t.pack_part(src, &buf.part(o, t.len), k, steps);
+            }
+        }
+    }
+}
+
+/// Bytes of target (or of packed buffer) one step of a copy done together
+/// with others writes, about: small enough that what the copies share
+/// stays in cache between them.
+const STEP_BYTES: usize = 1 << 20;
+
+/// Steps of about [`STEP_BYTES`] for a copy of `bytes` (at least one).
+fn steps_of(bytes: usize) -> usize {
+    bytes.div_ceil(STEP_BYTES).max(1)
 }
 
 /// The strategy in use, with its buffers and state (one per

@@ -79,11 +79,15 @@ impl<T: Element> Scheduled<T> {
         super::ensure_len(&mut self.recv_buf, packed_recv);
         let src = src.local_slice();
         let out = dst.local_slice_mut();
-        traffic.copy_local(src, out);
+        // The local part is copied in one pass with the first packed send.
+        let first = self.steps.iter().find_map(|&(s, _)| s);
+        let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
+        let first_send = first_packed.map(|i| (&program.sends[i], 0));
+        traffic.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter());
         for &(s, r) in &self.steps {
             let send = s.map(|i| (&program.sends[i], &self.routes.send[i]));
             let recv = r.map(|i| (&program.recvs[i], &self.routes.recv[i]));
-            if let Some((t, Send::Packed(_))) = send {
+            if let (Some((t, Send::Packed(_))), false) = (send, s == first_packed) {
                 t.pack(src, &mut self.send_buf[..t.len]);
             }
             // The pieces of each side, round by round.

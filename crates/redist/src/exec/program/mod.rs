@@ -410,6 +410,44 @@ impl Transfer {
         (start / stride, (start + n).div_ceil(stride))
     }
 
+    /// Where the packed elements `start..start + n` of the message, which
+    /// cover whole outermost indices, lie in target storage when they lie
+    /// there as one contiguous run: its first offset. O(lines of the
+    /// piece).
+    pub fn target_run(&self, start: usize, n: usize) -> Option<usize> {
+        let (u0, u1) = self.outer_range(start, n);
+        let mut run: Option<(usize, usize)> = None;
+        let mut contiguous = true;
+        self.walk(Sides::Unpack, u0, u1, false, start, &mut |m| {
+            let Move::Line(l) = m else {
+                contiguous = false;
+                return false;
+            };
+            let len = l.len * l.count;
+            if len == 0 {
+                return true;
+            }
+            // Element j of stretch i sits at to + i·to_step + j·to_stride.
+            if (l.len > 1 && l.to_stride != 1) || (l.count > 1 && l.to_step != l.len) {
+                contiguous = false;
+                return false;
+            }
+            run = match run {
+                None => Some((l.to, len)),
+                Some((at, m)) if at + m == l.to => Some((at, m + len)),
+                Some(_) => {
+                    contiguous = false;
+                    return false;
+                }
+            };
+            true
+        });
+        match run {
+            Some((at, m)) if contiguous && m == n => Some(at),
+            _ => None,
+        }
+    }
+
     /// Gathers the message from the source local storage into `buf`
     /// (exactly `self.len` elements long).
     pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {
@@ -457,6 +495,21 @@ impl Transfer {
         let outer = self.axes.first().map_or(0, AxisProgram::len);
         let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
         self.run(Sides::Direct, src, out, (cut(k), cut(k + 1)), 0);
+    }
+
+    /// Packs part `k` of `parts` of the message (its outermost indices cut
+    /// evenly) into `buf`, the whole message's buffer; the parts `0..parts`
+    /// together are [`pack`](Self::pack).
+    pub fn pack_part<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        buf: &Out<T>,
+        k: usize,
+        parts: usize,
+    ) {
+        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
+        self.run(Sides::Pack, src, buf, (cut(k), cut(k + 1)), 0);
     }
 
     /// The message on its source (`source == true`) or target side as a

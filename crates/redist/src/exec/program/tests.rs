@@ -86,6 +86,39 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         if on_target.iter().zip(&buf).any(|(&b, &a)| expect[b] != a) {
             return false;
         }
+        // A piece of whole outer indices lies in target storage as one run
+        // exactly when its elements' target offsets count up by one.
+        let stride = tr.outer_stride();
+        for per_piece in [stride, 3 * stride, tr.len.max(1)] {
+            for o in (0..tr.len).step_by(per_piece) {
+                let n = per_piece.min(tr.len - o);
+                let run = &on_target[o..o + n];
+                let want = run
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &b)| b == run[0] + j)
+                    .then_some(run[0]);
+                if tr.target_run(o, n) != want {
+                    return false;
+                }
+            }
+        }
+        // Packing in parts, the local copy in parts: the same as whole.
+        for parts in [1, 2, 5] {
+            let mut by_parts = vec![u64::MAX; tr.len];
+            let mut direct_parts = vec![u64::MAX; n];
+            {
+                let out = Out::new(&mut by_parts);
+                let target = Out::new(&mut direct_parts);
+                for k in 0..parts {
+                    tr.pack_part(&src, &out, k, parts);
+                    tr.copy_part(&src, &target, k, parts);
+                }
+            }
+            if by_parts != buf || direct_parts != expect {
+                return false;
+            }
+        }
         for source in [true, false] {
             if let Some(runs) = tr.runs(source, usize::MAX) {
                 let mut covered: Vec<usize> = runs.iter().flat_map(|&(o, l)| o..o + l).collect();
