@@ -46,6 +46,14 @@ impl std::fmt::Display for Launch {
     }
 }
 
+impl Launch {
+    /// The last line of standard output, which must be the JSON report.
+    fn json(&self) -> Value {
+        let last = self.stdout.lines().last().expect("some output");
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {self}"))
+    }
+}
+
 /// Reads all of `pipe` on a thread of its own (so neither pipe fills up
 /// while the launch runs).
 fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
@@ -293,9 +301,7 @@ fn a_small_run_prints_one_json_line() {
             .filter(|l| l.trim_start().starts_with('{'))
             .count();
         assert_eq!(json_lines, 1, "one JSON line, from rank 0: {launch}");
-        let last = launch.stdout.lines().last().expect("some output");
-        let v: Value = serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        let v = launch.json();
         assert_eq!(v["ranks"], n, "{launch}");
         assert_eq!(v["elements"], 64 * 48, "{launch}");
         assert_eq!(v["reps"], 2, "{launch}");
@@ -328,9 +334,7 @@ fn streaming_is_chosen_and_reported() {
             ],
         );
         assert_eq!(launch.code, Some(0), "{launch}");
-        let last = launch.stdout.lines().last().expect("some output");
-        let v: Value = serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        let v = launch.json();
         assert_eq!(v["verified"], true, "{launch}");
         assert_eq!(v["streaming"], when, "{launch}");
         // 240 KB per rank: below what `auto` streams.
@@ -411,9 +415,7 @@ fn a_window_moves_between_arrays_of_two_shapes() {
             ],
         );
         assert_eq!(launch.code, Some(0), "{launch}");
-        let last = launch.stdout.lines().last().expect("some output");
-        let v: Value = serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+        let v = launch.json();
         assert_eq!(v["elements"], 21 * 33, "{launch}");
         assert_eq!(v["window"], serde_json::json!([21, 33]), "{launch}");
         assert_eq!(v["to_shape"], serde_json::json!([30, 70]), "{launch}");
@@ -508,9 +510,7 @@ fn pdgemr2d_is_timed_next_to_the_redistribution() {
         ],
     );
     assert_eq!(launch.code, Some(0), "{launch}");
-    let last = launch.stdout.lines().last().expect("some output");
-    let v: Value = serde_json::from_str(last)
-        .unwrap_or_else(|e| panic!("last line is not JSON ({e}): {launch}"));
+    let v = launch.json();
     assert!(v["pdgemr2d_ms_median"].is_number(), "{launch}");
     assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
     assert_eq!(v["pdgemr2d_agrees"], true, "{launch}");

@@ -492,9 +492,7 @@ impl Transfer {
         k: usize,
         parts: usize,
     ) {
-        let outer = self.axes.first().map_or(0, AxisProgram::len);
-        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
-        self.run(Sides::Direct, src, out, (cut(k), cut(k + 1)), 0);
+        self.run_part(Sides::Direct, src, out, k, parts);
     }
 
     /// Packs part `k` of `parts` of the message (its outermost indices cut
@@ -507,9 +505,22 @@ impl Transfer {
         k: usize,
         parts: usize,
     ) {
+        self.run_part(Sides::Pack, src, buf, k, parts);
+    }
+
+    /// Runs part `k` of `parts` of the message's copy between `sides`, its
+    /// outermost indices cut evenly.
+    fn run_part<T: Copy + Send + Sync>(
+        &self,
+        sides: Sides,
+        from: &[T],
+        out: &Out<T>,
+        k: usize,
+        parts: usize,
+    ) {
         let outer = self.axes.first().map_or(0, AxisProgram::len);
         let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
-        self.run(Sides::Pack, src, buf, (cut(k), cut(k + 1)), 0);
+        self.run(sides, from, out, (cut(k), cut(k + 1)), 0);
     }
 
     /// The message on its source (`source == true`) or target side as a
