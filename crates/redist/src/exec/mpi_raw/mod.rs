@@ -95,7 +95,8 @@ impl Datatype {
     /// One side of a message, described by `tree` (offsets in elements of
     /// `elem`), as a single datatype laid over local storage, so MPI reads
     /// or writes it directly: a run becomes a block of elements, a repeat
-    /// an `MPI_Type_create_hvector`, a sequence an `MPI_Type_create_struct`
+    /// an `MPI_Type_create_hvector`, a sequence of runs an
+    /// `MPI_Type_create_hindexed`, any other sequence an `MPI_Type_create_struct`
     /// — one MPI datatype per node of the tree, never one entry per run.
     ///
     /// # Errors
@@ -143,6 +144,19 @@ impl Datatype {
                         Some(t) => UserDatatype::heterogeneous_vector(c, len, stride, t),
                         None => UserDatatype::heterogeneous_vector(c, len, stride, &*elem.inner),
                     };
+                    (1, Some(ty))
+                }
+                TypeTree::Seq(parts) if parts.iter().all(|(_, p)| p.is_run()) => {
+                    // Runs only: an hindexed type of the element, which MPI
+                    // walks as one indexed loop (a struct of per-run
+                    // duplicates of the element type, it walks block by block).
+                    let mut lens = Vec::with_capacity(parts.len());
+                    let mut displs = Vec::with_capacity(parts.len());
+                    for (at, part) in parts {
+                        lens.push(count(part.elements(), "run length")?);
+                        displs.push(bytes(*at)?);
+                    }
+                    let ty = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
                     (1, Some(ty))
                 }
                 TypeTree::Seq(parts) => {

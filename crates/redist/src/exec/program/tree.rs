@@ -79,6 +79,11 @@ impl TypeTree {
         TypeTree::Seq(out)
     }
 
+    /// Whether this is a single run.
+    pub fn is_run(&self) -> bool {
+        matches!(self, TypeTree::Run(_))
+    }
+
     /// Elements described.
     pub fn elements(&self) -> usize {
         match self {
