@@ -190,9 +190,10 @@ pub struct Options {
     /// described to MPI by a derived datatype over local storage instead of
     /// being packed into (or unpacked from) a buffer; `usize::MAX` always
     /// packs, `0` (the default) takes runs of at least
-    /// [`DATATYPE_MIN_RUN_BYTES`] and, where neither side of a message
-    /// averages 64 KiB per run, describes only its receiving side (MPICH
-    /// sends such typed messages more slowly than they are packed). A
+    /// [`DATATYPE_MIN_RUN_BYTES`] and, where either side of a message
+    /// repeats a period of several different runs, describes only its
+    /// receiving side (MPICH sends such typed messages more slowly than
+    /// they are packed). A
     /// message described so on both sides moves with no copy of ours: MPI
     /// reads the source and writes the target.
     pub datatype_min_run: usize,

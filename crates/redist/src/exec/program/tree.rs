@@ -84,6 +84,22 @@ impl TypeTree {
         matches!(self, TypeTree::Run(_))
     }
 
+    /// Whether some sequence of two or more parts lies under a repeat: a
+    /// period made of several different runs (or lines), repeated.
+    /// O(nodes).
+    pub fn repeats_sequences(&self) -> bool {
+        fn under(node: &TypeTree, repeated: bool) -> bool {
+            match node {
+                TypeTree::Run(_) => false,
+                TypeTree::Repeat { inner, .. } => under(inner, true),
+                TypeTree::Seq(parts) => {
+                    (repeated && parts.len() > 1) || parts.iter().any(|(_, p)| under(p, repeated))
+                }
+            }
+        }
+        under(self, false)
+    }
+
     /// Elements described.
     pub fn elements(&self) -> usize {
         match self {
