@@ -94,10 +94,12 @@ impl fmt::Display for Strategy {
 }
 
 /// When copies into a rank's target storage use streaming (non-temporal)
-/// stores for stretches of at least 64 bytes. Streamed stores write memory
-/// without first reading each cache line in — a third less memory traffic
-/// for a copy — but leave the target out of cache, so they pay where the
-/// target is larger than the cache would keep anyway.
+/// stores for stretches of at least 64 bytes (copies straight from source
+/// storage only where their source runs average at least 64 KiB).
+/// Streamed stores write memory without first reading each cache line in —
+/// a third less memory traffic for a copy — but leave the target out of
+/// cache, so they pay where the target is larger than the cache would keep
+/// anyway.
 ///
 /// Measured with `redist run` on the development machine (2 ranks, AMD
 /// EPYC, 32 MiB last-level cache shared by both cores), f64

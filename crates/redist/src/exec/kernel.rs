@@ -176,7 +176,7 @@ impl<T: Copy> Out<T> {
     ///
     /// # Panics
     /// If the period reaches outside either side or its tables are shorter
-    /// than `n`: a bug, as for [`copy`](Self::copy).
+    /// than `n`: a bug, as for [`copy_with`](Self::copy_with).
     pub fn indexed(&self, src: &[T], x: &Indexed<'_>) {
         if x.n == 0 || x.repeat == 0 {
             return;
@@ -243,17 +243,19 @@ impl<T: Copy> Out<T> {
         }
     }
 
-    /// Copies the line `m` from `src` into this destination.
-    ///
-    /// # Panics
-    /// If the line reaches outside either side: copy programs are checked
-    /// against the local sizes when they are built, so this is a bug.
+    /// Copies the line `m` from `src` into this destination with ordinary
+    /// stores, as [`copy_with`](Self::copy_with).
     #[cfg(test)]
     pub fn copy(&self, src: &[T], m: &Moves) {
         self.copy_with(src, m, false);
     }
 
-    /// [`copy`](Self::copy), streaming long stretches when `stream` is set.
+    /// Copies the line `m` from `src` into this destination, streaming
+    /// long stretches when `stream` is set.
+    ///
+    /// # Panics
+    /// If the line reaches outside either side: copy programs are checked
+    /// against the local sizes when they are built, so this is a bug.
     #[inline(always)]
     fn copy_with(&self, src: &[T], m: &Moves, stream: bool) {
         let (src_end, dst_end) = m.ends();

@@ -423,7 +423,9 @@ impl<T: Element> Redistribution<T> {
             stream::last_level_cache(),
             procgrid::ranks_on_node(),
         );
-        let stream = written.saturating_mul(std::mem::size_of::<T>()) >= threshold;
+        let size = std::mem::size_of::<T>().max(1);
+        let stream = (written.saturating_mul(size) >= threshold)
+            .then(|| stream::MIN_SOURCE_RUN_BYTES.div_ceil(size));
         let program = RankProgram::new(&plan, me, unit_elements, stream);
         // alltoallv addresses whole buffers with i32 counts and displacements.
         let alltoallv_fits =

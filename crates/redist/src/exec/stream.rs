@@ -11,6 +11,18 @@ const CACHE_FALLBACK: usize = 32 << 20;
 /// the cache.
 const AUTO_MIN: usize = 1 << 20;
 
+/// Shortest average source run, in bytes, of a copy straight from source
+/// to target storage that streams (unpacking from a buffer, a source of one
+/// run, always does). Reading runs with gaps between them while streaming
+/// the writes is slower than ordinary stores: measured with `redist run` on
+/// 2 ranks (16777216 f64, node-direct copies, `--streaming never` against
+/// `auto`), source runs of 1.2 KiB (`cyclic(40)` → `cyclic(300)`) 10.9
+/// against 16 ms, 2 KiB (`cyclic(1024)` → `cyclic(256)`) 6.3 against 7.9 ms,
+/// 4 KiB (`cyclic(256)` → `cyclic(1024)`) 6.6 against 7.2 ms, 16 KiB 6.1
+/// against 6.3 ms, 64 KiB 5.6 against 5.2 ms, and the 4096² `cyclic(64)²`
+/// exchange's runs of 1 MiB 4.6–5.0 against 2.9–3.3 ms.
+pub(crate) const MIN_SOURCE_RUN_BYTES: usize = 64 << 10;
+
 /// Bytes of target a rank must write for its copies to stream under
 /// `streaming` (`usize::MAX`: never), `ranks_on_node` ranks sharing a
 /// last-level cache of `cache` bytes.

@@ -3,7 +3,7 @@
 //! local storage, or copied straight from source to target.
 //!
 //! A message is the Cartesian product of per-dimension stretch sets
-//! ([`AxisPlan`]). Per dimension, its program keeps what the plan keeps:
+//! ([`AxisPlan`](crate::AxisPlan)). Per dimension, its program keeps what the plan keeps:
 //! the lines of one basic period (`axis.rs`), the number of whole periods and the
 //! strides by which local offsets advance per period, and the lines of the
 //! partial last period. A line is `count` stretches of `len` indices whose
@@ -137,21 +137,15 @@ impl Transfer {
         }
     }
 
-    /// This program, with copies into target storage streaming or not.
-    /// Unpacking streams whenever `stream` is set; a straight copy only
-    /// when its source runs are not much shorter than its target runs:
-    /// measured on the development machine, a 64 MiB copy that reads
-    /// 512-byte runs every 1024 bytes into contiguous target takes 10 ms
-    /// through `memcpy` and 11.6 ms streamed (the source's skipped lines
-    /// are fetched all the same, and streamed stores then compete with
-    /// them), where every other shape gains: contiguous source into
-    /// 512-byte runs 5.9 → 3.9 ms, contiguous into contiguous 5.2 →
-    /// 3.7 ms, runs into runs 5.8 → 5.4 ms.
-    pub fn streaming(mut self, stream: bool) -> Transfer {
-        let average_run = |source: bool| self.len / self.type_tree(source).leaf_runs().max(1);
-        let direct = stream && 2 * average_run(true) >= average_run(false);
-        self.stream_unpack = stream;
-        self.stream_direct = direct;
+    /// This program, with copies into target storage streaming or not:
+    /// with `Some(n)`, unpacking streams, and a straight copy when its
+    /// source runs average at least `n` elements (see
+    /// [`stream::MIN_SOURCE_RUN_BYTES`](super::stream::MIN_SOURCE_RUN_BYTES));
+    /// with `None`, nothing streams.
+    pub fn streaming(mut self, stream: Option<usize>) -> Transfer {
+        let source_run = self.len / self.type_tree(true).leaf_runs().max(1);
+        self.stream_unpack = stream.is_some();
+        self.stream_direct = stream.is_some_and(|n| source_run >= n);
         self
     }
 
@@ -551,10 +545,10 @@ impl Transfer {
         Some(runs)
     }
 
-    /// Calls `f(offset, length)` for each run [`runs`](Self::runs) would
-    /// list, without storing them; returns how many, or `None` (having
-    /// called `f` for the first `max_runs` at most) when [`runs`](Self::runs)
-    /// would.
+    /// Calls `f(offset, length)` for each contiguous run of the message on
+    /// one side, in message order, without storing them; returns how many,
+    /// or `None` (having called `f` for the first `max_runs` at most) when
+    /// there are more than `max_runs`.
     pub fn each_run(
         &self,
         source: bool,
@@ -645,9 +639,9 @@ pub(crate) struct RankProgram {
 impl RankProgram {
     /// The programs of rank `me`, with units of parallel work of about
     /// `unit_elements` elements (`usize::MAX`: copies run on the calling
-    /// thread alone); copies into this rank's target storage stream when
-    /// `stream` is set.
-    pub fn new(plan: &Plan, me: usize, unit_elements: usize, stream: bool) -> RankProgram {
+    /// thread alone); copies into this rank's target storage stream as
+    /// [`Transfer::streaming`] says for `stream`.
+    pub fn new(plan: &Plan, me: usize, unit_elements: usize, stream: Option<usize>) -> RankProgram {
         let mut sends = vec![];
         let mut recvs = vec![];
         let mut local = None;

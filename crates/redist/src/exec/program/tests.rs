@@ -153,7 +153,7 @@ fn rank_program_splits_sends_receives_and_the_local_part() {
     let s = Layout::parse(&[12], "block@3").unwrap();
     let t = Layout::parse(&[12], "cyclic@3").unwrap();
     let plan = Plan::new(&s, &t, Remap::None).unwrap();
-    let p = RankProgram::new(&plan, 1, 1 << 18, false);
+    let p = RankProgram::new(&plan, 1, 1 << 18, None);
     // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
     assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
     assert_eq!(
@@ -229,7 +229,7 @@ fn program_size_does_not_grow_with_the_extent() {
             let t = Layout::parse(&[n], to).unwrap();
             let plan = Plan::new(&s, &t, Remap::None).unwrap();
             (0..plan.source().ranks())
-                .map(|r| RankProgram::new(&plan, r, 1 << 18, false).heap_bytes())
+                .map(|r| RankProgram::new(&plan, r, 1 << 18, None).heap_bytes())
                 .max()
                 .unwrap()
         };
