@@ -53,6 +53,7 @@ CASES=(
   "16777216|f64|cyclic(5)@${R}|cyclic(8)@${R}|auto"
   "16777216|f64|cyclic(100)@${R}|cyclic(3)@${R}|auto"
   "16777216|f64|cyclic(40)@${R}|cyclic(300)@${R}|auto"
+  "16777216|f64|cyclic(40)@${R}|cyclic(300)@${R}|auto|--no-node-direct"
   "16777216|f64|cyclic(300)@${R}|cyclic(200)@${R}|auto"
   "16777216|f64|cyclic(60)@${R}|cyclic(3)@${R}|auto"
   "16777216|f64|cyclic(10)@${R}|cyclic(500)@${R}|auto"
