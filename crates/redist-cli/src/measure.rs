@@ -15,7 +15,7 @@ use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 use procgrid::ProcGrid;
-use redist::{Options, Redistribution, Remap, Strategy, Streaming, Window};
+use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::time::Instant;
@@ -97,10 +97,11 @@ pub struct RunArgs {
     /// Print one JSON object on one line (rank 0, last line of stdout).
     #[arg(long)]
     pub json: bool,
-    /// Shortest average run (elements) described to MPI by a derived datatype
-    /// instead of packed; `0` uses the library default.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub datatype_min_run: usize,
+    /// When a side of a message is described to MPI by a derived datatype
+    /// instead of packed: auto (the library's rule), never, or where its
+    /// runs average at least N elements.
+    #[arg(long, default_value = "auto", value_name = "auto|never|N")]
+    pub datatype_min_run: MinRun,
     /// Send data between ranks of one node as MPI messages even where the
     /// receiver could read it straight from the sender's shared storage.
     #[arg(long)]
@@ -236,16 +237,14 @@ fn run_typed<T: IndexValue>(
     let root = world.rank() == 0;
     let grid_a = grid_for(&from, world, None)?;
     let grid_b = grid_for(&to, world, Some(&grid_a))?;
-    let mut options = Options {
+    let options = Options {
         remap: args.remap,
         strategy: args.strategy,
+        datatype_min_run: args.datatype_min_run,
+        node_direct: !args.no_node_direct,
+        streaming: args.streaming,
         ..Options::default()
     };
-    if args.datatype_min_run > 0 {
-        options.datatype_min_run = args.datatype_min_run;
-    }
-    options.node_direct = !args.no_node_direct;
-    options.streaming = args.streaming;
     let start = Instant::now();
     let mut r = match &window {
         None => Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)?,

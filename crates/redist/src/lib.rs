@@ -71,11 +71,12 @@ pub mod scalapack;
 pub mod schedule;
 #[cfg(test)]
 mod testing;
+pub mod tuning;
 
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
-pub use options::{Options, Remap, Strategy, Streaming, DATATYPE_MIN_RUN_BYTES};
+pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};

@@ -1,6 +1,6 @@
 //! What a redistribution may do: how the target's ranks may be relabelled
 //! ([`Remap`]), how messages are exchanged ([`Strategy`]), and the knobs of
-//! the engine ([`Options`]).
+//! the engine ([`Options`], [`Streaming`], [`MinRun`]).
 //!
 //! This module holds only data: the planner, the engine and the cost model
 //! all read it, so none of them depends on another through it.
@@ -94,18 +94,12 @@ impl fmt::Display for Strategy {
 }
 
 /// When copies into a rank's target storage use streaming (non-temporal)
-/// stores for stretches of at least 64 bytes (copies straight from source
-/// storage only where their source runs average at least 64 KiB).
-/// Streamed stores write memory without first reading each cache line in —
-/// a third less memory traffic for a copy — but leave the target out of
-/// cache, so they pay where the target is larger than the cache would keep
-/// anyway.
-///
-/// Measured with `redist run` on the development machine (2 ranks, AMD
-/// EPYC, 32 MiB last-level cache shared by both cores), f64
-/// `cyclic(64),cyclic(64)@1x2` → `@2x1`, ordinary against streamed stores:
-/// 4 MiB per rank 0.18 against 0.30 ms (the target stays in cache), 8 MiB
-/// 1.3 against 0.64 ms, 64 MiB 12.1 against 5.5 ms.
+/// stores for long stretches (copies straight from source storage only
+/// where their source runs are long too; see [`crate::tuning`]). Streamed
+/// stores write memory without first reading each cache line in — a third
+/// less memory traffic for a copy — but leave the target out of cache, so
+/// they pay where the target is larger than the cache would keep anyway.
+/// What was measured: `docs/TUNING.md`.
 ///
 /// ```
 /// use redist::Streaming;
@@ -119,7 +113,7 @@ impl fmt::Display for Strategy {
 pub enum Streaming {
     /// Where a rank writes more target than its share of the node's
     /// last-level cache (half of it, divided among the node's ranks; at
-    /// least 1 MiB): 8 MiB for 2 ranks on the development machine.
+    /// least [`STREAM_AUTO_MIN_BYTES`](crate::tuning::STREAM_AUTO_MIN_BYTES)).
     #[default]
     Auto,
     /// Never: ordinary stores only.
@@ -160,23 +154,58 @@ impl fmt::Display for Streaming {
     }
 }
 
-/// Default of [`Options::direct_min_run`].
-pub const DIRECT_MIN_RUN: usize = 4096;
+/// A threshold on the average length of a message's runs: where a way of
+/// moving a message pays depends on how long its contiguous runs are.
+///
+/// ```
+/// use redist::MinRun;
+/// assert_eq!("auto".parse::<MinRun>().unwrap(), MinRun::Auto);
+/// assert_eq!("never".parse::<MinRun>().unwrap(), MinRun::Never);
+/// assert_eq!("16".parse::<MinRun>().unwrap(), MinRun::Elements(16));
+/// assert_eq!(MinRun::Elements(16).to_string(), "16");
+/// assert!("0".parse::<MinRun>().is_err());
+/// assert!("often".parse::<MinRun>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MinRun {
+    /// The engine's own rule, which each option that takes a `MinRun`
+    /// describes.
+    #[default]
+    Auto,
+    /// Runs of at least this many elements on average (at least 1).
+    Elements(usize),
+    /// Never.
+    Never,
+}
 
-/// Default of [`Options::datatype_min_run`]: `0`, meaning runs of at least
-/// [`DATATYPE_MIN_RUN_BYTES`] on average.
-pub const DATATYPE_MIN_RUN: usize = 0;
+impl FromStr for MinRun {
+    type Err = RedistError;
 
-/// Shortest average run, in bytes, that the default
-/// [`Options::datatype_min_run`] describes to MPI by a derived datatype.
-/// Measured with MPICH 4.0.2 (ch4:ucx, built without yaksa) on 2 ranks,
-/// 4096×4096 f64 `cyclic(k),cyclic(k)@1x2` → `@2x1` exchanged as messages,
-/// packed against datatypes: runs of 64 bytes 23.4 against 25.4 ms, of
-/// 128 bytes 24.3 against 18.8 ms, of 512 bytes 24.9 against 16.9 ms. Its
-/// datatype engine walks runs one by one, so runs of a few elements cost
-/// far more (4096² `cyclic(5)` → `cyclic(8)`: 25.7 ms packed, 2.7 s as
-/// datatypes).
-pub const DATATYPE_MIN_RUN_BYTES: usize = 128;
+    fn from_str(s: &str) -> Result<MinRun, RedistError> {
+        match s {
+            "auto" => Ok(MinRun::Auto),
+            "never" => Ok(MinRun::Never),
+            _ => match s.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(MinRun::Elements(n)),
+                _ => Err(RedistError::InvalidArgument {
+                    what: "minimum run",
+                    value: s.to_string(),
+                    expected: "auto, never or a positive number of elements".to_string(),
+                }),
+            },
+        }
+    }
+}
+
+impl fmt::Display for MinRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MinRun::Auto => f.write_str("auto"),
+            MinRun::Never => f.write_str("never"),
+            MinRun::Elements(n) => write!(f, "{n}"),
+        }
+    }
+}
 
 /// Options of a [`Redistribution`](crate::Redistribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,23 +217,24 @@ pub struct Options {
     /// Largest number of elements in one point-to-point MPI message; longer
     /// messages are split. MPI counts are `i32`, so at most `i32::MAX`.
     pub max_message_elements: usize,
-    /// Shortest average run (elements) for which one side of a message is
-    /// described to MPI by a derived datatype over local storage instead of
-    /// being packed into (or unpacked from) a buffer; `usize::MAX` always
-    /// packs, `0` (the default) takes runs of at least
-    /// [`DATATYPE_MIN_RUN_BYTES`] and, where either side of a message
-    /// repeats a period of several different runs, describes only its
-    /// receiving side (MPICH sends such typed messages more slowly than
-    /// they are packed). A
-    /// message described so on both sides moves with no copy of ours: MPI
-    /// reads the source and writes the target.
-    pub datatype_min_run: usize,
-    /// Shortest average source run (elements) for which `async` sends a
-    /// message as one MPI message per contiguous run straight from source
-    /// storage, skipping the pack; `usize::MAX` always packs. Measured with
-    /// MPICH on 2 ranks (4096×4096 f64, `cyclic(64),cyclic(64)@1x2` →
-    /// `@2x1`): 22 ms packed, 18.5 ms sent run by run.
-    pub direct_min_run: usize,
+    /// When one side of a message is described to MPI by a derived
+    /// datatype over local storage instead of being packed into (or
+    /// unpacked from) a buffer. A message described so on both sides moves
+    /// with no copy of ours: MPI reads the source and writes the target.
+    /// [`MinRun::Auto`] (the default) takes sides whose runs average at
+    /// least [`DATATYPE_MIN_RUN_BYTES`](crate::tuning::DATATYPE_MIN_RUN_BYTES),
+    /// except the sending side of a message where either side repeats a
+    /// period of several different runs (MPICH sends such typed messages
+    /// more slowly than they are packed); [`MinRun::Elements`] takes every
+    /// side whose runs average that many elements; [`MinRun::Never`] always
+    /// packs.
+    pub datatype_min_run: MinRun,
+    /// When `async` sends a message as one MPI message per contiguous run
+    /// straight from source storage, skipping the pack: where its source
+    /// runs average at least [`DIRECT_MIN_RUN`](crate::tuning::DIRECT_MIN_RUN)
+    /// elements ([`MinRun::Auto`], the default) or the given number
+    /// ([`MinRun::Elements`]), never with [`MinRun::Never`].
+    pub direct_min_run: MinRun,
     /// Whether `async` lets a receiver on the sender's node copy a message
     /// straight from the sender's source storage, when that storage is
     /// shared ([`DistArray::shared_storage`](dist_array::DistArray::shared_storage)):
@@ -221,9 +251,23 @@ impl Options {
     /// described by a derived datatype; `None` when datatypes are off.
     pub fn min_typed_run(&self, elem_bytes: usize) -> Option<usize> {
         match self.datatype_min_run {
-            usize::MAX => None,
-            0 => Some(DATATYPE_MIN_RUN_BYTES.div_ceil(elem_bytes.max(1)).max(1)),
-            n => Some(n),
+            MinRun::Never => None,
+            MinRun::Auto => Some(
+                crate::tuning::DATATYPE_MIN_RUN_BYTES
+                    .div_ceil(elem_bytes.max(1))
+                    .max(1),
+            ),
+            MinRun::Elements(n) => Some(n.max(1)),
+        }
+    }
+
+    /// The shortest average source run, in elements, that `async` sends
+    /// straight from source storage; `None` when it never does.
+    pub fn min_direct_run(&self) -> Option<usize> {
+        match self.direct_min_run {
+            MinRun::Never => None,
+            MinRun::Auto => Some(crate::tuning::DIRECT_MIN_RUN),
+            MinRun::Elements(n) => Some(n.max(1)),
         }
     }
 }
@@ -234,8 +278,8 @@ impl Default for Options {
             remap: Remap::None,
             strategy: Strategy::Auto,
             max_message_elements: i32::MAX as usize,
-            datatype_min_run: DATATYPE_MIN_RUN,
-            direct_min_run: DIRECT_MIN_RUN,
+            datatype_min_run: MinRun::Auto,
+            direct_min_run: MinRun::Auto,
             node_direct: true,
             streaming: Streaming::Auto,
         }

@@ -9,7 +9,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
 use ndarray::IxDyn;
 use procgrid::{balanced_extents, ProcGrid};
-use redist::{Options, Redistribution, Remap, Strategy, Streaming, Window};
+use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window};
 
 struct Lcg(u64);
 
@@ -179,12 +179,12 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
             // Packed messages, split messages, messages described by derived
             // datatypes, and messages sent run by run from source storage.
             for (k, (max_message_elements, datatype_min_run, direct_min_run)) in [
-                (i32::MAX as usize, usize::MAX, usize::MAX),
-                (3, usize::MAX, usize::MAX),
-                (i32::MAX as usize, 1, usize::MAX),
-                (i32::MAX as usize, 0, usize::MAX),
-                (i32::MAX as usize, usize::MAX, 1),
-                (4, usize::MAX, 2),
+                (i32::MAX as usize, MinRun::Never, MinRun::Never),
+                (3, MinRun::Never, MinRun::Never),
+                (i32::MAX as usize, MinRun::Elements(1), MinRun::Never),
+                (i32::MAX as usize, MinRun::Auto, MinRun::Never),
+                (i32::MAX as usize, MinRun::Never, MinRun::Elements(1)),
+                (4, MinRun::Never, MinRun::Elements(2)),
             ]
             .into_iter()
             .enumerate()
@@ -318,8 +318,16 @@ fn grids_of_different_sizes(world: &SimpleCommunicator) -> TestResult {
         // Every other strategy with derived datatypes.
         let options = Options {
             strategy,
-            datatype_min_run: if i % 2 == 0 { 2 } else { usize::MAX },
-            direct_min_run: if i % 2 == 1 { 1 } else { usize::MAX },
+            datatype_min_run: if i % 2 == 0 {
+                MinRun::Elements(2)
+            } else {
+                MinRun::Never
+            },
+            direct_min_run: if i % 2 == 1 {
+                MinRun::Elements(1)
+            } else {
+                MinRun::Never
+            },
             ..Options::default()
         };
         let mut up = Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options)
@@ -763,8 +771,13 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             remap: [Remap::None, Remap::Optimal, Remap::ClosedForm][rng.below(3)],
             strategy: STRATEGIES[rng.below(4)],
             max_message_elements: [i32::MAX as usize, 1, 3, 17][rng.below(4)],
-            datatype_min_run: [usize::MAX, 0, 1, 4][rng.below(4)],
-            direct_min_run: [4096, 1, usize::MAX][rng.below(3)],
+            datatype_min_run: [
+                MinRun::Never,
+                MinRun::Auto,
+                MinRun::Elements(1),
+                MinRun::Elements(4),
+            ][rng.below(4)],
+            direct_min_run: [MinRun::Auto, MinRun::Elements(1), MinRun::Never][rng.below(3)],
             node_direct: rng.below(2) == 0,
             streaming: [Streaming::Auto, Streaming::Never, Streaming::Above(0)][rng.below(3)],
         };

@@ -79,8 +79,8 @@ impl Fingerprint {
         self.text(&o.remap.to_string())
             .text(&o.strategy.to_string())
             .number(o.max_message_elements as u64)
-            .number(o.datatype_min_run as u64)
-            .number(o.direct_min_run as u64)
+            .text(&o.datatype_min_run.to_string())
+            .text(&o.direct_min_run.to_string())
             .text(&o.streaming.to_string())
             .number(u64::from(o.node_direct))
     }

@@ -3,9 +3,9 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
+use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};
-use super::Traffic;
 use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
@@ -33,15 +33,14 @@ impl<T: Element> Alltoallv<T> {
     /// The exchange over a communicator of `size` ranks; `typed` when every
     /// rank routes every message by datatypes (agreed on by all ranks).
     pub fn new(
-        traffic: &Traffic,
+        messages: &RankMessages,
         routes: Routes,
         size: usize,
         typed: bool,
     ) -> Result<Alltoallv<T>, RedistError> {
-        let program = &traffic.program;
         let way = if typed {
-            let sends = program
-                .sends
+            let sends = messages
+                .sends()
                 .iter()
                 .zip(routes.send)
                 .filter_map(|(t, s)| match s {
@@ -49,23 +48,23 @@ impl<T: Element> Alltoallv<T> {
                     _ => None,
                 })
                 .collect();
-            let recvs = program
-                .recvs
+            let recvs = messages
+                .recvs()
                 .iter()
                 .zip(routes.recv)
                 .filter_map(|(t, r)| r.typed.map(|ty| (t.peer, ty)))
                 .collect();
-            Way::Typed(Alltoallw::new(size, sends, recvs, &traffic.elem)?)
+            Way::Typed(Alltoallw::new(size, sends, recvs, &messages.elem)?)
         } else {
             let mut scounts = vec![0; size];
             let mut sdispls = vec![0; size];
             let mut rcounts = vec![0; size];
             let mut rdispls = vec![0; size];
-            for (t, &(o, n)) in program.sends.iter().zip(&traffic.send_slots) {
+            for (t, &(o, n)) in messages.sends().iter().zip(&messages.send_slots) {
                 scounts[t.peer] = count(n, "elements one rank sends in one MPI_Alltoallv")?;
                 sdispls[t.peer] = count(o, "elements one rank sends in one MPI_Alltoallv")?;
             }
-            for (t, &(o, n)) in program.recvs.iter().zip(&traffic.recv_slots) {
+            for (t, &(o, n)) in messages.recvs().iter().zip(&messages.recv_slots) {
                 rcounts[t.peer] = count(n, "elements one rank receives in one MPI_Alltoallv")?;
                 rdispls[t.peer] = count(o, "elements one rank receives in one MPI_Alltoallv")?;
             }
@@ -95,17 +94,16 @@ impl<T: Element> Alltoallv<T> {
     /// One execution: `src` into `dst`. Collective.
     pub fn run(
         &mut self,
-        traffic: &Traffic,
+        messages: &RankMessages,
         comm: &SimpleCommunicator,
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
-        let program = &traffic.program;
         let src = src.local_slice();
         let out = dst.local_slice_mut();
         match &self.way {
             Way::Typed(w) => {
-                traffic.copy_local(src, out);
+                messages.copy_local(src, out);
                 w.run(comm, src, out)
             }
             Way::Packed {
@@ -114,15 +112,11 @@ impl<T: Element> Alltoallv<T> {
                 rcounts,
                 rdispls,
             } => {
-                super::ensure_len(&mut self.send_buf, traffic.send_total);
-                super::ensure_len(&mut self.recv_buf, traffic.recv_total);
-                let packs = program.sends.iter().zip(&traffic.send_slots);
-                traffic.copy_local_and_pack(
-                    src,
-                    out,
-                    &mut self.send_buf,
-                    packs.map(|(t, &(o, _))| (t, o)),
-                );
+                grow(&mut self.send_buf, messages.send_total);
+                grow(&mut self.recv_buf, messages.recv_total);
+                let slots = messages.sends().iter().zip(&messages.send_slots);
+                let packs = slots.map(|(t, &(o, _))| (t, o));
+                messages.copy_local_and_pack(src, out, &mut self.send_buf, packs);
                 mpi_raw::alltoallv(
                     comm,
                     &self.send_buf,
@@ -131,10 +125,10 @@ impl<T: Element> Alltoallv<T> {
                     &mut self.recv_buf,
                     rcounts,
                     rdispls,
-                    &traffic.elem,
+                    &messages.elem,
                 )?;
-                for (t, &(o, n)) in program.recvs.iter().zip(&traffic.recv_slots) {
-                    t.unpack(&self.recv_buf[o..o + n], out);
+                for (t, &(o, n)) in messages.recvs().iter().zip(&messages.recv_slots) {
+                    t.unpack(t.whole(), &self.recv_buf[o..o + n], out);
                 }
                 Ok(())
             }

@@ -14,18 +14,17 @@
 //! to memory without first reading them in. An ordinary store of a line
 //! not in cache reads it first (a read for ownership), so a copy through
 //! ordinary stores moves three bytes over the memory bus per byte copied
-//! and a streamed one two: on the development machine (AMD EPYC, 2 cores)
-//! a 64 MiB copy in 512-byte stretches takes 5.9 ms through `memcpy` and
-//! 3.9 ms streamed, and two such copies at once 8–9 ms against 5–6 ms.
-//! Streamed stores are weakly ordered, so a thread that streamed calls
-//! [`Out::fence`] before anybody else may read what it wrote.
+//! and a streamed one two (measured: `docs/TUNING.md`). Streamed stores are
+//! weakly ordered, so a thread that streamed calls [`Out::fence`] before
+//! anybody else may read what it wrote.
 
+use crate::tuning::STREAM_MIN_STRETCH_BYTES;
 use std::ptr;
 
 /// One line of stretches, in elements of local storage (offsets already
 /// multiplied by the dimension's stride).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Moves {
+pub(crate) struct LineCopy {
     /// Offset of the first element on the reading side.
     pub from: usize,
     /// Distance between successive stretches on the reading side.
@@ -44,7 +43,7 @@ pub(crate) struct Moves {
     pub count: usize,
 }
 
-impl Moves {
+impl LineCopy {
     /// One past the last element read and written (0 for an empty line).
     fn ends(&self) -> (usize, usize) {
         if self.len == 0 || self.count == 0 {
@@ -65,7 +64,7 @@ impl Moves {
 /// index_to(e)·to_stride`, where an index table gives `index(e)` (and no
 /// table means `e` itself): periods of short stretches.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Indexed<'a> {
+pub(crate) struct TableCopy<'a> {
     /// Offset of the period on the reading side.
     pub from: usize,
     /// Per-element offsets on the reading side, or contiguous.
@@ -92,18 +91,13 @@ pub(crate) struct Indexed<'a> {
     pub to_period: usize,
 }
 
-/// Shortest stretch, in bytes, that a streaming copy writes with
-/// non-temporal stores: shorter ones would write parts of cache lines,
-/// which memory takes as slowly as a line read and written back.
-pub(crate) const STREAM_MIN_STRETCH_BYTES: usize = 64;
-
 /// One copy a program asks for.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Move<'a> {
+pub(crate) enum CopyOp<'a> {
     /// A line of stretches.
-    Line(Moves),
-    /// A period of short stretches through index tables.
-    Indexed(Indexed<'a>),
+    Line(LineCopy),
+    /// Periods of short stretches through offset tables.
+    Table(TableCopy<'a>),
 }
 
 /// A destination slice shared by rayon tasks that write disjoint elements
@@ -128,33 +122,14 @@ impl<T: Copy> Out<T> {
         }
     }
 
-    /// The `n` elements from `offset` on, for writers of that part only.
-    ///
-    /// # Panics
-    /// If they reach past the end: a bug (slots are laid out inside their
-    /// buffer when a redistribution is built).
-    pub fn part(&self, offset: usize, n: usize) -> Out<T> {
-        assert!(
-            offset.checked_add(n).is_some_and(|end| end <= self.len),
-            "part {offset}+{n} of {} elements",
-            self.len
-        );
-        Out {
-            // SAFETY: `offset <= self.len` (checked above), inside or one
-            // past the end of the allocation behind `ptr`.
-            ptr: unsafe { self.ptr.add(offset) },
-            len: n,
-        }
-    }
-
     /// Performs `m`, reading `src`; long stretches with non-temporal
     /// stores when `stream` is set (then [`fence`](Self::fence) before the
     /// target is read by anybody else).
     #[inline]
-    pub fn apply(&self, src: &[T], m: &Move<'_>, stream: bool) {
+    pub fn apply(&self, src: &[T], m: &CopyOp<'_>, stream: bool) {
         match m {
-            Move::Line(l) => self.copy_with(src, l, stream),
-            Move::Indexed(x) => self.indexed(src, x),
+            CopyOp::Line(l) => self.copy_with(src, l, stream),
+            CopyOp::Table(x) => self.indexed(src, x),
         }
     }
 
@@ -177,7 +152,7 @@ impl<T: Copy> Out<T> {
     /// # Panics
     /// If the period reaches outside either side or its tables are shorter
     /// than `n`: a bug, as for [`copy_with`](Self::copy_with).
-    pub fn indexed(&self, src: &[T], x: &Indexed<'_>) {
+    pub fn indexed(&self, src: &[T], x: &TableCopy<'_>) {
         if x.n == 0 || x.repeat == 0 {
             return;
         }
@@ -246,7 +221,7 @@ impl<T: Copy> Out<T> {
     /// Copies the line `m` from `src` into this destination with ordinary
     /// stores, as [`copy_with`](Self::copy_with).
     #[cfg(test)]
-    pub fn copy(&self, src: &[T], m: &Moves) {
+    pub fn copy(&self, src: &[T], m: &LineCopy) {
         self.copy_with(src, m, false);
     }
 
@@ -257,7 +232,7 @@ impl<T: Copy> Out<T> {
     /// If the line reaches outside either side: copy programs are checked
     /// against the local sizes when they are built, so this is a bug.
     #[inline(always)]
-    fn copy_with(&self, src: &[T], m: &Moves, stream: bool) {
+    fn copy_with(&self, src: &[T], m: &LineCopy, stream: bool) {
         let (src_end, dst_end) = m.ends();
         if src_end == 0 {
             return;
@@ -286,7 +261,7 @@ impl<T: Copy> Out<T> {
 ///
 /// # Safety
 /// As for [`copy_line`].
-unsafe fn stream_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
+unsafe fn stream_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
     if m.from_stride != 1 || m.to_stride != 1 {
         // SAFETY: the caller's contract.
         return unsafe { copy_line(src, dst, m) };
@@ -359,7 +334,7 @@ unsafe fn stream_bytes(src: *const u8, dst: *mut u8, n: usize) {
 /// Every element the line reads lies inside the allocation behind `src`,
 /// every element it writes inside the one behind `dst`, and no other thread
 /// accesses the written elements meanwhile.
-unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &Moves) {
+unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
     // SAFETY: (the whole body) every offset below addresses an element of
     // the line, which the caller guarantees lies inside its allocation.
     unsafe {
@@ -523,7 +498,7 @@ unsafe fn gather_bytes<const F: usize>(src: *const u8, dst: *mut u8, count: usiz
 /// # Safety
 /// As for [`copy_line`], with `m.len == L` and unit element strides.
 #[inline(always)]
-unsafe fn fixed<T: Copy, const L: usize>(s: *const T, d: *mut T, m: &Moves) {
+unsafe fn fixed<T: Copy, const L: usize>(s: *const T, d: *mut T, m: &LineCopy) {
     for i in 0..m.count {
         // SAFETY: stretch `i` of the line, inside both allocations (the
         // caller's contract).
@@ -541,7 +516,7 @@ mod tests {
     use super::*;
 
     /// Every (read, write) offset pair of a line, element by element.
-    fn naive(m: &Moves) -> Vec<(usize, usize)> {
+    fn naive(m: &LineCopy) -> Vec<(usize, usize)> {
         let mut v = vec![];
         for i in 0..m.count {
             for j in 0..m.len {
@@ -570,7 +545,7 @@ mod tests {
                     (len, 4 * len),
                 ] {
                     for (from_stride, to_stride) in [(1, 1), (1, 3), (2, 1)] {
-                        let m = Moves {
+                        let m = LineCopy {
                             from: 5,
                             from_step: from_step * from_stride,
                             from_stride,
@@ -602,7 +577,7 @@ mod tests {
         for step in [2usize, 3, 4] {
             for count in (0..80).chain([255, 256, 257, 1000]) {
                 for from in [0, 1, 7] {
-                    let m = Moves {
+                    let m = LineCopy {
                         from,
                         from_step: step,
                         from_stride: 1,
@@ -642,7 +617,7 @@ mod tests {
                     [(1, 0, 0), (2, 0, 0), (3, 5, 0), (4, 0, 7), (3, 2, 9)]
                 {
                     for to in 0..17 {
-                        let m = Moves {
+                        let m = LineCopy {
                             from: 3,
                             from_step: len + extra_from,
                             from_stride: 1,
@@ -677,7 +652,7 @@ mod tests {
     fn a_line_outside_the_storage_is_refused() {
         let src = [1u8; 10];
         let mut dst = [0u8; 10];
-        let m = Moves {
+        let m = LineCopy {
             from: 0,
             from_step: 4,
             from_stride: 1,

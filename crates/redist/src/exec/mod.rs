@@ -2,7 +2,8 @@
 //! run many times.
 //!
 //! Building one turns the plan into this rank's copy programs
-//! (`program`), decides how each message travels (`route`), and sets
+//! (`program`), gathered with their buffer slots in `messages` (what every
+//! strategy shares), decides how each message travels (`route`), and sets
 //! up one exchange strategy, each in its own file:
 //!
 //! - `alltoallv`: pack every outgoing message, one `MPI_Alltoallv`, unpack;
@@ -26,6 +27,7 @@ mod asynchronous;
 pub mod baseline;
 pub mod cost;
 mod kernel;
+mod messages;
 mod mpi_raw;
 mod node_direct;
 mod program;
@@ -35,22 +37,12 @@ mod stream;
 
 use crate::{Options, Plan, RedistError, Strategy, Window};
 use dist_array::{DistArray, Element, Layout};
+use messages::RankMessages;
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::Communicator;
-use mpi::Tag;
 use procgrid::ProcGrid;
 use program::RankProgram;
 use std::fmt;
-
-/// Tag of the data messages. MPI keeps the messages of one sender, tag and
-/// communicator in order, so every piece of every message can share it.
-const DATA: Tag = 1000;
-/// Tag of a sender's note between ranks of one node (whether and how its
-/// source storage can be mapped).
-const NOTE: Tag = 1001;
-/// Tag of a receiver's answer to a note: it copied the message straight
-/// from the sender, or asks for it as messages.
-const ANSWER: Tag = 1002;
 
 /// A redistribution from one layout to another, planned once and executed
 /// many times.
@@ -82,96 +74,8 @@ pub struct Redistribution<T: Element> {
     target_grid: ProcGrid,
     me: usize,
     strategy: Strategy,
-    traffic: Traffic,
+    messages: RankMessages,
     exchange: Exchange<T>,
-}
-
-/// This rank's part of a redistribution, shared by every strategy: its copy
-/// programs, where each message sits in a buffer holding all of them, and
-/// how elements meet MPI.
-pub(crate) struct Traffic {
-    program: RankProgram,
-    /// Per send / receive: (offset, length) in a buffer holding every
-    /// message of this rank, in order.
-    send_slots: Vec<(usize, usize)>,
-    recv_slots: Vec<(usize, usize)>,
-    send_total: usize,
-    recv_total: usize,
-    /// The element datatype.
-    elem: mpi_raw::Datatype,
-}
-
-impl Traffic {
-    fn new(program: RankProgram, elem: mpi_raw::Datatype) -> Traffic {
-        let slots = |list: &[program::Transfer]| {
-            let mut total = 0;
-            let slots = list
-                .iter()
-                .map(|t| {
-                    total += t.len;
-                    (total - t.len, t.len)
-                })
-                .collect::<Vec<_>>();
-            (slots, total)
-        };
-        let (send_slots, send_total) = slots(&program.sends);
-        let (recv_slots, recv_total) = slots(&program.recvs);
-        Traffic {
-            program,
-            send_slots,
-            recv_slots,
-            send_total,
-            recv_total,
-            elem,
-        }
-    }
-
-    /// Copies the part that stays on this rank.
-    fn copy_local<T: Element>(&self, src: &[T], dst: &mut [T]) {
-        if let Some(t) = &self.program.local {
-            t.copy_local(src, dst);
-        }
-    }
-
-    /// Copies the part that stays on this rank and packs the messages of
-    /// `packs` (each with its offset in `buf`) in one pass over the source:
-    /// a fraction of each per step of about [`STEP_BYTES`]. Where the
-    /// messages and the local part interleave in source storage (every
-    /// other block of a column goes to another rank), copying them one
-    /// after the other would fetch each source cache line once per
-    /// message; together, it is fetched once.
-    fn copy_local_and_pack<'a, T: Element>(
-        &self,
-        src: &[T],
-        dst: &mut [T],
-        buf: &mut [T],
-        packs: impl Iterator<Item = (&'a program::Transfer, usize)> + Clone,
-    ) {
-        let local = self.program.local.as_ref();
-        let elements =
-            local.map_or(0, |t| t.len) + packs.clone().map(|(t, _)| t.len).sum::<usize>();
-        let steps = steps_of(elements * std::mem::size_of::<T>());
-        let dst = kernel::Out::new(dst);
-        let buf = kernel::Out::new(buf);
-        for k in 0..steps {
-            if let Some(t) = local {
-                t.copy_part(src, &dst, k, steps);
-            }
-            for (t, o) in packs.clone() {
-                t.pack_part(src, &buf.part(o, t.len), k, steps);
-            }
-        }
-    }
-}
-
-/// Bytes of target (or of packed buffer) one step of a copy done together
-/// with others writes, about: small enough that what the copies share
-/// stays in cache between them.
-const STEP_BYTES: usize = 1 << 20;
-
-/// Steps of about [`STEP_BYTES`] for a copy of `bytes` (at least one).
-fn steps_of(bytes: usize) -> usize {
-    bytes.div_ceil(STEP_BYTES).max(1)
 }
 
 /// The strategy in use, with its buffers and state (one per
@@ -181,14 +85,6 @@ enum Exchange<T> {
     Alltoallv(alltoallv::Alltoallv<T>),
     Scheduled(scheduled::Scheduled<T>),
     Async(asynchronous::Async<T>),
-}
-
-/// Grows `buf` to at least `len` elements (never shrinks: executing again
-/// allocates nothing).
-fn ensure_len<T: Element>(buf: &mut Vec<T>, len: usize) {
-    if buf.len() < len {
-        buf.resize(len, T::zeroed());
-    }
 }
 
 impl<T: Element> Redistribution<T> {
@@ -344,14 +240,14 @@ impl<T: Element> Redistribution<T> {
             .and_then(|()| Plan::with_window(source, target, window, options.remap));
         let plan = agree::agree(comm, checked, fingerprint, WHAT)?;
         let built = Self::build(plan, source_grid, options);
-        let (plan, strategy, traffic, routes) = agree::agree(comm, built, 0, WHAT)?;
+        let (plan, strategy, messages, routes) = agree::agree(comm, built, 0, WHAT)?;
         Self::finish(
             plan,
             source_grid,
             target_grid,
             options,
             strategy,
-            traffic,
+            messages,
             routes,
         )
     }
@@ -399,14 +295,14 @@ impl<T: Element> Redistribution<T> {
         plan: Plan,
         source_grid: &ProcGrid,
         options: Options,
-    ) -> Result<(Plan, Strategy, Traffic, route::Routes), RedistError> {
+    ) -> Result<(Plan, Strategy, RankMessages, route::Routes), RedistError> {
         let comm = source_grid.communicator();
         let me = comm.rank() as usize;
         // Copies run in parallel only where this rank has cores to itself:
         // with as many ranks as cores on a node, extra threads only contend.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
-            program::UNIT_BYTES / std::mem::size_of::<T>().max(1)
+            crate::tuning::UNIT_BYTES / std::mem::size_of::<T>().max(1)
         } else {
             usize::MAX
         };
@@ -425,7 +321,7 @@ impl<T: Element> Redistribution<T> {
         );
         let size = std::mem::size_of::<T>().max(1);
         let stream = (written.saturating_mul(size) >= threshold)
-            .then(|| stream::MIN_SOURCE_RUN_BYTES.div_ceil(size));
+            .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(size));
         let program = RankProgram::new(&plan, me, unit_elements, stream);
         // alltoallv addresses whole buffers with i32 counts and displacements.
         let alltoallv_fits =
@@ -448,7 +344,7 @@ impl<T: Element> Redistribution<T> {
         };
         let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
         let routes = route::Routes::new(&program, &options, strategy, &elem)?;
-        Ok((plan, strategy, Traffic::new(program, elem), routes))
+        Ok((plan, strategy, RankMessages::new(program, elem), routes))
     }
 
     /// Sets up the exchange (collective: the alltoallv variant and the
@@ -460,7 +356,7 @@ impl<T: Element> Redistribution<T> {
         target_grid: &ProcGrid,
         options: Options,
         strategy: Strategy,
-        traffic: Traffic,
+        messages: RankMessages,
         routes: route::Routes,
     ) -> Result<Redistribution<T>, RedistError> {
         let comm = source_grid.communicator();
@@ -479,14 +375,14 @@ impl<T: Element> Redistribution<T> {
                 let size = comm.size() as usize;
                 // Counts fit MPI's i32 (checked when the strategy was chosen).
                 Exchange::Alltoallv(alltoallv::Alltoallv::new(
-                    &traffic,
+                    &messages,
                     routes,
                     size,
                     everywhere == 1,
                 )?)
             }
             Strategy::Scheduled => {
-                Exchange::Scheduled(scheduled::Scheduled::new(&plan, &traffic, routes, me))
+                Exchange::Scheduled(scheduled::Scheduled::new(&plan, &messages, routes, me))
             }
             Strategy::Async => {
                 // Every rank evaluates the same condition, so all or none take part.
@@ -495,7 +391,7 @@ impl<T: Element> Redistribution<T> {
                         node_direct::NodeDirect::new(
                             comm,
                             &plan,
-                            &traffic.program,
+                            &messages.program,
                             me,
                             std::mem::size_of::<T>(),
                         )
@@ -510,7 +406,7 @@ impl<T: Element> Redistribution<T> {
             target_grid: target_grid.clone(),
             me,
             strategy,
-            traffic,
+            messages,
             exchange,
         })
     }
@@ -541,7 +437,7 @@ impl<T: Element> Redistribution<T> {
     /// Whether this rank's copies into its target storage stream
     /// (non-temporal stores for long stretches; [`Options::streaming`]).
     pub fn streams(&self) -> bool {
-        self.traffic.program.streams()
+        self.messages.program.streams()
     }
 
     /// Bytes this rank holds for the redistribution apart from the data
@@ -549,10 +445,7 @@ impl<T: Element> Redistribution<T> {
     /// the layouts' block sizes and process counts, never on the extent:
     /// O(ranks × runs per basic period).
     pub fn program_bytes(&self) -> usize {
-        let slots = (self.traffic.send_slots.capacity() + self.traffic.recv_slots.capacity())
-            * std::mem::size_of::<(usize, usize)>();
-        self.traffic.program.heap_bytes()
-            + slots
+        self.messages.heap_bytes()
             + match &self.exchange {
                 Exchange::Alltoallv(x) => x.heap_bytes(),
                 Exchange::Scheduled(x) => x.heap_bytes(),
@@ -562,17 +455,17 @@ impl<T: Element> Redistribution<T> {
 
     /// Elements this rank sends to other ranks per execution.
     pub fn elements_sent(&self) -> usize {
-        self.traffic.send_total
+        self.messages.send_total
     }
 
     /// Elements this rank receives from other ranks per execution.
     pub fn elements_received(&self) -> usize {
-        self.traffic.recv_total
+        self.messages.recv_total
     }
 
     /// Elements this rank copies locally per execution.
     pub fn elements_kept(&self) -> usize {
-        self.traffic.program.local.as_ref().map_or(0, |t| t.len)
+        self.messages.kept()
     }
 
     /// Redistributes `src` into a new array on the target grid and layout.
@@ -663,7 +556,7 @@ impl<T: Element> Redistribution<T> {
     fn exchange(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) -> Result<(), RedistError> {
         if self.plan.stats().messages == 0 {
             // Nothing crosses ranks (every rank knows it from the plan): no MPI call at all.
-            self.traffic
+            self.messages
                 .copy_local(src.local_slice(), dst.local_slice_mut());
             return Ok(());
         }
@@ -673,9 +566,9 @@ impl<T: Element> Redistribution<T> {
             panic!("a panic injected into an exchange (NDCYCLIC_FAULTS=exchange-panic)");
         }
         match &mut self.exchange {
-            Exchange::Alltoallv(x) => x.run(&self.traffic, comm, src, dst),
-            Exchange::Scheduled(x) => x.run(&self.traffic, comm, src, dst),
-            Exchange::Async(x) => x.run(&self.traffic, comm, src, dst),
+            Exchange::Alltoallv(x) => x.run(&self.messages, comm, src, dst),
+            Exchange::Scheduled(x) => x.run(&self.messages, comm, src, dst),
+            Exchange::Async(x) => x.run(&self.messages, comm, src, dst),
         }
     }
 }

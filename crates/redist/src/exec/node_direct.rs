@@ -27,16 +27,45 @@ use std::collections::HashMap;
 /// source storage: those between ranks of one node, when every rank can map
 /// the storage of the peers it receives from.
 pub(crate) struct NodeDirect {
-    /// Per send / receive: whether the peer is on this node.
-    pub sends: Vec<bool>,
-    pub recvs: Vec<bool>,
+    /// Which messages are between ranks of this node.
+    pub near: Near,
+    /// What reading the senders' storage needs.
+    pub reader: PeerReader,
+}
+
+/// Per send and receive of a rank: whether its peer is on the rank's node.
+pub(crate) struct Near {
+    sends: Vec<bool>,
+    recvs: Vec<bool>,
+}
+
+impl Near {
+    /// Whether send `i` goes to a rank of this node.
+    pub fn send(&self, i: usize) -> bool {
+        self.sends[i]
+    }
+
+    /// Whether receive `i` comes from a rank of this node.
+    pub fn recv(&self, i: usize) -> bool {
+        self.recvs[i]
+    }
+
+    /// Receives from ranks of this node.
+    pub fn recv_count(&self) -> usize {
+        self.recvs.iter().filter(|&&x| x).count()
+    }
+}
+
+/// What a receiver needs to read its senders' storage: their process ids,
+/// the size each sender's storage must have, and the mappings made so far.
+pub(crate) struct PeerReader {
     /// Process id of every rank.
-    pub pids: Vec<u32>,
+    pids: Vec<u32>,
     /// Per receive: the bytes the sender's source storage holds, from the
     /// plan; a note saying otherwise is not trusted.
-    pub expected: Vec<usize>,
+    expected: Vec<usize>,
     /// Mappings of the senders' storage.
-    pub cache: PeerCache,
+    cache: PeerCache,
 }
 
 impl NodeDirect {
@@ -70,11 +99,12 @@ impl NodeDirect {
             .map(|t| plan.source().local_len(t.peer).unwrap_or(0) * elem_bytes)
             .collect();
         Some(NodeDirect {
-            sends,
-            recvs,
-            pids,
-            expected,
-            cache: PeerCache::default(),
+            near: Near { sends, recvs },
+            reader: PeerReader {
+                pids,
+                expected,
+                cache: PeerCache::default(),
+            },
         })
     }
 
@@ -87,16 +117,55 @@ impl NodeDirect {
         }
     }
 
-    /// The sender's storage a note from `peer` describes, if it is shared.
-    pub fn storage_in(&self, note: Note, peer: usize) -> Option<SharedStorage> {
-        (note[0] != 0).then(|| SharedStorage {
+    /// Bytes held on the heap (mappings aside).
+    pub fn heap_bytes(&self) -> usize {
+        self.near.sends.capacity()
+            + self.near.recvs.capacity()
+            + self.reader.pids.capacity() * std::mem::size_of::<u32>()
+            + self.reader.expected.capacity() * std::mem::size_of::<usize>()
+    }
+}
+
+impl PeerReader {
+    /// Maps the storage that the note of receive `i`, from `peer`,
+    /// describes: `Ok(true)` when it is mapped (now or before), `Ok(false)`
+    /// when the sender's source is private.
+    ///
+    /// # Errors
+    ///
+    /// - [`InvalidData`](std::io::ErrorKind::InvalidData) when the note
+    ///   gives another size than the plan says the sender holds;
+    /// - the errors of [`PeerCache::get`].
+    pub fn map(&mut self, note: Note, i: usize, peer: usize) -> std::io::Result<bool> {
+        if note[0] == 0 {
+            return Ok(false);
+        }
+        let storage = SharedStorage {
             pid: self.pids[peer],
             fd: from_word(note[1]),
             id: note[2],
             bytes: from_word(note[3]),
             dev: note[4],
             ino: note[5],
-        })
+        };
+        if storage.bytes != self.expected[i] {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the note's size is not what the plan says the sender holds",
+            ));
+        }
+        self.cache.get(peer, &storage).map(|_| true)
+    }
+
+    /// The storage of `peer` mapped last, as `T`s.
+    ///
+    /// # Safety
+    ///
+    /// The peer's storage holds `T`s and is not written while the returned
+    /// slice lives (the peer waits for this rank's answer).
+    pub unsafe fn storage<T: bytemuck::Pod>(&self, peer: usize) -> Option<&[T]> {
+        // SAFETY: the caller's contract.
+        self.cache.mapped(peer).map(|m| unsafe { m.slice::<T>() })
     }
 }
 

@@ -6,13 +6,13 @@
 //! (`async` only) as one MPI message per contiguous source run straight
 //! from source storage. Its receiver takes it into a buffer and unpacks
 //! it, or, when it comes as one MPI message, through a derived datatype
-//! over target storage ([`Recv`]). How the data is cut into MPI messages
-//! ([`Pieces`]) follows from the sender's choice; the receiver computes
+//! over target storage ([`Recv`]). How the data is cut into MPI messages,
+//! its *pieces* ([`Cut`]), follows from the sender's choice; the receiver computes
 //! that choice itself from the same copy program, so both sides agree
 //! without talking.
 //!
 //! A side is described by a datatype when its runs are long enough on
-//! average ([`Options::min_typed_run`]): the datatype is built from the
+//! average ([`Options::datatype_min_run`]): the datatype is built from the
 //! message's [`TypeTree`], which holds the lines of one period, never one
 //! entry per run, so it costs the same at any extent. A message typed on
 //! both sides moves with no copy of ours.
@@ -22,23 +22,15 @@
 //! depends on the source array.
 
 use super::mpi_raw::Datatype;
-use super::program::{RankProgram, Transfer, TypeTree};
-use crate::options::DATATYPE_MIN_RUN;
-use crate::{Options, RedistError, Strategy};
-
-/// Most runs a message may be split into for direct sends.
-const SOURCE_RUNS_MAX: usize = 4096;
-
-/// Bytes per piece of a packed `async` message: pieces are packed, sent,
-/// received and unpacked one after another, so packing, transfer and
-/// unpacking overlap.
-pub(crate) const PIPELINE_BYTES: usize = 1 << 18;
+use super::program::{MessageProgram, RankProgram, TypeTree};
+use crate::tuning::{PIPELINE_BYTES, SOURCE_RUNS_MAX};
+use crate::{MinRun, Options, RedistError, Strategy};
 
 /// How a message leaves its sender.
 pub(crate) enum Send {
     /// Packed into the strategy's send buffer, sent in chunks; in `async`
     /// each chunk leaves as soon as it is packed.
-    Packed(Pieces),
+    Packed(Cut),
     /// One instance of a derived datatype over source storage.
     Typed(Datatype),
     /// One MPI message per contiguous run of source storage (runs longer
@@ -51,8 +43,8 @@ pub(crate) enum Send {
 
 /// How a message arrives at its receiver.
 pub(crate) struct Recv {
-    /// How the sender cut it into MPI messages.
-    pub pieces: Pieces,
+    /// How the sender cut it into MPI messages (pieces).
+    pub cut: Cut,
     /// Whether each piece covers whole outermost indices of the message,
     /// so it can be unpacked on arrival (else the message is unpacked once
     /// whole).
@@ -62,9 +54,9 @@ pub(crate) struct Recv {
     pub typed: Option<Datatype>,
 }
 
-/// How a message is cut into MPI messages.
+/// How a message is cut into MPI messages, its pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Pieces {
+pub(crate) enum Cut {
     /// Chunks of this many elements (the last one shorter).
     Chunks(usize),
     /// One message per contiguous run of the source storage, runs longer
@@ -75,28 +67,28 @@ pub(crate) enum Pieces {
     },
 }
 
-impl Pieces {
+impl Cut {
     /// Calls `f(offset within the message, length, source offset)` for
     /// each piece of message `t`, in the order they are sent; the source
     /// offset is that of the piece in source storage for source runs, 0
     /// for chunks. Stops at the first error.
     pub fn each<E>(
         &self,
-        t: &Transfer,
+        t: &MessageProgram,
         mut f: impl FnMut(usize, usize, usize) -> Result<(), E>,
     ) -> Result<(), E> {
         match *self {
-            Pieces::Chunks(size) => {
-                for (o, n) in PieceIter::chunks(t.len, size) {
+            Cut::Chunks(size) => {
+                for (o, n) in Chunks::of(t.len, size) {
                     f(o, n, 0)?;
                 }
                 Ok(())
             }
-            Pieces::SourceRuns { max } => {
+            Cut::SourceRuns { max } => {
                 let mut at = 0;
                 let mut result = Ok(());
                 t.each_run(true, usize::MAX, |off, len| {
-                    for (o, n) in PieceIter::chunks(len, max) {
+                    for (o, n) in Chunks::of(len, max) {
                         if result.is_ok() {
                             result = f(at + o, n, off + o);
                         }
@@ -110,27 +102,28 @@ impl Pieces {
 
     /// Whether every piece of `t` covers whole outermost indices, so that
     /// it packs and unpacks on its own.
-    pub fn aligned(&self, t: &Transfer) -> bool {
+    pub fn aligned(&self, t: &MessageProgram) -> bool {
         match self {
-            Pieces::Chunks(size) => size % t.outer_stride() == 0,
-            Pieces::SourceRuns { .. } => false,
+            Cut::Chunks(size) => size % t.outer_stride() == 0,
+            Cut::SourceRuns { .. } => false,
         }
     }
 }
 
-/// The chunks of one message: (offset within the message, length).
+/// The chunks of one message, in order: (offset within the message,
+/// length).
 #[derive(Debug, Clone)]
-pub(crate) struct PieceIter {
+pub(crate) struct Chunks {
     len: usize,
     size: usize,
     /// Offset of the next piece.
     next: usize,
 }
 
-impl PieceIter {
-    /// Chunks of at most `size` elements.
-    pub fn chunks(len: usize, size: usize) -> Self {
-        PieceIter {
+impl Chunks {
+    /// The chunks of at most `size` elements of a message of `len`.
+    pub fn of(len: usize, size: usize) -> Self {
+        Chunks {
             len,
             size: size.max(1),
             next: 0,
@@ -139,7 +132,7 @@ impl PieceIter {
 
     /// The whole message as one piece.
     pub fn whole(len: usize) -> Self {
-        PieceIter {
+        Chunks {
             len,
             size: len.max(1),
             next: 0,
@@ -147,7 +140,7 @@ impl PieceIter {
     }
 }
 
-impl Iterator for PieceIter {
+impl Iterator for Chunks {
     type Item = (usize, usize);
 
     fn next(&mut self) -> Option<(usize, usize)> {
@@ -186,21 +179,21 @@ impl Routes {
             .recvs
             .iter()
             .map(|t| {
-                let pieces = match send_route_kind(t, options, strategy, elem.bytes()) {
-                    Kind::Typed => Pieces::Chunks(t.len),
-                    Kind::SourceRuns => Pieces::SourceRuns {
+                let cut = match send_route_kind(t, options, strategy, elem.bytes()) {
+                    Kind::Typed => Cut::Chunks(t.len),
+                    Kind::SourceRuns => Cut::SourceRuns {
                         max: options.max_message_elements,
                     },
                     Kind::Packed(p) => p,
                 };
-                let one_message = matches!(pieces, Pieces::Chunks(size) if size >= t.len);
+                let one_message = matches!(cut, Cut::Chunks(size) if size >= t.len);
                 let typed = match typed_tree(t, false, options, elem.bytes()) {
                     Some(tree) if one_message => Some(Datatype::tree(&tree, elem)?),
                     _ => None,
                 };
-                let unpack_pieces = pieces.aligned(t);
+                let unpack_pieces = cut.aligned(t);
                 Ok(Recv {
-                    pieces,
+                    cut,
                     typed,
                     unpack_pieces,
                 })
@@ -225,18 +218,23 @@ impl Routes {
 
 /// The sender's choice, without building its datatype.
 enum Kind {
-    Packed(Pieces),
+    Packed(Cut),
     Typed,
     SourceRuns,
 }
 
-fn send_route_kind(t: &Transfer, options: &Options, strategy: Strategy, elem_bytes: usize) -> Kind {
+fn send_route_kind(
+    t: &MessageProgram,
+    options: &Options,
+    strategy: Strategy,
+    elem_bytes: usize,
+) -> Kind {
     if typed_tree(t, true, options, elem_bytes).is_some() {
         Kind::Typed
     } else if strategy == Strategy::Async && source_runs(t, options) {
         Kind::SourceRuns
     } else {
-        Kind::Packed(packed_pieces(t, options, strategy, elem_bytes))
+        Kind::Packed(packed_cut(t, options, strategy, elem_bytes))
     }
 }
 
@@ -245,22 +243,22 @@ fn send_route_kind(t: &Transfer, options: &Options, strategy: Strategy, elem_byt
 /// packed, sent and unpacked on its own); otherwise, and where one
 /// outermost index holds more than one MPI message, into chunks of at most
 /// `max_message_elements`.
-fn packed_pieces(t: &Transfer, options: &Options, strategy: Strategy, elem_bytes: usize) -> Pieces {
+fn packed_cut(t: &MessageProgram, options: &Options, strategy: Strategy, elem_bytes: usize) -> Cut {
     let max = options.max_message_elements;
     if strategy != Strategy::Async {
-        return Pieces::Chunks(max);
+        return Cut::Chunks(max);
     }
     let stride = t.outer_stride();
     let per_piece = (PIPELINE_BYTES / elem_bytes.max(1) / stride).max(1) * stride;
     if per_piece <= max {
-        Pieces::Chunks(per_piece)
+        Cut::Chunks(per_piece)
     } else {
-        Pieces::Chunks(max)
+        Cut::Chunks(max)
     }
 }
 
 fn send_route(
-    t: &Transfer,
+    t: &MessageProgram,
     options: &Options,
     strategy: Strategy,
     elem: &Datatype,
@@ -272,7 +270,7 @@ fn send_route(
         },
         Kind::Typed => match typed_tree(t, true, options, elem.bytes()) {
             Some(tree) => Send::Typed(Datatype::tree(&tree, elem)?),
-            None => Send::Packed(packed_pieces(t, options, strategy, elem.bytes())),
+            None => Send::Packed(packed_cut(t, options, strategy, elem.bytes())),
         },
     })
 }
@@ -280,11 +278,11 @@ fn send_route(
 /// The tree of `t` on one side if that side is described by a derived
 /// datatype: when datatypes are on, its runs are long enough on average
 /// ([`Options::min_typed_run`]), the message needs no splitting, and —
-/// under the default [`Options::datatype_min_run`] — it is not a sending
-/// side MPI would send more slowly typed than packed
-/// ([`sends_slowly_typed`]). O(nodes of the trees).
+/// under [`MinRun::Auto`] — it is not a sending side MPI would send more
+/// slowly typed than packed ([`sends_slowly_typed`]). O(nodes of the
+/// trees).
 fn typed_tree(
-    t: &Transfer,
+    t: &MessageProgram,
     source: bool,
     options: &Options,
     elem_bytes: usize,
@@ -294,7 +292,7 @@ fn typed_tree(
         return None;
     }
     let tree = t.type_tree(source);
-    if source && options.datatype_min_run == DATATYPE_MIN_RUN && sends_slowly_typed(t, &tree) {
+    if source && options.datatype_min_run == MinRun::Auto && sends_slowly_typed(t, &tree) {
         return None;
     }
     (t.len / tree.leaf_runs().max(1) >= min_run).then_some(tree)
@@ -303,18 +301,10 @@ fn typed_tree(
 /// Whether MPI sends message `t`, whose source side is `source`, more
 /// slowly as a derived datatype than we pack it: when either side repeats a
 /// period made of a sequence of different runs
-/// ([`TypeTree::repeats_sequences`]). Measured with MPICH 4.0.2 on 2 ranks
-/// as messages, f64: 16777216 `cyclic(40)@2` → `cyclic(300)@2` (periods of
-/// two runs sent, of three lines received) typed on both sides 44–49 ms,
-/// packed on both 30–32 ms, typed on the receiving side only 19–21 ms;
-/// `cyclic(300)@2` → `cyclic(200)@2` (one run sent, two received per
-/// period) 24–26 ms typed on both sides, 16 ms on the receiving side only.
-/// Repeats of one run on both sides are fast typed: 4096² `cyclic(64)²@1x2`
-/// → `@2x1` (runs of 1 MiB sent row-major, received column-major), and
-/// 4096² column-major `cyclic,cyclic@1x2` → `cyclic(3),cyclic(3)@1x2`
-/// (columns of 32 KiB) 7.5 ms typed on both sides, 13.6 ms packed by the
-/// sender.
-fn sends_slowly_typed(t: &Transfer, source: &TypeTree) -> bool {
+/// ([`TypeTree::repeats_sequences`]). Repeats of one run on both sides are
+/// fast typed. Measured with MPICH 4.0.2 (`docs/TUNING.md`); other MPIs may
+/// differ.
+fn sends_slowly_typed(t: &MessageProgram, source: &TypeTree) -> bool {
     source.repeats_sequences() || t.type_tree(false).repeats_sequences()
 }
 
@@ -322,11 +312,11 @@ fn sends_slowly_typed(t: &Transfer, source: &TypeTree) -> bool {
 /// source runs long enough on average, not too many pieces (runs longer
 /// than one MPI message count as several). Costs O(`SOURCE_RUNS_MAX`) at
 /// most; the runs are not kept but walked again when sent.
-fn source_runs(t: &Transfer, options: &Options) -> bool {
-    if options.direct_min_run == usize::MAX {
+fn source_runs(t: &MessageProgram, options: &Options) -> bool {
+    let Some(min_run) = options.min_direct_run() else {
         return false;
-    }
-    let cap = (t.len / options.direct_min_run.max(1)).clamp(1, SOURCE_RUNS_MAX);
+    };
+    let cap = (t.len / min_run).clamp(1, SOURCE_RUNS_MAX);
     let max = options.max_message_elements;
     let mut pieces = 0;
     let runs = t.each_run(true, cap, |_, len| pieces += len.div_ceil(max));
@@ -341,21 +331,21 @@ mod tests {
 
     /// The message from rank 0 to rank 1 of `shape` from `from` to `to`,
     /// both stored in `order`.
-    fn message_in(order: Order, shape: &[usize], from: &str, to: &str) -> Transfer {
+    fn message_in(order: Order, shape: &[usize], from: &str, to: &str) -> MessageProgram {
         let s = Layout::parse(shape, from).unwrap().with_storage(order);
         let t = Layout::parse(shape, to).unwrap().with_storage(order);
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        Transfer::with_units(&plan, 0, 1, 1, usize::MAX)
+        MessageProgram::with_units(&plan, 0, 1, 1, usize::MAX)
     }
 
     /// The message from rank 0 to rank 1, row-major.
-    fn message(shape: &[usize], from: &str, to: &str) -> Transfer {
+    fn message(shape: &[usize], from: &str, to: &str) -> MessageProgram {
         message_in(Order::RowMajor, shape, from, to)
     }
 
     /// Sides of f64 messages the default options describe by datatypes:
     /// (source, target).
-    fn typed_sides(t: &Transfer, options: &Options) -> (bool, bool) {
+    fn typed_sides(t: &MessageProgram, options: &Options) -> (bool, bool) {
         let typed = |source| typed_tree(t, source, options, 8).is_some();
         (typed(true), typed(false))
     }
@@ -392,7 +382,7 @@ mod tests {
         assert_eq!(typed_sides(&t, &default), (false, false));
         // An explicit minimum run is taken as it is.
         let explicit = Options {
-            datatype_min_run: 16,
+            datatype_min_run: MinRun::Elements(16),
             ..Options::default()
         };
         let t = message(&[16_777_216], "cyclic(40)@2", "cyclic(300)@2");
@@ -401,11 +391,11 @@ mod tests {
 
     #[test]
     fn chunks_cover_the_message_in_order() {
-        let all = |len, size| PieceIter::chunks(len, size).collect::<Vec<_>>();
+        let all = |len, size| Chunks::of(len, size).collect::<Vec<_>>();
         assert_eq!(all(10, 4), vec![(0, 4), (4, 4), (8, 2)]);
         assert_eq!(all(8, 4), vec![(0, 4), (4, 4)]);
         assert_eq!(all(0, 4), vec![]);
         assert_eq!(all(10, 10), vec![(0, 10)]);
-        assert_eq!(PieceIter::whole(7).collect::<Vec<_>>(), vec![(0, 7)]);
+        assert_eq!(Chunks::whole(7).collect::<Vec<_>>(), vec![(0, 7)]);
     }
 }

@@ -3,10 +3,10 @@
 //! message and receives at most one, so no rank is swamped, and the buffers
 //! are no larger than the largest message.
 
-use super::mpi_raw::{self, Part, PartMut};
-use super::program::Transfer;
-use super::route::{PieceIter, Pieces, Routes, Send};
-use super::{Traffic, DATA};
+use super::messages::{grow, RankMessages, DATA};
+use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
+use super::program::MessageProgram;
+use super::route::{Chunks, Cut, Recv, Routes, Send};
 use crate::{Plan, RedistError};
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
@@ -22,8 +22,7 @@ pub(crate) struct Scheduled<T> {
 
 impl<T: Element> Scheduled<T> {
     /// The steps of `plan`'s schedule that concern rank `me`.
-    pub fn new(plan: &Plan, traffic: &Traffic, routes: Routes, me: usize) -> Scheduled<T> {
-        let program = &traffic.program;
+    pub fn new(plan: &Plan, messages: &RankMessages, routes: Routes, me: usize) -> Scheduled<T> {
         let steps = plan
             .schedule()
             .steps()
@@ -33,10 +32,10 @@ impl<T: Element> Scheduled<T> {
                 for &i in step {
                     let m = plan.messages()[i];
                     if m.from == me {
-                        mine.0 = program.sends.iter().position(|t| t.peer == m.to);
+                        mine.0 = messages.sends().iter().position(|t| t.peer == m.to);
                     }
                     if m.to == me {
-                        mine.1 = program.recvs.iter().position(|t| t.peer == m.from);
+                        mine.1 = messages.recvs().iter().position(|t| t.peer == m.from);
                     }
                 }
                 mine
@@ -59,79 +58,108 @@ impl<T: Element> Scheduled<T> {
     /// One execution: `src` into `dst`. Collective.
     pub fn run(
         &mut self,
-        traffic: &Traffic,
+        messages: &RankMessages,
         comm: &SimpleCommunicator,
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
-        let program = &traffic.program;
-        let packed_send = (0..program.sends.len())
-            .filter(|&i| matches!(self.routes.send[i], Send::Packed(_)))
-            .map(|i| program.sends[i].len)
-            .max()
-            .unwrap_or(0);
-        let packed_recv = (0..program.recvs.len())
-            .filter(|&i| self.routes.recv[i].typed.is_none())
-            .map(|i| program.recvs[i].len)
-            .max()
-            .unwrap_or(0);
-        super::ensure_len(&mut self.send_buf, packed_send);
-        super::ensure_len(&mut self.recv_buf, packed_recv);
+        self.grow_buffers(messages);
+        let (sends, recvs) = (messages.sends(), messages.recvs());
         let src = src.local_slice();
         let out = dst.local_slice_mut();
         // The local part is copied in one pass with the first packed send.
         let first = self.steps.iter().find_map(|&(s, _)| s);
         let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
-        let first_send = first_packed.map(|i| (&program.sends[i], 0));
-        traffic.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter());
+        let first_send = first_packed.map(|i| (&sends[i], 0));
+        messages.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter());
         for &(s, r) in &self.steps {
-            let send = s.map(|i| (&program.sends[i], &self.routes.send[i]));
-            let recv = r.map(|i| (&program.recvs[i], &self.routes.recv[i]));
+            let send = s.map(|i| (&sends[i], &self.routes.send[i]));
             if let (Some((t, Send::Packed(_))), false) = (send, s == first_packed) {
-                t.pack(src, &mut self.send_buf[..t.len]);
+                t.pack(src, t.whole(), &mut self.send_buf[..t.len]);
             }
-            // The pieces of each side, round by round.
-            let chunks = |t: &Transfer, pieces: &Pieces| match *pieces {
-                Pieces::Chunks(size) => PieceIter::chunks(t.len, size),
-                // Never chosen outside `async`; one message all the same.
-                Pieces::SourceRuns { .. } => PieceIter::whole(t.len),
-            };
-            let mut send_pieces = send.map(|(t, route)| match route {
-                Send::Packed(pieces) => chunks(t, pieces),
-                _ => PieceIter::whole(t.len),
+            let send = send.map(|(t, route)| match route {
+                Send::Typed(_) => (t, route, src),
+                _ => (t, route, &self.send_buf[..]),
             });
-            let mut recv_pieces = recv.map(|(t, route)| match route.typed {
-                Some(_) => PieceIter::whole(t.len),
-                None => chunks(t, &route.pieces),
-            });
-            loop {
-                let sp = send_pieces.as_mut().and_then(Iterator::next);
-                let rp = recv_pieces.as_mut().and_then(Iterator::next);
-                if sp.is_none() && rp.is_none() {
-                    break;
-                }
-                let send_part = sp.zip(send).map(|((o, n), (t, route))| {
-                    let part = match route {
-                        Send::Typed(ty) => Part::Typed(src, ty),
-                        _ => Part::Elements(&self.send_buf[o..o + n]),
-                    };
-                    (part, t.peer)
-                });
-                let recv_part = rp.zip(recv).map(|((o, n), (t, route))| {
-                    let part = match &route.typed {
-                        Some(ty) => PartMut::Typed(&mut *out, ty),
-                        None => PartMut::Elements(&mut self.recv_buf[o..o + n]),
-                    };
-                    (part, t.peer)
-                });
-                mpi_raw::sendrecv(comm, send_part, recv_part, DATA, &traffic.elem)?;
-            }
-            if let Some((t, route)) = recv {
-                if route.typed.is_none() {
-                    t.unpack(&self.recv_buf[..t.len], out);
-                }
-            }
+            let recv = r.map(|i| (&recvs[i], &self.routes.recv[i]));
+            exchange_step(comm, &messages.elem, send, recv, out, &mut self.recv_buf)?;
         }
         Ok(())
+    }
+
+    /// Grows the buffers to the longest packed send and receive.
+    fn grow_buffers(&mut self, messages: &RankMessages) {
+        let routes = &self.routes;
+        let packed_send = (messages.sends().iter().zip(&routes.send))
+            .filter(|(_, route)| matches!(route, Send::Packed(_)))
+            .map(|(t, _)| t.len)
+            .max()
+            .unwrap_or(0);
+        let packed_recv = (messages.recvs().iter().zip(&routes.recv))
+            .filter(|(_, route)| route.typed.is_none())
+            .map(|(t, _)| t.len)
+            .max()
+            .unwrap_or(0);
+        grow(&mut self.send_buf, packed_send);
+        grow(&mut self.recv_buf, packed_recv);
+    }
+}
+
+/// One step of the schedule: this rank's send (read from the slice given
+/// with it: the packed buffer, or source storage for a typed route) and
+/// receive, piece by piece in `MPI_Sendrecv`s, then the unpacking of what
+/// arrived in `recv_buf`.
+fn exchange_step<T: Element>(
+    comm: &SimpleCommunicator,
+    elem: &Datatype,
+    send: Option<(&MessageProgram, &Send, &[T])>,
+    recv: Option<(&MessageProgram, &Recv)>,
+    out: &mut [T],
+    recv_buf: &mut [T],
+) -> Result<(), RedistError> {
+    let mut send_pieces = send.map(|(t, route, _)| match route {
+        Send::Packed(cut) => chunks(t, cut),
+        _ => Chunks::whole(t.len),
+    });
+    let mut recv_pieces = recv.map(|(t, route)| match route.typed {
+        Some(_) => Chunks::whole(t.len),
+        None => chunks(t, &route.cut),
+    });
+    loop {
+        let sp = send_pieces.as_mut().and_then(Iterator::next);
+        let rp = recv_pieces.as_mut().and_then(Iterator::next);
+        if sp.is_none() && rp.is_none() {
+            break;
+        }
+        let send_part = sp.zip(send).map(|((o, n), (t, route, from))| {
+            let part = match route {
+                Send::Typed(ty) => SendBuf::Typed(from, ty),
+                _ => SendBuf::Elements(&from[o..o + n]),
+            };
+            (part, t.peer)
+        });
+        let recv_part = rp.zip(recv).map(|((o, n), (t, route))| {
+            let part = match &route.typed {
+                Some(ty) => RecvBuf::Typed(&mut *out, ty),
+                None => RecvBuf::Elements(&mut recv_buf[o..o + n]),
+            };
+            (part, t.peer)
+        });
+        mpi_raw::sendrecv(comm, send_part, recv_part, DATA, elem)?;
+    }
+    if let Some((t, route)) = recv {
+        if route.typed.is_none() {
+            t.unpack(t.whole(), &recv_buf[..t.len], out);
+        }
+    }
+    Ok(())
+}
+
+/// The pieces a message cut as `cut` travels in, here: `scheduled` never
+/// sends run by run, so a message of source runs goes whole.
+fn chunks(t: &MessageProgram, cut: &Cut) -> Chunks {
+    match *cut {
+        Cut::Chunks(size) => Chunks::of(t.len, size),
+        Cut::SourceRuns { .. } => Chunks::whole(t.len),
     }
 }

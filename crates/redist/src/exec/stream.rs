@@ -2,26 +2,8 @@
 //! [`Streaming`] to pick non-temporal stores, from the size of the node's
 //! last-level cache.
 
+use crate::tuning::{CACHE_FALLBACK_BYTES, STREAM_AUTO_MIN_BYTES};
 use crate::Streaming;
-
-/// Last-level cache assumed where the machine does not say.
-const CACHE_FALLBACK: usize = 32 << 20;
-
-/// The smallest threshold `Streaming::Auto` picks, however many ranks share
-/// the cache.
-const AUTO_MIN: usize = 1 << 20;
-
-/// Shortest average source run, in bytes, of a copy straight from source
-/// to target storage that streams (unpacking from a buffer, a source of one
-/// run, always does). Reading runs with gaps between them while streaming
-/// the writes is slower than ordinary stores: measured with `redist run` on
-/// 2 ranks (16777216 f64, node-direct copies, `--streaming never` against
-/// `auto`), source runs of 1.2 KiB (`cyclic(40)` → `cyclic(300)`) 10.9
-/// against 16 ms, 2 KiB (`cyclic(1024)` → `cyclic(256)`) 6.3 against 7.9 ms,
-/// 4 KiB (`cyclic(256)` → `cyclic(1024)`) 6.6 against 7.2 ms, 16 KiB 6.1
-/// against 6.3 ms, 64 KiB 5.6 against 5.2 ms, and the 4096² `cyclic(64)²`
-/// exchange's runs of 1 MiB 4.6–5.0 against 2.9–3.3 ms.
-pub(crate) const MIN_SOURCE_RUN_BYTES: usize = 64 << 10;
 
 /// Bytes of target a rank must write for its copies to stream under
 /// `streaming` (`usize::MAX`: never), `ranks_on_node` ranks sharing a
@@ -33,8 +15,8 @@ pub(crate) fn threshold(streaming: Streaming, cache: Option<usize>, ranks_on_nod
         Streaming::Auto => {
             // Source and target of every rank of the node share the cache:
             // a target above half of a rank's share cannot stay in it.
-            let share = cache.unwrap_or(CACHE_FALLBACK) / (2 * ranks_on_node.max(1));
-            share.max(AUTO_MIN)
+            let share = cache.unwrap_or(CACHE_FALLBACK_BYTES) / (2 * ranks_on_node.max(1));
+            share.max(STREAM_AUTO_MIN_BYTES)
         }
     }
 }

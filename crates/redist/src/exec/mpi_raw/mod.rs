@@ -104,16 +104,6 @@ impl Datatype {
     /// - [`RedistError::Limit`] when a count exceeds `i32::MAX` or an offset
     ///   in bytes overflows `MPI_Aint`.
     pub fn tree(tree: &TypeTree, elem: &Datatype) -> Result<Datatype, RedistError> {
-        let bytes = |elements: usize| -> Result<ffi::MPI_Aint, RedistError> {
-            elements
-                .checked_mul(elem.span)
-                .and_then(|b| ffi::MPI_Aint::try_from(b).ok())
-                .ok_or(RedistError::Limit {
-                    what: "datatype offset in bytes",
-                    value: elements as u128 * elem.span as u128,
-                    limit: ffi::MPI_Aint::MAX as u128,
-                })
-        };
         let span = tree
             .span()
             .checked_mul(elem.span)
@@ -122,61 +112,8 @@ impl Datatype {
                 value: tree.span() as u128 * elem.span as u128,
                 limit: usize::MAX as u128,
             })?;
-        bytes(span / elem.span.max(1))?;
-        // A node as (block length, datatype of one block element): runs
-        // are blocks of the element type, so no datatype of their own.
-        fn build(
-            node: &TypeTree,
-            elem: &Datatype,
-            bytes: &dyn Fn(usize) -> Result<ffi::MPI_Aint, RedistError>,
-        ) -> Result<(Count, Option<UserDatatype>), RedistError> {
-            Ok(match node {
-                TypeTree::Run(n) => (count(*n, "run length")?, None),
-                TypeTree::Repeat {
-                    count: c,
-                    stride,
-                    inner,
-                } => {
-                    let (len, ty) = build(inner, elem, bytes)?;
-                    let c = count(*c, "repeat count")?;
-                    let stride = bytes(*stride)?;
-                    let ty = match &ty {
-                        Some(t) => UserDatatype::heterogeneous_vector(c, len, stride, t),
-                        None => UserDatatype::heterogeneous_vector(c, len, stride, &*elem.inner),
-                    };
-                    (1, Some(ty))
-                }
-                TypeTree::Seq(parts) if parts.iter().all(|(_, p)| p.is_run()) => {
-                    // Runs only: an hindexed type of the element, which MPI
-                    // walks as one indexed loop (a struct of per-run
-                    // duplicates of the element type, it walks block by block).
-                    let mut lens = Vec::with_capacity(parts.len());
-                    let mut displs = Vec::with_capacity(parts.len());
-                    for (at, part) in parts {
-                        lens.push(count(part.elements(), "run length")?);
-                        displs.push(bytes(*at)?);
-                    }
-                    let ty = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
-                    (1, Some(ty))
-                }
-                TypeTree::Seq(parts) => {
-                    let mut lens = Vec::with_capacity(parts.len());
-                    let mut displs = Vec::with_capacity(parts.len());
-                    let mut types = Vec::with_capacity(parts.len());
-                    for (at, part) in parts {
-                        let (len, ty) = build(part, elem, bytes)?;
-                        lens.push(len);
-                        displs.push(bytes(*at)?);
-                        types.push(match ty {
-                            Some(t) => t,
-                            None => mpi::datatype::UncommittedDatatype::dup(&*elem.inner),
-                        });
-                    }
-                    (1, Some(UserDatatype::structured(&lens, &displs, &types)))
-                }
-            })
-        }
-        let inner = match build(tree, elem, &bytes)? {
+        elem.offset(tree.span())?;
+        let inner = match node_type(tree, elem)? {
             (1, Some(ty)) => ty,
             (n, None) => UserDatatype::contiguous(n, &*elem.inner),
             (n, Some(ty)) => UserDatatype::contiguous(n, &ty),
@@ -185,6 +122,18 @@ impl Datatype {
             inner: ManuallyDrop::new(inner),
             span,
         })
+    }
+
+    /// `elements` of this datatype as a byte offset for MPI.
+    fn offset(&self, elements: usize) -> Result<ffi::MPI_Aint, RedistError> {
+        elements
+            .checked_mul(self.span)
+            .and_then(|b| ffi::MPI_Aint::try_from(b).ok())
+            .ok_or(RedistError::Limit {
+                what: "datatype offset in bytes",
+                value: elements as u128 * self.span as u128,
+                limit: ffi::MPI_Aint::MAX as u128,
+            })
     }
 
     fn raw(&self) -> ffi::MPI_Datatype {
@@ -230,6 +179,60 @@ impl Datatype {
     }
 }
 
+/// A node of a message's tree as (block length, datatype of one block
+/// element), offsets in elements of `elem`: runs are blocks of the element
+/// type, so they need no datatype of their own.
+fn node_type(
+    node: &TypeTree,
+    elem: &Datatype,
+) -> Result<(Count, Option<UserDatatype>), RedistError> {
+    Ok(match node {
+        TypeTree::Run(n) => (count(*n, "run length")?, None),
+        TypeTree::Repeat {
+            count: c,
+            stride,
+            inner,
+        } => {
+            let (len, ty) = node_type(inner, elem)?;
+            let c = count(*c, "repeat count")?;
+            let stride = elem.offset(*stride)?;
+            let ty = match &ty {
+                Some(t) => UserDatatype::heterogeneous_vector(c, len, stride, t),
+                None => UserDatatype::heterogeneous_vector(c, len, stride, &*elem.inner),
+            };
+            (1, Some(ty))
+        }
+        TypeTree::Seq(parts) if parts.iter().all(|(_, p)| p.is_run()) => {
+            // Runs only: an hindexed type of the element, which MPI walks as
+            // one indexed loop (a struct of per-run duplicates of the element
+            // type, it walks block by block).
+            let mut lens = Vec::with_capacity(parts.len());
+            let mut displs = Vec::with_capacity(parts.len());
+            for (at, part) in parts {
+                lens.push(count(part.elements(), "run length")?);
+                displs.push(elem.offset(*at)?);
+            }
+            let ty = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
+            (1, Some(ty))
+        }
+        TypeTree::Seq(parts) => {
+            let mut lens = Vec::with_capacity(parts.len());
+            let mut displs = Vec::with_capacity(parts.len());
+            let mut types = Vec::with_capacity(parts.len());
+            for (at, part) in parts {
+                let (len, ty) = node_type(part, elem)?;
+                lens.push(len);
+                displs.push(elem.offset(*at)?);
+                types.push(match ty {
+                    Some(t) => t,
+                    None => mpi::datatype::UncommittedDatatype::dup(&*elem.inner),
+                });
+            }
+            (1, Some(UserDatatype::structured(&lens, &displs, &types)))
+        }
+    })
+}
+
 impl Drop for Datatype {
     fn drop(&mut self) {
         if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
@@ -242,7 +245,7 @@ impl Drop for Datatype {
 
 /// One side of a point-to-point message: a slice of elements, or one
 /// instance of a derived datatype laid over a slice (its base address).
-pub(crate) enum Part<'a, T> {
+pub(crate) enum SendBuf<'a, T> {
     /// The elements of the slice, in order.
     Elements(&'a [T]),
     /// The elements the datatype picks out of the slice.
@@ -250,19 +253,19 @@ pub(crate) enum Part<'a, T> {
 }
 
 /// Like [`Part`], for the receiving side.
-pub(crate) enum PartMut<'a, T> {
+pub(crate) enum RecvBuf<'a, T> {
     /// The elements of the slice, in order.
     Elements(&'a mut [T]),
     /// The elements the datatype picks out of the slice.
     Typed(&'a mut [T], &'a Datatype),
 }
 
-impl<T: Pod> Part<'_, T> {
+impl<T: Pod> SendBuf<'_, T> {
     /// Pointer, count and datatype for MPI, after the bounds checks.
     fn raw(&self, elem: &Datatype) -> Result<(*const T, Count, ffi::MPI_Datatype), RedistError> {
         match self {
-            Part::Elements(b) => Ok((addr(b), count(b.len(), "message length")?, elem.raw())),
-            Part::Typed(b, t) => {
+            SendBuf::Elements(b) => Ok((addr(b), count(b.len(), "message length")?, elem.raw())),
+            SendBuf::Typed(b, t) => {
                 t.fits(b)?;
                 Ok((addr(b), 1, t.raw()))
             }
@@ -270,14 +273,14 @@ impl<T: Pod> Part<'_, T> {
     }
 }
 
-impl<T: Pod> PartMut<'_, T> {
+impl<T: Pod> RecvBuf<'_, T> {
     /// Pointer, count and datatype for MPI, after the bounds checks.
     fn raw(&mut self, elem: &Datatype) -> Result<(*mut T, Count, ffi::MPI_Datatype), RedistError> {
         match self {
-            PartMut::Elements(b) => {
+            RecvBuf::Elements(b) => {
                 Ok((addr_mut(b), count(b.len(), "message length")?, elem.raw()))
             }
-            PartMut::Typed(b, t) => {
+            RecvBuf::Typed(b, t) => {
                 t.fits(b)?;
                 Ok((addr_mut(b), 1, t.raw()))
             }
@@ -417,8 +420,8 @@ impl Alltoallw {
 /// from its peer at the same time (either may be absent), tagged `tag`.
 pub(crate) fn sendrecv<T: Pod>(
     comm: &SimpleCommunicator,
-    send: Option<(Part<'_, T>, usize)>,
-    recv: Option<(PartMut<'_, T>, usize)>,
+    send: Option<(SendBuf<'_, T>, usize)>,
+    recv: Option<(RecvBuf<'_, T>, usize)>,
     tag: Tag,
     elem: &Datatype,
 ) -> Result<(), RedistError> {
@@ -428,7 +431,7 @@ pub(crate) fn sendrecv<T: Pod>(
             .filter(|&r| r < comm.size())
             .ok_or_else(|| RedistError::Internal(format!("peer {r} outside the communicator")))
     };
-    let dyn_send = |p: &Part<'_, T>| -> Result<DynBuffer<'_>, RedistError> {
+    let dyn_send = |p: &SendBuf<'_, T>| -> Result<DynBuffer<'_>, RedistError> {
         let (ptr, n, ty) = p.raw(elem)?;
         // SAFETY: `raw` checked that `n` instances of `ty` stay inside the
         // borrowed slice, which outlives the buffer.

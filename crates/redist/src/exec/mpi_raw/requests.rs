@@ -2,7 +2,7 @@
 //! ([`Requests`]), kept in a [`RequestStore`] reused from one execution to
 //! the next, and what [`Requests::wait_any`] reports ([`Event`]).
 
-use super::{check, count, null_request, oversubscribed, Datatype, Part, What};
+use super::{check, count, null_request, oversubscribed, Datatype, SendBuf, What};
 use crate::RedistError;
 use bytemuck::Pod;
 use mpi::ffi;
@@ -150,7 +150,12 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     /// - [`RedistError::Internal`] when `part`'s datatype reaches outside its slice;
     /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn isend(&mut self, part: Part<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
+    pub fn isend(
+        &mut self,
+        part: SendBuf<'b, T>,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
         let (ptr, n, ty) = part.raw(self.elem)?;
         // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
         // which outlives this list, and the list completes every request
@@ -232,7 +237,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts the receive of the piece of receive message `i` at `offset`
-    /// within its slot, `len` elements from `peer`. Pieces of one message
+    /// within its slot, `len` elements from `peer`. Cut of one message
     /// are posted in order and never overlap.
     ///
     /// # Errors

@@ -2,6 +2,7 @@
 //! period, how many periods, the strides between them, the partial tail,
 //! and per-element offsets where a period's stretches are short.
 
+use crate::tuning::{OFFSETS_MAX, SHORT_STRETCH};
 use crate::AxisPlan;
 
 /// `count` stretches of `len` indices of one dimension: stretch `i` starts
@@ -118,17 +119,17 @@ fn clip_line(
     l: Line,
     u0: usize,
     u1: usize,
-    f: &mut impl FnMut(usize, Piece<'_>) -> bool,
+    f: &mut impl FnMut(usize, Lines<'_>) -> bool,
 ) -> Option<usize> {
     let n = l.elements();
     let go_on = if pos >= u0 && pos + n <= u1 {
         // The whole line: the common case, no division.
-        f(pos, Piece::Line(l))
+        f(pos, Lines::One(l))
     } else {
         pos + n <= u0
             || pos >= u1
             || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
-                f(pos + x, Piece::Line(part))
+                f(pos + x, Lines::One(part))
             })
     };
     go_on.then_some(pos + n)
@@ -137,17 +138,17 @@ fn clip_line(
 /// A stretch of a dimension handed to a copy: one line, or one whole
 /// period of short stretches as per-element offsets.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Piece<'a> {
-    /// A line, offsets absolute.
-    Line(Line),
+pub(crate) enum Lines<'a> {
+    /// One line, offsets absolute.
+    One(Line),
     /// Whole periods: element `e` of period `k` is at `src + k·src_stride +
     /// offsets.src[e]` on the source rank, likewise on the target rank.
-    Period(Period<'a>),
+    Periods(Periods<'a>),
 }
 
 /// Whole periods, one after another.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Period<'a> {
+pub(crate) struct Periods<'a> {
     /// Local offsets of the first period.
     pub(super) src: usize,
     pub(super) dst: usize,
@@ -158,27 +159,20 @@ pub(crate) struct Period<'a> {
     pub(super) dst_stride: usize,
     /// The body's per-element offsets (short stretches), or none: then its
     /// lines are copied one after another.
-    pub(super) offsets: Option<&'a Offsets>,
+    pub(super) offsets: Option<&'a OffsetTable>,
 }
 
 /// The local offsets of every element of one period, relative to the
 /// period's start on each side: short stretches copied element by element
 /// from a table in cache, with no per-stretch branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Offsets {
+pub(crate) struct OffsetTable {
     pub(super) src: Vec<u32>,
     pub(super) dst: Vec<u32>,
     /// One past the largest entry of each table.
     pub(super) src_span: usize,
     pub(super) dst_span: usize,
 }
-
-/// Longest period (elements of one message along one dimension) kept as
-/// per-element offsets.
-const OFFSETS_MAX: usize = 1 << 16;
-
-/// Average stretch length below which a period is copied by offsets.
-const SHORT_STRETCH: usize = 8;
 
 /// The program of one dimension of one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,7 +191,7 @@ pub(crate) struct AxisProgram {
     /// Elements along this dimension.
     pub(super) len: usize,
     /// Per-element offsets of the body, when its stretches are short.
-    pub(super) offsets: Option<Offsets>,
+    pub(super) offsets: Option<OffsetTable>,
 }
 
 impl AxisProgram {
@@ -249,7 +243,7 @@ impl AxisProgram {
 
     /// The body's per-element offsets, if copying by them pays: several
     /// periods of short stretches, small enough a table.
-    pub(super) fn short_offsets(&self) -> Option<Offsets> {
+    pub(super) fn short_offsets(&self) -> Option<OffsetTable> {
         let lines: usize = self.body.iter().map(|l| l.count).sum();
         if self.periods < 2
             || self.per_period > OFFSETS_MAX
@@ -258,7 +252,7 @@ impl AxisProgram {
         {
             return None;
         }
-        let mut o = Offsets {
+        let mut o = OffsetTable {
             src: Vec::with_capacity(self.per_period),
             dst: Vec::with_capacity(self.per_period),
             src_span: 0,
@@ -333,10 +327,10 @@ impl AxisProgram {
         u1: usize,
         f: &mut impl FnMut(usize, Line) -> bool,
     ) -> bool {
-        self.pieces(u0, u1, false, &mut |pos, piece| match piece {
-            Piece::Line(l) => f(pos, l),
+        self.lines_or_tables(u0, u1, false, &mut |pos, piece| match piece {
+            Lines::One(l) => f(pos, l),
             // Not asked for; expanded all the same.
-            Piece::Period(p) => {
+            Lines::Periods(p) => {
                 let mut at = pos;
                 for k in 0..p.repeat {
                     let (src, dst) = (p.src + k * p.src_stride, p.dst + k * p.dst_stride);
@@ -353,13 +347,14 @@ impl AxisProgram {
     }
 
     /// Like [`lines`](Self::lines), but whole periods of a body of short
-    /// stretches come as one [`Piece::Period`] when `periods` allows it.
-    pub(super) fn pieces(
+    /// stretches come as one [`Lines::Periods`] (with their offset table)
+    /// when `tables` allows it.
+    pub(super) fn lines_or_tables(
         &self,
         u0: usize,
         u1: usize,
-        periods: bool,
-        f: &mut impl FnMut(usize, Piece<'_>) -> bool,
+        tables: bool,
+        f: &mut impl FnMut(usize, Lines<'_>) -> bool,
     ) -> bool {
         let u1 = u1.min(self.len);
         if u0 >= u1 {
@@ -369,7 +364,7 @@ impl AxisProgram {
         if u0 < body_total {
             let e = self.per_period;
             // Periods lying whole inside u0..u1 go as one piece when asked.
-            let (whole_from, whole_to) = if periods {
+            let (whole_from, whole_to) = if tables {
                 (u0.div_ceil(e), (u1 / e).min(self.periods))
             } else {
                 (0, 0)
@@ -377,7 +372,7 @@ impl AxisProgram {
             let mut k = u0 / e;
             while k < self.periods && k * e < u1 {
                 if k == whole_from && whole_from < whole_to {
-                    let period = Period {
+                    let period = Periods {
                         src: k * self.src_stride,
                         dst: k * self.dst_stride,
                         repeat: whole_to - whole_from,
@@ -385,7 +380,7 @@ impl AxisProgram {
                         dst_stride: self.dst_stride,
                         offsets: self.offsets.as_ref(),
                     };
-                    if !f(k * e, Piece::Period(period)) {
+                    if !f(k * e, Lines::Periods(period)) {
                         return false;
                     }
                     k = whole_to;
@@ -396,7 +391,7 @@ impl AxisProgram {
                 if pos >= u0 && pos + e <= u1 {
                     // A whole period: every line whole.
                     for l in &self.body {
-                        if !f(pos, Piece::Line(l.shifted(src, dst))) {
+                        if !f(pos, Lines::One(l.shifted(src, dst))) {
                             return false;
                         }
                         pos += l.len * l.count;

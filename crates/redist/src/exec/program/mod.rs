@@ -17,24 +17,29 @@
 //! message box, so both sides walk the same order: outer dimensions index
 //! by index, the innermost line by line through the [`kernel`](super::kernel)s.
 //! Parallel work is cut by bytes: ranges of the outermost dimension's
-//! indices holding about [`UNIT_BYTES`] each.
+//! indices holding about [`UNIT_BYTES`](crate::tuning::UNIT_BYTES) each.
+//!
+//! Every copy covers a range of the message's elements in buffer order
+//! made of whole outermost indices: the whole message, a *piece* (one MPI
+//! message's worth) or a *part* of a pass that does several copies
+//! together ([`MessageProgram::part`]).
 
-use super::kernel::{Indexed, Move, Moves, Out};
+use super::kernel::{CopyOp, Out};
 use crate::Plan;
 use dist_array::Order;
 use rayon::prelude::*;
 use std::mem::size_of;
-
-/// Bytes of data per unit of parallel work.
-pub(crate) const UNIT_BYTES: usize = 1 << 21;
+use std::ops::Range;
 
 mod axis;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod walk;
 
-use axis::{AxisProgram, Piece};
+use axis::AxisProgram;
 pub(crate) use tree::TypeTree;
+use walk::{Sides, Walk};
 
 /// Strides of a local array of `shape` stored in `order`.
 fn strides(shape: &[usize], order: Order) -> Vec<usize> {
@@ -54,20 +59,9 @@ fn strides(shape: &[usize], order: Order) -> Vec<usize> {
     s
 }
 
-/// Which two sides a copy moves between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sides {
-    /// Source storage into the buffer.
-    Pack,
-    /// The buffer into target storage.
-    Unpack,
-    /// Source storage into target storage.
-    Direct,
-}
-
 /// The copy program of one message between a source and a target rank.
 #[derive(Debug, Clone)]
-pub(crate) struct Transfer {
+pub(crate) struct MessageProgram {
     /// The other rank (target rank for a send, source rank for a receive).
     pub peer: usize,
     /// Elements in the message.
@@ -88,7 +82,7 @@ pub(crate) struct Transfer {
     stream_direct: bool,
 }
 
-impl Transfer {
+impl MessageProgram {
     /// The program of the message from source rank `from` to target rank
     /// `to`, with units of parallel work of about `unit_elements` elements.
     pub fn with_units(
@@ -97,7 +91,7 @@ impl Transfer {
         to: usize,
         peer: usize,
         unit_elements: usize,
-    ) -> Transfer {
+    ) -> MessageProgram {
         let src = plan.source();
         let dst = plan.target();
         let a = src.coords_of_rank(from).expect("source rank in layout");
@@ -124,7 +118,7 @@ impl Transfer {
             let (s, t) = ax.ends();
             s <= src_shape[d] && t <= dst_shape[d]
         }));
-        Transfer {
+        MessageProgram {
             peer,
             len,
             axes,
@@ -140,9 +134,9 @@ impl Transfer {
     /// This program, with copies into target storage streaming or not:
     /// with `Some(n)`, unpacking streams, and a straight copy when its
     /// source runs average at least `n` elements (see
-    /// [`stream::MIN_SOURCE_RUN_BYTES`](super::stream::MIN_SOURCE_RUN_BYTES));
+    /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES));
     /// with `None`, nothing streams.
-    pub fn streaming(mut self, stream: Option<usize>) -> Transfer {
+    pub fn streaming(mut self, stream: Option<usize>) -> MessageProgram {
         let source_run = self.len / self.type_tree(true).leaf_runs().max(1);
         self.stream_unpack = stream.is_some();
         self.stream_direct = stream.is_some_and(|n| source_run >= n);
@@ -153,200 +147,6 @@ impl Transfer {
     pub fn heap_bytes(&self) -> usize {
         self.axes.iter().map(AxisProgram::heap_bytes).sum::<usize>()
             + self.axes.len() * (size_of::<AxisProgram>() + 3 * size_of::<usize>())
-    }
-
-    /// Calls `f` with every copy of the message between `sides` over the
-    /// outermost indices `u0..u1`, offsets in elements of local storage or
-    /// buffer; whole periods of short stretches come as index tables when
-    /// `periods` allows it; buffer offsets are taken relative to
-    /// `buf_start`, at most the first buffer offset of index `u0`. `f`
-    /// returns whether to go on; so does `walk`.
-    fn walk(
-        &self,
-        sides: Sides,
-        u0: usize,
-        u1: usize,
-        periods: bool,
-        buf_start: usize,
-        f: &mut impl FnMut(Move<'_>) -> bool,
-    ) -> bool {
-        self.len == 0 || self.walk_dim(sides, 0, u0, u1, (0, 0, 0), buf_start, periods, f)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn walk_dim(
-        &self,
-        sides: Sides,
-        d: usize,
-        u0: usize,
-        u1: usize,
-        base: (usize, usize, usize),
-        buf_start: usize,
-        periods: bool,
-        f: &mut impl FnMut(Move<'_>) -> bool,
-    ) -> bool {
-        let (ss, ds, bs) = (
-            self.src_strides[d],
-            self.dst_strides[d],
-            self.buf_strides[d],
-        );
-        if d + 1 == self.axes.len() {
-            return self.axes[d].pieces(u0, u1, periods, &mut |pos, piece| match piece {
-                Piece::Line(l) => {
-                    let src = (base.0 + l.src * ss, l.src_step * ss, ss);
-                    let dst = (base.1 + l.dst * ds, l.dst_step * ds, ds);
-                    let buf = (base.2 + pos * bs - buf_start, l.len * bs, bs);
-                    let (from, to) = match sides {
-                        Sides::Pack => (src, buf),
-                        Sides::Unpack => (buf, dst),
-                        Sides::Direct => (src, dst),
-                    };
-                    f(Move::Line(Moves {
-                        from: from.0,
-                        from_step: from.1,
-                        from_stride: from.2,
-                        to: to.0,
-                        to_step: to.1,
-                        to_stride: to.2,
-                        len: l.len,
-                        count: l.count,
-                    }))
-                }
-                Piece::Period(p) => {
-                    let Some(o) = p.offsets else {
-                        // Whole periods of longer stretches: their lines,
-                        // period after period, in one tight loop.
-                        let axis = &self.axes[d];
-                        let mut at = pos;
-                        for k in 0..p.repeat {
-                            let (s0, d0) = (p.src + k * p.src_stride, p.dst + k * p.dst_stride);
-                            for l in &axis.body {
-                                let src = (base.0 + (s0 + l.src) * ss, l.src_step * ss, ss);
-                                let dst = (base.1 + (d0 + l.dst) * ds, l.dst_step * ds, ds);
-                                let buf = (base.2 + at * bs - buf_start, l.len * bs, bs);
-                                let (from, to) = match sides {
-                                    Sides::Pack => (src, buf),
-                                    Sides::Unpack => (buf, dst),
-                                    Sides::Direct => (src, dst),
-                                };
-                                let m = Moves {
-                                    from: from.0,
-                                    from_step: from.1,
-                                    from_stride: from.2,
-                                    to: to.0,
-                                    to_step: to.1,
-                                    to_stride: to.2,
-                                    len: l.len,
-                                    count: l.count,
-                                };
-                                if !f(Move::Line(m)) {
-                                    return false;
-                                }
-                                at += l.len * l.count;
-                            }
-                        }
-                        return true;
-                    };
-                    let n = o.src.len();
-                    let src = (
-                        base.0 + p.src * ss,
-                        Some(&o.src[..]),
-                        o.src_span,
-                        ss,
-                        p.src_stride * ss,
-                    );
-                    let dst = (
-                        base.1 + p.dst * ds,
-                        Some(&o.dst[..]),
-                        o.dst_span,
-                        ds,
-                        p.dst_stride * ds,
-                    );
-                    let buf = (base.2 + pos * bs - buf_start, None, 0, bs, n * bs);
-                    let (from, to) = match sides {
-                        Sides::Pack => (src, buf),
-                        Sides::Unpack => (buf, dst),
-                        Sides::Direct => (src, dst),
-                    };
-                    f(Move::Indexed(Indexed {
-                        from: from.0,
-                        from_index: from.1,
-                        from_span: from.2,
-                        from_stride: from.3,
-                        to: to.0,
-                        to_index: to.1,
-                        to_span: to.2,
-                        to_stride: to.3,
-                        n,
-                        repeat: p.repeat,
-                        from_period: from.4,
-                        to_period: to.4,
-                    }))
-                }
-            });
-        }
-        let inner = self.axes[d + 1].len();
-        // The last dimension one stretch on both sides: each stretch of
-        // this dimension is one line of such stretches, one per index.
-        let fused = (d + 2 == self.axes.len())
-            .then(|| self.axes[d + 1].single_stretch())
-            .flatten();
-        if let Some(st) = fused {
-            let (ss1, ds1, bs1) = (
-                self.src_strides[d + 1],
-                self.dst_strides[d + 1],
-                self.buf_strides[d + 1],
-            );
-            return self.axes[d].lines(u0, u1, &mut |pos, l| {
-                for i in 0..l.count {
-                    let src = (
-                        base.0 + (l.src + i * l.src_step) * ss + st.src * ss1,
-                        ss,
-                        ss1,
-                    );
-                    let dst = (
-                        base.1 + (l.dst + i * l.dst_step) * ds + st.dst * ds1,
-                        ds,
-                        ds1,
-                    );
-                    let buf = (base.2 + (pos + i * l.len) * bs - buf_start, bs, bs1);
-                    let (from, to) = match sides {
-                        Sides::Pack => (src, buf),
-                        Sides::Unpack => (buf, dst),
-                        Sides::Direct => (src, dst),
-                    };
-                    let m = Moves {
-                        from: from.0,
-                        from_step: from.1,
-                        from_stride: from.2,
-                        to: to.0,
-                        to_step: to.1,
-                        to_stride: to.2,
-                        len: st.len,
-                        count: l.len,
-                    };
-                    if !f(Move::Line(m)) {
-                        return false;
-                    }
-                }
-                true
-            });
-        }
-        self.axes[d].lines(u0, u1, &mut |pos, l| {
-            for i in 0..l.count {
-                for j in 0..l.len {
-                    let b = (
-                        base.0 + (l.src + i * l.src_step + j) * ss,
-                        base.1 + (l.dst + i * l.dst_step + j) * ds,
-                        base.2 + (pos + i * l.len + j) * bs - buf_start,
-                    );
-                    if !self.walk_dim(sides, d + 1, 0, inner, b, 0, periods, f) {
-                        return false;
-                    }
-                }
-            }
-            true
-        })
     }
 
     /// Runs `sides` over the outermost indices `u0..u1`, cut into units of
@@ -368,9 +168,14 @@ impl Transfer {
             Sides::Unpack => self.stream_unpack,
             Sides::Direct => self.stream_direct,
         };
+        let walk = Walk {
+            sides,
+            tables: true,
+            buf_start,
+        };
         let unit = |k: usize| {
             let cut = |k: usize| u0 + (k as u128 * outer as u128 / units as u128) as usize;
-            self.walk(sides, cut(k), cut(k + 1), true, buf_start, &mut |m| {
+            self.walk(walk, (cut(k), cut(k + 1)), &mut |m| {
                 out.apply(from, &m, stream);
                 true
             });
@@ -390,30 +195,54 @@ impl Transfer {
         self.buf_strides.first().copied().unwrap_or(1).max(1)
     }
 
-    /// The outermost indices of the packed elements `start..start + n`,
-    /// which must cover whole outermost indices (or end with the message).
-    fn outer_range(&self, start: usize, n: usize) -> (usize, usize) {
+    /// The outermost indices of the elements `range` of the message (in
+    /// buffer order), which must cover whole outermost indices (or end
+    /// with the message).
+    fn outer_range(&self, range: &Range<usize>) -> (usize, usize) {
         let stride = self.outer_stride();
+        let (start, end) = (range.start, range.end);
         assert!(
-            start % stride == 0
-                && (n % stride == 0 || start + n == self.len)
-                && start + n <= self.len,
-            "a piece {start}+{n} of whole outer indices of {stride} elements in a message of {}",
+            start <= end
+                && start % stride == 0
+                && (end % stride == 0 || end == self.len)
+                && end <= self.len,
+            "elements {start}..{end} of whole outer indices of {stride} elements \
+             in a message of {}",
             self.len
         );
-        (start / stride, (start + n).div_ceil(stride))
+        (start / stride, end.div_ceil(stride))
     }
 
-    /// Where the packed elements `start..start + n` of the message, which
-    /// cover whole outermost indices, lie in target storage when they lie
-    /// there as one contiguous run: its first offset. O(lines of the
-    /// piece).
-    pub fn target_run(&self, start: usize, n: usize) -> Option<usize> {
-        let (u0, u1) = self.outer_range(start, n);
+    /// All of the message's elements, in buffer order.
+    pub fn whole(&self) -> Range<usize> {
+        0..self.len
+    }
+
+    /// Part `k` of `parts` of the message: its outermost indices cut
+    /// evenly, as a range of its elements in buffer order. Parts `0..parts`
+    /// cover the message in order.
+    pub fn part(&self, k: usize, parts: usize) -> Range<usize> {
+        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
+        let stride = self.outer_stride();
+        (cut(k) * stride).min(self.len)..(cut(k + 1) * stride).min(self.len)
+    }
+
+    /// Where the elements `range` of the message (buffer order, whole
+    /// outermost indices) lie in target storage when they lie there as one
+    /// contiguous run: its first offset. O(lines of the range).
+    pub fn target_run(&self, range: Range<usize>) -> Option<usize> {
+        let outer = self.outer_range(&range);
+        let (start, n) = (range.start, range.len());
         let mut run: Option<(usize, usize)> = None;
         let mut contiguous = true;
-        self.walk(Sides::Unpack, u0, u1, false, start, &mut |m| {
-            let Move::Line(l) = m else {
+        let walk = Walk {
+            sides: Sides::Unpack,
+            tables: false,
+            buf_start: start,
+        };
+        self.walk(walk, outer, &mut |m| {
+            let CopyOp::Line(l) = m else {
                 contiguous = false;
                 return false;
             };
@@ -442,79 +271,29 @@ impl Transfer {
         }
     }
 
-    /// Gathers the message from the source local storage into `buf`
-    /// (exactly `self.len` elements long).
-    pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], buf: &mut [T]) {
-        assert_eq!(buf.len(), self.len, "pack buffer of the message's length");
-        self.pack_piece(0, src, buf);
+    /// Gathers the elements `range` of the message (buffer order, whole
+    /// outermost indices) from the source's local storage into `buf`, which
+    /// holds exactly them.
+    pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], range: Range<usize>, buf: &mut [T]) {
+        assert_eq!(buf.len(), range.len(), "a buffer for elements {range:?}");
+        let outer = self.outer_range(&range);
+        self.run(Sides::Pack, src, &Out::new(buf), outer, range.start);
     }
 
-    /// Gathers the packed elements `start..start + buf.len()` of the
-    /// message, which cover whole outermost indices, into `buf`.
-    pub fn pack_piece<T: Copy + Send + Sync>(&self, start: usize, src: &[T], buf: &mut [T]) {
-        let range = self.outer_range(start, buf.len());
-        self.run(Sides::Pack, src, &Out::new(buf), range, start);
+    /// Scatters `buf`, the elements `range` of the message (buffer order,
+    /// whole outermost indices), into the target's local storage.
+    pub fn unpack<T: Copy + Send + Sync>(&self, range: Range<usize>, buf: &[T], dst: &mut [T]) {
+        assert_eq!(buf.len(), range.len(), "a buffer for elements {range:?}");
+        let outer = self.outer_range(&range);
+        self.run(Sides::Unpack, buf, &Out::new(dst), outer, range.start);
     }
 
-    /// Scatters `buf` (the packed message) into the target local storage.
-    pub fn unpack<T: Copy + Send + Sync>(&self, buf: &[T], dst: &mut [T]) {
-        assert_eq!(buf.len(), self.len, "unpack buffer of the message's length");
-        self.unpack_piece(0, buf, dst);
-    }
-
-    /// Scatters the packed elements `start..start + buf.len()` of the
-    /// message, which cover whole outermost indices, into the target local
-    /// storage.
-    pub fn unpack_piece<T: Copy + Send + Sync>(&self, start: usize, buf: &[T], dst: &mut [T]) {
-        let range = self.outer_range(start, buf.len());
-        self.run(Sides::Unpack, buf, &Out::new(dst), range, start);
-    }
-
-    /// Copies the message straight from source to target local storage.
-    pub fn copy_local<T: Copy + Send + Sync>(&self, src: &[T], dst: &mut [T]) {
-        let outer = self.axes.first().map_or(0, AxisProgram::len);
-        self.run(Sides::Direct, src, &Out::new(dst), (0, outer), 0);
-    }
-
-    /// Copies part `k` of `parts` of the message (its outermost indices cut
-    /// evenly) straight from `src` into the target behind `out`; the parts
-    /// `0..parts` together are [`copy_local`](Self::copy_local).
-    pub fn copy_part<T: Copy + Send + Sync>(
-        &self,
-        src: &[T],
-        out: &Out<T>,
-        k: usize,
-        parts: usize,
-    ) {
-        self.run_part(Sides::Direct, src, out, k, parts);
-    }
-
-    /// Packs part `k` of `parts` of the message (its outermost indices cut
-    /// evenly) into `buf`, the whole message's buffer; the parts `0..parts`
-    /// together are [`pack`](Self::pack).
-    pub fn pack_part<T: Copy + Send + Sync>(
-        &self,
-        src: &[T],
-        buf: &Out<T>,
-        k: usize,
-        parts: usize,
-    ) {
-        self.run_part(Sides::Pack, src, buf, k, parts);
-    }
-
-    /// Runs part `k` of `parts` of the message's copy between `sides`, its
-    /// outermost indices cut evenly.
-    fn run_part<T: Copy + Send + Sync>(
-        &self,
-        sides: Sides,
-        from: &[T],
-        out: &Out<T>,
-        k: usize,
-        parts: usize,
-    ) {
-        let outer = self.axes.first().map_or(0, AxisProgram::len);
-        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
-        self.run(sides, from, out, (cut(k), cut(k + 1)), 0);
+    /// Copies the elements `range` of the message (buffer order, whole
+    /// outermost indices) straight from the source's local storage `src`
+    /// into the target's `dst`.
+    pub fn copy<T: Copy + Send + Sync>(&self, src: &[T], range: Range<usize>, dst: &mut [T]) {
+        let outer = self.outer_range(&range);
+        self.run(Sides::Direct, src, &Out::new(dst), outer, 0);
     }
 
     /// The message on its source (`source == true`) or target side as a
@@ -568,42 +347,40 @@ impl Transfer {
         let mut emitted = 0;
         let mut ok = true;
         let outer = self.axes[0].len();
-        self.walk(
-            if source { Sides::Pack } else { Sides::Unpack },
-            0,
-            outer,
-            false,
-            0,
-            &mut |m| {
-                let Move::Line(m) = m else {
-                    ok = false;
-                    return false;
-                };
-                let (start, step) = if source {
-                    (m.from, m.from_step)
-                } else {
-                    (m.to, m.to_step)
-                };
-                for i in 0..m.count {
-                    let off = start + i * step;
-                    match &mut pending {
-                        Some(run) if run.0 + run.1 == off => run.1 += m.len,
-                        _ => {
-                            if let Some((o, n)) = pending.take() {
-                                if emitted == max_runs {
-                                    ok = false;
-                                    return false;
-                                }
-                                f(o, n);
-                                emitted += 1;
+        let walk = Walk {
+            sides: if source { Sides::Pack } else { Sides::Unpack },
+            tables: false,
+            buf_start: 0,
+        };
+        self.walk(walk, (0, outer), &mut |m| {
+            let CopyOp::Line(m) = m else {
+                ok = false;
+                return false;
+            };
+            let (start, step) = if source {
+                (m.from, m.from_step)
+            } else {
+                (m.to, m.to_step)
+            };
+            for i in 0..m.count {
+                let off = start + i * step;
+                match &mut pending {
+                    Some(run) if run.0 + run.1 == off => run.1 += m.len,
+                    _ => {
+                        if let Some((o, n)) = pending.take() {
+                            if emitted == max_runs {
+                                ok = false;
+                                return false;
                             }
-                            pending = Some((off, m.len));
+                            f(o, n);
+                            emitted += 1;
                         }
+                        pending = Some((off, m.len));
                     }
                 }
-                true
-            },
-        );
+            }
+            true
+        });
         if let Some((o, n)) = pending.filter(|_| ok) {
             if emitted == max_runs {
                 return None;
@@ -629,18 +406,18 @@ fn units(len: usize, outer: usize, unit_elements: usize) -> usize {
 #[derive(Debug, Clone)]
 pub(crate) struct RankProgram {
     /// Messages this rank sends, by increasing target rank (itself excluded).
-    pub sends: Vec<Transfer>,
+    pub sends: Vec<MessageProgram>,
     /// Messages this rank receives, by increasing source rank (itself excluded).
-    pub recvs: Vec<Transfer>,
+    pub recvs: Vec<MessageProgram>,
     /// The part that stays on this rank.
-    pub local: Option<Transfer>,
+    pub local: Option<MessageProgram>,
 }
 
 impl RankProgram {
     /// The programs of rank `me`, with units of parallel work of about
     /// `unit_elements` elements (`usize::MAX`: copies run on the calling
     /// thread alone); copies into this rank's target storage stream as
-    /// [`Transfer::streaming`] says for `stream`.
+    /// [`MessageProgram::streaming`] says for `stream`.
     pub fn new(plan: &Plan, me: usize, unit_elements: usize, stream: Option<usize>) -> RankProgram {
         let mut sends = vec![];
         let mut recvs = vec![];
@@ -650,13 +427,21 @@ impl RankProgram {
                 continue;
             }
             if m.from == me && m.to == me {
-                local =
-                    Some(Transfer::with_units(plan, me, me, me, unit_elements).streaming(stream));
+                local = Some(
+                    MessageProgram::with_units(plan, me, me, me, unit_elements).streaming(stream),
+                );
             } else if m.from == me {
-                sends.push(Transfer::with_units(plan, me, m.to, m.to, unit_elements));
+                sends.push(MessageProgram::with_units(
+                    plan,
+                    me,
+                    m.to,
+                    m.to,
+                    unit_elements,
+                ));
             } else if m.to == me {
                 recvs.push(
-                    Transfer::with_units(plan, m.from, me, m.from, unit_elements).streaming(stream),
+                    MessageProgram::with_units(plan, m.from, me, m.from, unit_elements)
+                        .streaming(stream),
                 );
             }
         }
@@ -683,8 +468,8 @@ impl RankProgram {
             .iter()
             .chain(&self.recvs)
             .chain(&self.local)
-            .map(Transfer::heap_bytes)
+            .map(MessageProgram::heap_bytes)
             .sum::<usize>()
-            + (self.sends.capacity() + self.recvs.capacity()) * size_of::<Transfer>()
+            + (self.sends.capacity() + self.recvs.capacity()) * size_of::<MessageProgram>()
     }
 }

@@ -43,14 +43,14 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
     let (s, t) = (plan.source(), plan.target());
     for m in plan.messages() {
         let want = pairs(plan, m.from, m.to);
-        let tr = Transfer::with_units(plan, m.from, m.to, m.to, unit);
+        let tr = MessageProgram::with_units(plan, m.from, m.to, m.to, unit);
         if tr.len != want.len() || tr.len != m.len {
             return false;
         }
         // The source holds its own flat offsets.
         let src: Vec<u64> = (0..s.local_len(m.from).unwrap() as u64).collect();
         let mut buf = vec![u64::MAX; tr.len];
-        tr.pack(&src, &mut buf);
+        tr.pack(&src, tr.whole(), &mut buf);
         // The buffer is in source memory order.
         let mut sorted = want.iter().map(|&(a, _)| a as u64).collect::<Vec<_>>();
         sorted.sort();
@@ -59,9 +59,9 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         }
         let n = t.local_len(m.to).unwrap();
         let mut dst = vec![u64::MAX; n];
-        tr.unpack(&buf, &mut dst);
+        tr.unpack(tr.whole(), &buf, &mut dst);
         let mut direct = vec![u64::MAX; n];
-        tr.copy_local(&src, &mut direct);
+        tr.copy(&src, tr.whole(), &mut direct);
         let mut expect = vec![u64::MAX; n];
         for &(a, b) in &want {
             expect[b] = a as u64;
@@ -98,7 +98,7 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
                     .enumerate()
                     .all(|(j, &b)| b == run[0] + j)
                     .then_some(run[0]);
-                if tr.target_run(o, n) != want {
+                if tr.target_run(o..o + n) != want {
                     return false;
                 }
             }
@@ -107,15 +107,14 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         for parts in [1, 2, 5] {
             let mut by_parts = vec![u64::MAX; tr.len];
             let mut direct_parts = vec![u64::MAX; n];
-            {
-                let out = Out::new(&mut by_parts);
-                let target = Out::new(&mut direct_parts);
-                for k in 0..parts {
-                    tr.pack_part(&src, &out, k, parts);
-                    tr.copy_part(&src, &target, k, parts);
-                }
+            let mut covered = 0;
+            for k in 0..parts {
+                let r = tr.part(k, parts);
+                covered += r.len();
+                tr.pack(&src, r.clone(), &mut by_parts[r.clone()]);
+                tr.copy(&src, r, &mut direct_parts);
             }
-            if by_parts != buf || direct_parts != expect {
+            if by_parts != buf || direct_parts != expect || covered != tr.len {
                 return false;
             }
         }
@@ -201,7 +200,7 @@ fn tiny_blocks_and_long_extents() {
         ] {
             let plan = Plan::new(&s, &t, Remap::None).unwrap();
             for m in plan.messages() {
-                let tr = Transfer::with_units(&plan, m.from, m.to, m.to, 1 << 18);
+                let tr = MessageProgram::with_units(&plan, m.from, m.to, m.to, 1 << 18);
                 tables += tr.axes.iter().filter(|a| a.offsets.is_some()).count();
             }
             for unit in [1, 7, 64, 1 << 20] {
@@ -253,7 +252,7 @@ fn type_trees_do_not_grow_with_the_extent() {
         let s = Layout::parse(&[n, 64], from).unwrap();
         let t = Layout::parse(&[n, 64], to).unwrap();
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        let tr = Transfer::with_units(&plan, 0, 1, 1, usize::MAX);
+        let tr = MessageProgram::with_units(&plan, 0, 1, 1, usize::MAX);
         tr.type_tree(true).nodes() + tr.type_tree(false).nodes()
     };
     for (from, to, most) in [

@@ -1,0 +1,247 @@
+//! `async`: post every receive, send each message as soon as it is packed
+//! (or straight from source storage), unpack each message as it arrives —
+//! the asynchronous scheme of seed 000 (Chung, Hsu and Bai), where a rank
+//! never waits for a message it could already be unpacking. A packed
+//! message travels in pieces of whole outermost indices: each piece is sent
+//! as soon as it is packed and unpacked as soon as it arrives, so packing,
+//! transfer and unpacking overlap.
+//!
+//! Between ranks of one node, a message may skip MPI (`node_direct.rs`).
+//! An execution then runs in two rounds:
+//!
+//! 1. every message between ranks of different nodes moves as above; for
+//!    a message within the node the sender sends a note — whether its
+//!    source storage is shared and how to map it. The receiver copies the
+//!    message straight from the sender's storage and answers "copied", or
+//!    answers "send it" when it cannot map it; the sender of a shared
+//!    source waits for the answer before returning, so its array is not
+//!    written while being read. Once every note is in, the local part and
+//!    all mapped messages are copied together, a fraction of each per step
+//!    (about 1 MiB of target), so target stretches that several messages
+//!    fill are fetched into cache once, not once per message.
+//! 2. messages from private sources, and those whose receiver answered
+//!    "send it", move as ordinary messages. Only the ranks concerned take
+//!    part, and they know it from round 1, so nobody waits for anybody
+//!    else.
+//!
+//! The receive buffer holds only what arrives as messages: receives that
+//! are all copied straight from the sender need none.
+
+mod notes;
+mod post;
+
+use super::messages::{grow, RankMessages};
+use super::mpi_raw::{Event, RequestStore};
+use super::node_direct::{Near, NodeDirect};
+use super::route::Routes;
+use crate::RedistError;
+use dist_array::{DistArray, Element, SharedStorage};
+use mpi::topology::SimpleCommunicator;
+use post::{Round, Target};
+
+/// The receiver's answer: it copied the message itself.
+const COPIED: u64 = 0;
+/// The receiver's answer: send the message as MPI messages.
+const SEND_IT: u64 = 1;
+
+/// The `async` exchange of one redistribution, with what it keeps between
+/// executions.
+pub(crate) struct Async<T> {
+    routes: Routes,
+    node: Option<NodeDirect>,
+    requests: RequestStore,
+    send_buf: Vec<T>,
+    recv_buf: Vec<T>,
+    /// Per send / receive: whether it moves in round 2 of this execution.
+    late_sends: Vec<bool>,
+    late_recvs: Vec<bool>,
+    /// Receive slots of the current round.
+    slots: Vec<(usize, usize)>,
+    /// Receives of this execution copied straight from a mapped peer.
+    mapped: Vec<usize>,
+    /// Per send: pieces packed and sent so far when sends are packed
+    /// together with the local copy.
+    sent_pieces: Vec<usize>,
+}
+
+impl<T: Element> Async<T> {
+    /// The exchange of messages routed as `routes`, reading shared sources
+    /// directly where `node` allows it.
+    pub fn new(routes: Routes, node: Option<NodeDirect>) -> Async<T> {
+        Async {
+            routes,
+            node,
+            requests: RequestStore::default(),
+            send_buf: Vec::new(),
+            recv_buf: Vec::new(),
+            late_sends: Vec::new(),
+            late_recvs: Vec::new(),
+            slots: Vec::new(),
+            mapped: Vec::new(),
+            sent_pieces: Vec::new(),
+        }
+    }
+
+    /// Whether receivers read shared sources directly.
+    pub fn node_direct(&self) -> bool {
+        self.node.is_some()
+    }
+
+    /// Bytes of the routes and tables this exchange holds (buffers aside).
+    pub fn heap_bytes(&self) -> usize {
+        self.routes.heap_bytes()
+            + self.node.as_ref().map_or(0, NodeDirect::heap_bytes)
+            + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.late_sends.capacity()
+            + self.late_recvs.capacity()
+    }
+
+    /// One execution: `src` into `dst`. Collective.
+    pub fn run(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        let shared = src.shared_storage();
+        let (src, out) = (src.local_slice(), dst.local_slice_mut());
+        self.round_one(messages, comm, shared.as_ref(), src, out)?;
+        if self.late_sends.contains(&true) || self.late_recvs.contains(&true) {
+            self.round_two(messages, comm, src, out)?;
+        }
+        Ok(())
+    }
+
+    /// Round 1: messages across nodes move; within the node, notes, then
+    /// the copies straight from mapped peers together with the local part.
+    fn round_one(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        shared: Option<&SharedStorage>,
+        src: &[T],
+        out: &mut [T],
+    ) -> Result<(), RedistError> {
+        let Async {
+            routes,
+            node,
+            requests,
+            send_buf,
+            recv_buf,
+            late_sends,
+            late_recvs,
+            slots,
+            mapped,
+            sent_pieces,
+        } = self;
+        let (near, mut reader) = match node {
+            Some(n) => (Some(&n.near), Some(&mut n.reader)),
+            None => (None, None),
+        };
+        let round = Round {
+            messages,
+            routes,
+            src,
+            near,
+        };
+        let (sends, recvs) = (messages.sends(), messages.recvs());
+        reset(late_sends, sends.len());
+        reset(late_recvs, recvs.len());
+        grow(send_buf, round.packed_room(|i| !round.near_send(i)));
+        round.set_slots(slots, |i| !round.near_recv(i));
+        grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
+        let target = Target::of(out);
+        let mut reqs =
+            requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends.len())?;
+        round.post_receives_and_notes(&mut reqs, target)?;
+        // Without copies from peers of the node, the local part is copied
+        // in one pass with the packed sends whose pieces pack on their own.
+        let mut notes_left = near.map_or(0, Near::recv_count);
+        let fuse = notes_left == 0;
+        let together = |i: usize| fuse && !round.near_send(i) && round.packs_alone(i);
+        let rest =
+            round.send_and_note(&mut reqs, &mut send_buf[..], shared, together, late_sends)?;
+        mapped.clear();
+        if fuse {
+            round.copy_local_and_send(together, out, &mut reqs, rest, sent_pieces)?;
+        }
+        while let Some(event) = reqs.wait_any()? {
+            match event {
+                Event::Piece {
+                    request,
+                    message,
+                    last,
+                } => round.arrived(&reqs, out, request, message, last)?,
+                Event::Note(i) => {
+                    let reader = reader.as_deref_mut().ok_or_else(|| {
+                        RedistError::Internal("a note without node-direct copies".to_string())
+                    })?;
+                    notes_left -= 1;
+                    notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
+                    if notes_left == 0 {
+                        notes::copy_together(messages, src, out, mapped, reader)?;
+                        notes::answer_copied(&mut reqs, mapped, recvs)?;
+                    }
+                }
+                Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
+                Event::Sent | Event::Landed(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Round 2: what moves as messages after all (private sources, and
+    /// those whose receiver asked for them), between the ranks that know it
+    /// from round 1.
+    fn round_two(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &[T],
+        out: &mut [T],
+    ) -> Result<(), RedistError> {
+        let Async {
+            routes,
+            requests,
+            send_buf,
+            recv_buf,
+            late_sends,
+            late_recvs,
+            slots,
+            ..
+        } = self;
+        let round = Round {
+            messages,
+            routes,
+            src,
+            near: None,
+        };
+        grow(send_buf, round.packed_room(|i| late_sends[i]));
+        round.set_slots(slots, |i| late_recvs[i]);
+        grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
+        let target = Target::of(out);
+        let sends = messages.sends().len();
+        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends)?;
+        round.post_receives(&mut reqs, target, |i| late_recvs[i])?;
+        let mut rest: &mut [T] = &mut send_buf[..];
+        round.send(&mut reqs, &mut rest, |i| late_sends[i])?;
+        while let Some(event) = reqs.wait_any()? {
+            if let Event::Piece {
+                request,
+                message,
+                last,
+            } = event
+            {
+                round.arrived(&reqs, out, request, message, last)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `flags` holding `n` times `false`.
+fn reset(flags: &mut Vec<bool>, n: usize) {
+    flags.clear();
+    flags.resize(n, false);
+}

@@ -1,0 +1,77 @@
+//! The receiving side of round 1 within a node: a sender's note says
+//! whether its source storage is shared; the receiver maps it (or asks for
+//! messages), and once every note is in, copies the mapped messages
+//! together with its local part, then tells each sender it is done.
+
+use super::super::messages::{RankMessages, ANSWER};
+use super::super::mpi_raw::Requests;
+use super::super::node_direct::PeerReader;
+use super::super::program::MessageProgram;
+use super::{COPIED, SEND_IT};
+use crate::RedistError;
+use dist_array::Element;
+
+/// The note of receive `i` (program `t`) is in: map the sender's storage
+/// and remember the receive in `mapped`, or — a private source, or one
+/// that cannot be mapped here, in which case the sender is asked to send
+/// it — mark it for round 2 in `late_recvs`.
+pub(super) fn on_note<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    reader: &mut PeerReader,
+    t: &MessageProgram,
+    i: usize,
+    mapped: &mut Vec<usize>,
+    late_recvs: &mut [bool],
+) -> Result<(), RedistError> {
+    match reader.map(reqs.note(i), i, t.peer) {
+        Ok(true) => mapped.push(i),
+        // A private source: its data follows in round 2.
+        Ok(false) => late_recvs[i] = true,
+        Err(_) => {
+            // It cannot be read here: ask for messages.
+            reqs.isend_word(i, SEND_IT, t.peer, ANSWER)?;
+            late_recvs[i] = true;
+        }
+    }
+    Ok(())
+}
+
+/// Copies the local part and every message of `mapped` (receives whose
+/// sender's storage `reader` has mapped) into `out` together, in one pass
+/// ([`RankMessages::copy_local_with`]): where messages interleave in the
+/// target, each stretch of target is fetched into cache once for all of
+/// them rather than once per message.
+pub(super) fn copy_together<T: Element>(
+    messages: &RankMessages,
+    src: &[T],
+    out: &mut [T],
+    mapped: &[usize],
+    reader: &PeerReader,
+) -> Result<(), RedistError> {
+    let recvs = messages.recvs();
+    let elements = mapped.iter().map(|&i| recvs[i].len).sum();
+    messages.copy_local_with(src, out, elements, |k, parts, out| {
+        for &i in mapped {
+            let t = &recvs[i];
+            // SAFETY: the sender's source storage holds `T`s and stays
+            // untouched until it has this rank's answer, sent after the copy.
+            let peer = unsafe { reader.storage::<T>(t.peer) }.ok_or_else(|| {
+                RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
+            })?;
+            t.copy(peer, t.part(k, parts), out);
+        }
+        Ok(())
+    })
+}
+
+/// Tells the sender of every receive in `mapped` that its message is copied.
+pub(super) fn answer_copied<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    mapped: &[usize],
+    recvs: &[MessageProgram],
+) -> Result<(), RedistError> {
+    for &i in mapped {
+        reqs.isend_word(i, COPIED, recvs[i].peer, ANSWER)?;
+    }
+    Ok(())
+}

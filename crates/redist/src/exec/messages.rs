@@ -1,0 +1,156 @@
+//! What every exchange strategy shares: this rank's messages
+//! ([`RankMessages`]: their copy programs, where each sits in a buffer
+//! holding all of them, the element datatype), the tags they travel under,
+//! and copies done together in one pass ([`RankMessages::copy_local_with`]).
+
+use super::mpi_raw::Datatype;
+use super::program::{MessageProgram, RankProgram};
+use crate::tuning::PART_BYTES;
+use dist_array::Element;
+use mpi::Tag;
+use std::convert::Infallible;
+
+/// Tag of the data messages. MPI keeps the messages of one sender, tag and
+/// communicator in order, so every piece of every message can share it.
+pub(crate) const DATA: Tag = 1000;
+/// Tag of a sender's note between ranks of one node (whether and how its
+/// source storage can be mapped).
+pub(crate) const NOTE: Tag = 1001;
+/// Tag of a receiver's answer to a note: it copied the message straight
+/// from the sender, or asks for it as messages.
+pub(crate) const ANSWER: Tag = 1002;
+
+/// This rank's part of a redistribution, shared by every strategy: the
+/// copy programs of its sends, receives and local part, where each message
+/// sits in a buffer holding all of them (its *slot*), and how elements
+/// meet MPI.
+pub(crate) struct RankMessages {
+    /// The copy programs.
+    pub program: RankProgram,
+    /// Per send / receive: its slot, `(offset, length)` in a buffer
+    /// holding every message of this rank, in order.
+    pub send_slots: Vec<(usize, usize)>,
+    pub recv_slots: Vec<(usize, usize)>,
+    /// Elements sent and received per execution.
+    pub send_total: usize,
+    pub recv_total: usize,
+    /// The element datatype.
+    pub elem: Datatype,
+}
+
+impl RankMessages {
+    /// The messages of `program`, whose elements move as `elem`s.
+    pub fn new(program: RankProgram, elem: Datatype) -> RankMessages {
+        let (send_slots, send_total) = slots(&program.sends);
+        let (recv_slots, recv_total) = slots(&program.recvs);
+        RankMessages {
+            program,
+            send_slots,
+            recv_slots,
+            send_total,
+            recv_total,
+            elem,
+        }
+    }
+
+    /// The programs of the messages this rank sends.
+    pub fn sends(&self) -> &[MessageProgram] {
+        &self.program.sends
+    }
+
+    /// The programs of the messages this rank receives.
+    pub fn recvs(&self) -> &[MessageProgram] {
+        &self.program.recvs
+    }
+
+    /// Elements this rank keeps (copies locally) per execution.
+    pub fn kept(&self) -> usize {
+        self.program.local.as_ref().map_or(0, |t| t.len)
+    }
+
+    /// Bytes held on the heap (the element datatype aside, which MPI holds).
+    pub fn heap_bytes(&self) -> usize {
+        self.program.heap_bytes()
+            + (self.send_slots.capacity() + self.recv_slots.capacity())
+                * std::mem::size_of::<(usize, usize)>()
+    }
+
+    /// Copies the part that stays on this rank.
+    pub fn copy_local<T: Element>(&self, src: &[T], dst: &mut [T]) {
+        let done: Result<(), Infallible> = self.copy_local_with(src, dst, 0, |_, _, _| Ok(()));
+        let Ok(()) = done;
+    }
+
+    /// Copies the part that stays on this rank together with other copies
+    /// of `elements` elements in all, in one pass: in part `k` of `parts`
+    /// (each about [`PART_BYTES`] of what the copies write), part `k` of
+    /// the local copy, then `others(k, parts, dst)`, which does part `k` of
+    /// each other copy ([`MessageProgram::part`]). Where the local part and
+    /// the messages interleave in storage (every other block of a column
+    /// goes to another rank), copying them one after the other would fetch
+    /// each cache line they share once per copy; together, once. Stops at
+    /// the first error of `others`.
+    pub fn copy_local_with<T: Element, E>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        elements: usize,
+        mut others: impl FnMut(usize, usize, &mut [T]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let local = self.program.local.as_ref();
+        let total = local.map_or(0, |t| t.len) + elements;
+        let parts = (total * std::mem::size_of::<T>())
+            .div_ceil(PART_BYTES)
+            .max(1);
+        for k in 0..parts {
+            if let Some(t) = local {
+                t.copy(src, t.part(k, parts), dst);
+            }
+            others(k, parts, dst)?;
+        }
+        Ok(())
+    }
+
+    /// Copies the local part and packs the sends `packs` (each with the
+    /// offset of its slot in `buf`) in one pass over the source
+    /// ([`copy_local_with`](Self::copy_local_with)).
+    pub fn copy_local_and_pack<'a, T: Element>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        buf: &mut [T],
+        packs: impl Iterator<Item = (&'a MessageProgram, usize)> + Clone,
+    ) {
+        let elements = packs.clone().map(|(t, _)| t.len).sum();
+        let done: Result<(), Infallible> =
+            self.copy_local_with(src, dst, elements, |k, parts, _| {
+                for (t, at) in packs.clone() {
+                    let r = t.part(k, parts);
+                    t.pack(src, r.clone(), &mut buf[at + r.start..at + r.end]);
+                }
+                Ok(())
+            });
+        let Ok(()) = done;
+    }
+}
+
+/// The slots of `list` one after another in one buffer, and its length.
+fn slots(list: &[MessageProgram]) -> (Vec<(usize, usize)>, usize) {
+    let mut total = 0;
+    let slots = list
+        .iter()
+        .map(|t| {
+            total += t.len;
+            (total - t.len, t.len)
+        })
+        .collect();
+    (slots, total)
+}
+
+/// Grows `buf` to at least `len` elements (never shrinks: executing again
+/// allocates nothing).
+pub(crate) fn grow<T: Element>(buf: &mut Vec<T>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, T::zeroed());
+    }
+}

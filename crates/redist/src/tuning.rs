@@ -1,0 +1,86 @@
+//! Every threshold the engine decides by, in one place, each with what it
+//! trades. The values were chosen by measuring on the development machine
+//! (2 cores, MPICH 4.0.2); `docs/TUNING.md` says, for each, what was
+//! measured, on which cases, and the command that measures it again on
+//! another machine. The limits that keep plans bounded (how many process
+//! pairs, runs or messages a plan may hold) are not tuning: they live with
+//! the plans.
+//!
+//! ```
+//! use redist::tuning;
+//! // A derived datatype describes a side whose runs average 128 bytes or more.
+//! assert_eq!(tuning::DATATYPE_MIN_RUN_BYTES, 128);
+//! ```
+
+// Copies done together.
+
+/// Bytes of target (or of packed buffer) one part of a pass writes when
+/// the local copy and several messages' copies are done together, a part
+/// of each in turn: smaller parts keep what the copies share in cache
+/// between them; larger ones walk the copy programs fewer times.
+pub const PART_BYTES: usize = 1 << 20;
+
+/// Bytes of data per unit of parallel work inside one copy (a rank with
+/// cores to itself runs units on several threads): smaller units balance
+/// the threads better; larger ones cost less scheduling.
+pub const UNIT_BYTES: usize = 1 << 21;
+
+// Copy programs.
+
+/// Average stretch length, in elements, below which a period of a
+/// dimension is copied through a table of per-element offsets instead of
+/// stretch by stretch: tables cost a lookup per element but no branch per
+/// stretch.
+pub const SHORT_STRETCH: usize = 8;
+
+/// Longest period, in elements of one message along one dimension, kept
+/// as an offset table: longer tables stop fitting in the first-level cache
+/// next to the data they move, and cost memory per message.
+pub const OFFSETS_MAX: usize = 1 << 16;
+
+// Streaming (non-temporal) stores into target storage.
+
+/// Shortest stretch, in bytes, written with non-temporal stores when a copy
+/// streams: shorter ones would write parts of cache lines, which memory
+/// takes as slowly as a line read and written back.
+pub const STREAM_MIN_STRETCH_BYTES: usize = 64;
+
+/// Shortest average source run, in bytes, of a copy straight from source to
+/// target storage that streams (unpacking from a buffer always may):
+/// reading runs with gaps between them while streaming the writes is slower
+/// than ordinary stores.
+pub const STREAM_MIN_SOURCE_RUN_BYTES: usize = 64 << 10;
+
+/// The smallest target, in bytes, that `Streaming::Auto` streams, however
+/// many ranks share the cache: below it a target stays in cache anyway.
+pub const STREAM_AUTO_MIN_BYTES: usize = 1 << 20;
+
+/// Last-level cache assumed where the machine does not say (sysfs): what
+/// `Streaming::Auto` divides among the node's ranks.
+pub const CACHE_FALLBACK_BYTES: usize = 32 << 20;
+
+// How messages travel.
+
+/// Shortest average run, in bytes, of a side of a message that the default
+/// [`MinRun::Auto`](crate::MinRun::Auto) describes to MPI by a derived
+/// datatype instead of packing it: shorter runs are packed faster by us
+/// than walked by MPI's datatype engine.
+pub const DATATYPE_MIN_RUN_BYTES: usize = 128;
+
+/// Shortest average source run, in elements, that the default
+/// [`MinRun::Auto`](crate::MinRun::Auto) of
+/// [`Options::direct_min_run`](crate::Options::direct_min_run) sends as one
+/// MPI message per run straight from source storage (`async` only): fewer,
+/// longer messages skip the packing; many short ones cost more in MPI's
+/// per-message overhead than the packing saves.
+pub const DIRECT_MIN_RUN: usize = 4096;
+
+/// Most MPI messages one message may be sent as, run by run, straight from
+/// source storage: more would cost more in per-message overhead (and in
+/// receive requests) than packing.
+pub const SOURCE_RUNS_MAX: usize = 4096;
+
+/// Bytes per piece of a packed `async` message: pieces are packed, sent,
+/// received and unpacked one after another, so packing, transfer and
+/// unpacking overlap; smaller pieces overlap more but cost more messages.
+pub const PIPELINE_BYTES: usize = 1 << 18;
