@@ -14,7 +14,7 @@
 //!
 //! - the exact referee, [`assign_max`]: a maximum-weight perfect assignment
 //!   (Hungarian method with potentials, O(n³)), used on the volume matrix of
-//!   one dimension ([`optimal`], [`optimal_unrestricted`]) or of whole ranks;
+//!   one dimension ([`optimal`]) or of whole ranks;
 //! - the closed forms of the papers, per dimension ([`fn@closed_form`]): a
 //!   relabelling computed in O(Q) from the block sizes and process counts.
 //!
@@ -113,7 +113,8 @@
 //!   for `P ≤ Q` only: with `P > Q` processes `≥ Q` have no target position,
 //!   and at most `⌈k/Q⌉·Q·r` can stay. Section 6.2's "`k = 4`, GCC = 500" is
 //!   `k = 5` (GCC = `M·k·r`, and eqs. 7–9 then give its 12). See
-//!   [`kept_per_cycle_unmapped`] and [`kept_per_cycle_mapped`].
+//!   `kept_per_cycle_unmapped` and `kept_per_cycle_mapped` in the tests of
+//!   `closed_form.rs`.
 //!
 //! **Where the closed forms are optimal** (equal to the optimum over all
 //! relabellings with ids in `0..max(P, Q)`): every split and every merge, any
@@ -149,12 +150,14 @@
 mod assignment;
 mod axis;
 mod closed_form;
+#[cfg(test)]
+mod test_util;
 
 pub use assignment::assign_max;
-pub use axis::{kept, optimal, optimal_unrestricted, plan_kept, volume_matrix};
+pub use axis::{kept, optimal};
 pub use closed_form::{
-    block_to_cyclic, closed_form, closed_form_mapping, cyclic_to_block, kept_per_cycle_mapped,
-    kept_per_cycle_unmapped, merge_blocks, split_blocks, ClosedForm, ClosedFormRule,
+    block_to_cyclic, closed_form, closed_form_mapping, cyclic_to_block, merge_blocks, split_blocks,
+    ClosedForm, ClosedFormRule,
 };
 
 use crate::Remap;
@@ -318,33 +321,4 @@ fn closed_form_rank_map(source: &Layout, target: &Layout) -> Result<Vec<usize>, 
             Ok(source.rank_of_coords(&physical)?)
         })
         .collect()
-}
-
-/// Helpers shared by the tests of the submodules.
-#[cfg(test)]
-mod test_util {
-    use crate::AxisPlan;
-    use dist_array::AxisMap;
-
-    pub(super) fn plan(
-        n: usize,
-        p: usize,
-        s: usize,
-        fs: usize,
-        q: usize,
-        t: usize,
-        ft: usize,
-    ) -> AxisPlan {
-        AxisPlan::new(&AxisMap::new(n, p, s, fs), &AxisMap::new(n, q, t, ft)).unwrap()
-    }
-
-    pub(super) fn identity(q: usize) -> Vec<usize> {
-        (0..q).collect()
-    }
-
-    pub(super) fn is_perm(a: &[usize], n: usize) -> bool {
-        let mut s = a.to_vec();
-        s.sort_unstable();
-        s == identity(n)
-    }
 }
