@@ -1,9 +1,9 @@
 //! The closed forms of the papers, per dimension: block splits and merges
-//! (seed 003), Kalns and Ni's `BLOCK` ↔ `CYCLIC(c)` (seed 004), their
-//! dispatch ([`closed_form_mapping`], [`closed_form`]) and seed 003's model
-//! of the data kept per global complete cycle. The derivations, and what we
-//! found checking them against the exact optimum, are in the docs of
-//! [`crate::remap`].
+//! (seed 003), Kalns and Ni's `BLOCK` ↔ `CYCLIC(c)` (seed 004) and their
+//! dispatch ([`closed_form_mapping`], [`closed_form`]); the tests also hold
+//! seed 003's model of the data kept per global complete cycle. The
+//! derivations, and what we found checking them against the exact optimum,
+//! are in `docs/remapping.md`.
 
 use crate::arith::{gcd, mul_div, mul_mod};
 use crate::RedistError;
@@ -14,9 +14,10 @@ use std::fmt;
 /// `BLOCK-CYCLIC(r)` over `targets = Q` (first processes 0): processor `p < Q`
 /// goes to position `(k·p + ⌊p·g/Q⌋) mod Q` with `g = gcd(k, Q)`.
 ///
-/// Seed 003 (Hsu et al., 2001), eqs. 1, 2 and 5 re-derived (see the module
-/// docs). The result is a permutation of `0..Q` and does not depend on `P`:
-/// ids `≥ P` are processors without source data. `k = 0` is read as 1.
+/// Seed 003 (Hsu et al., 2001), eqs. 1, 2 and 5 re-derived (see
+/// `docs/remapping.md`). The result is a permutation of `0..Q` and does not
+/// depend on `P`: ids `≥ P` are processors without source data. `k = 0` is
+/// read as 1.
 ///
 /// ```
 /// use redist::remap::split_blocks;
@@ -66,9 +67,9 @@ fn split_with_offsets(k: usize, q: usize, fs: usize, ft: usize) -> Vec<usize> {
 /// `j < min(P, Q)` goes to processor `(k·j + ⌊j·g/P⌋) mod P` with
 /// `g = gcd(k, P)`, positions `P ≤ j < Q` to processor `j`.
 ///
-/// Seed 003 (Hsu et al., 2001), eqs. 3, 4 and 6 re-derived (see the module
-/// docs). Ids are distinct and below `max(P, Q)`; when `Q < P` some may be
-/// `≥ Q`. `k = 0` is read as 1.
+/// Seed 003 (Hsu et al., 2001), eqs. 3, 4 and 6 re-derived (see
+/// `docs/remapping.md`). Ids are distinct and below `max(P, Q)`; when
+/// `Q < P` some may be `≥ Q`. `k = 0` is read as 1.
 ///
 /// ```
 /// use redist::remap::merge_blocks;
@@ -211,8 +212,8 @@ impl ClosedForm {
 /// [`cyclic_to_block`]); otherwise a source block a multiple of the target's →
 /// [`split_blocks`], a target block a multiple of the source's →
 /// [`merge_blocks`]. First processes `≠ 0` are handled by rotating the
-/// relabelling (Kalns–Ni, merges) or shifting its positions (splits); see the
-/// module docs.
+/// relabelling (Kalns–Ni, merges) or shifting its positions (splits); see
+/// `docs/remapping.md`.
 ///
 /// # Errors
 ///
