@@ -77,5 +77,5 @@ pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
 pub use options::{Options, Remap, Strategy, Streaming, DATATYPE_MIN_RUN_BYTES};
-pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
+pub use plan::{AxisPlan, Plan, PlanStats, Run, Segments, Window};
 pub use schedule::{ExpansionSchedule, Message, Schedule};
