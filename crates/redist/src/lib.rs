@@ -42,9 +42,9 @@
 //!   optimum by linear assignment (`assignment.rs`), the papers' closed forms
 //!   (`closed_form.rs`), 1-D relabellings (`axis.rs`), the n-D choice
 //!   (`mod.rs`);
-//! - [`schedule`]: contention-free steps — minimal edge colouring and a greedy
-//!   variant that lowers the total cost (`colouring.rs`), the closed form for
-//!   r → Kr (`expansion.rs`);
+//! - [`schedule`]: contention-free steps — an edge colouring with the fewest
+//!   steps that takes the longest messages first to lower the total cost
+//!   (`colouring.rs`), the closed form for r → Kr (`expansion.rs`);
 //! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
 //!   programs, message routes, one file per exchange strategy (`alltoallv`,
 //!   `scheduled`, `async`), one-pass copies between ranks of one node, the
