@@ -22,11 +22,13 @@
 //! in input order.
 //!
 //! For the special case of enlarging the block size, CYCLIC(r) → CYCLIC(K·r)
-//! on the same P processes, [`fn@expansion`] gives the closed-form schedule of
+//! on the same P processes, the tests keep the closed-form schedule of
 //! Walker and Otto ("Redistribution of block-cyclic data distributions using
-//! MPI", 1996, seed 001, §2.2.2–2.2.3): K steps, each a permutation of the
-//! processes, with both the send side and the receive side computable in
-//! O(1) per entry and no graph at all.
+//! MPI", 1996, seed 001, §2.2.2–2.2.3; `expansion.rs`): K steps, each a
+//! permutation of the processes, with both the send side and the receive
+//! side computable in O(1) per entry and no graph at all. It reproduces the
+//! paper's printed schedules and referees the plans' schedules, which never
+//! need more steps.
 //!
 //! ```
 //! use redist::schedule::{greedy, max_degree, Message};
@@ -42,10 +44,10 @@
 //! ```
 
 mod colouring;
+#[cfg(test)]
 mod expansion;
 
 pub use colouring::greedy;
-pub use expansion::{expansion, ExpansionSchedule, ReceiveEntry, SendEntry};
 
 use std::collections::HashSet;
 
