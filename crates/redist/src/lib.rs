@@ -42,9 +42,10 @@
 //!   optimum by linear assignment (`assignment.rs`), the papers' closed forms
 //!   (`closed_form.rs`), 1-D relabellings (`axis.rs`), the n-D choice
 //!   (`mod.rs`);
-//! - [`schedule`]: contention-free steps — minimal edge colouring and a greedy
-//!   variant that lowers the total cost (`colouring.rs`), the closed form for
-//!   r → Kr (`expansion.rs`);
+//! - [`schedule`]: contention-free steps — an edge colouring with the fewest
+//!   steps that takes the longest messages first to lower the total cost
+//!   (`colouring.rs`); the tests keep Walker and Otto's closed form for
+//!   r → Kr as a referee (`expansion.rs`);
 //! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
 //!   programs, message routes, one file per exchange strategy (`alltoallv`,
 //!   `scheduled`, `async`), one-pass copies between ranks of one node, the
@@ -78,5 +79,5 @@ pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
-pub use plan::{AxisPlan, Piece, Plan, PlanStats, Run, Segments, Window};
-pub use schedule::{ExpansionSchedule, Message, Schedule};
+pub use plan::{AxisPlan, Plan, PlanStats, Run, Segments, Window};
+pub use schedule::{Message, Schedule};

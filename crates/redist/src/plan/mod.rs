@@ -42,19 +42,6 @@ pub struct PlanStats {
     pub schedule_cost: usize,
 }
 
-/// A rectangular piece of a message: per dimension, a stretch of `len`
-/// indices starting at local offset `src` on the source rank and `dst` on the
-/// target rank.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piece {
-    /// Source local offset per dimension.
-    pub src: Vec<usize>,
-    /// Target local offset per dimension.
-    pub dst: Vec<usize>,
-    /// Length per dimension.
-    pub len: Vec<usize>,
-}
-
 /// The plan of a redistribution from one layout to another.
 ///
 /// ```
@@ -291,23 +278,46 @@ impl Plan {
         }
         (send, recv)
     }
+}
 
-    /// The rectangular pieces of the message from source rank `from` to target
-    /// rank `to`: the Cartesian product of the 1-D stretches between their
-    /// coordinates, dimension by dimension.
-    ///
-    /// # Errors
-    ///
-    /// - [`RedistError::Dist`] with [`DistError::NoSuchRank`](dist_array::DistError::NoSuchRank)
-    ///   when `from` is not a rank of the source layout or `to` of the target layout.
-    pub fn pieces(&self, from: usize, to: usize) -> Result<Vec<Piece>, RedistError> {
-        let a = self.source.coords_of_rank(from)?;
-        let b = self.target.coords_of_rank(to)?;
-        let per_dim: Vec<Vec<(usize, usize, usize)>> = self
-            .axes
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::gcd;
+    use crate::testing::{Pair, Windowed};
+    use mpi_harness::all_indices;
+    use quickcheck::quickcheck;
+    use std::collections::HashMap;
+
+    /// (source local index, target local index) of one element.
+    type LocalPair = (Vec<usize>, Vec<usize>);
+
+    /// A rectangular piece of a message: per dimension, a stretch of `len`
+    /// indices starting at local offset `src` on the source rank and `dst` on
+    /// the target rank.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Piece {
+        /// Source local offset per dimension.
+        src: Vec<usize>,
+        /// Target local offset per dimension.
+        dst: Vec<usize>,
+        /// Length per dimension.
+        len: Vec<usize>,
+    }
+
+    /// The rectangular pieces of the message from source rank `from` to
+    /// target rank `to` of `plan`: the Cartesian product of the 1-D
+    /// stretches between their coordinates, dimension by dimension. An error
+    /// (`DistError::NoSuchRank`) when `from` is not a rank of the source
+    /// layout or `to` of the target layout.
+    fn pieces(plan: &Plan, from: usize, to: usize) -> Result<Vec<Piece>, RedistError> {
+        let a = plan.source().coords_of_rank(from)?;
+        let b = plan.target().coords_of_rank(to)?;
+        let per_dim: Vec<Vec<(usize, usize, usize)>> = plan
+            .axes()
             .iter()
             .zip(a.iter().zip(&b))
-            .map(|(plan, (&p, &q))| plan.segments(p, q).collect())
+            .map(|(axis, (&p, &q))| axis.segments(p, q).collect())
             .collect();
         let mut out = vec![Piece {
             src: vec![],
@@ -329,19 +339,6 @@ impl Plan {
         }
         Ok(out)
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::arith::gcd;
-    use crate::testing::{Pair, Windowed};
-    use mpi_harness::all_indices;
-    use quickcheck::quickcheck;
-    use std::collections::HashMap;
-
-    /// (source local index, target local index) of one element.
-    type LocalPair = (Vec<usize>, Vec<usize>);
 
     /// Scan every element of the window: (source rank, target rank) -> list
     /// of (src local, dst local).
@@ -381,8 +378,7 @@ mod tests {
         let want = oracle(plan.source(), plan.target(), plan.window());
         let mut total = 0;
         for m in plan.messages() {
-            let mut got: Vec<_> = plan
-                .pieces(m.from, m.to)
+            let mut got: Vec<_> = pieces(plan, m.from, m.to)
                 .unwrap()
                 .iter()
                 .flat_map(expand)

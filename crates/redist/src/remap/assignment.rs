@@ -27,9 +27,12 @@ impl Potential for i128 {
     }
 }
 
-/// Bids per row allowed in the augmenting row reduction of
-/// [`min_cost_assignment`].
+/// Bids per row allowed in the augmenting row reduction
+/// ([`Solver::augmenting_row_reduction`]).
 const ARR_BIDS_PER_ROW: usize = 8;
+
+/// Marks an unmatched row or column.
+const FREE: usize = usize::MAX;
 
 /// Minimum-cost perfect assignment on the `n × n` row-major matrix `cost`
 /// (entries `≥ 0`). Returns `row_of[col]`.
@@ -41,152 +44,266 @@ const ARR_BIDS_PER_ROW: usize = 8;
 /// on reduced costs to the nearest free column, a shift of the potentials by
 /// the distances, a flip of the path. O(n³) worst case, O(n²) memory.
 fn min_cost_assignment<T: Potential>(n: usize, cost: &[T]) -> Vec<usize> {
-    const FREE: usize = usize::MAX;
-    let row = |i: usize| &cost[i * n..(i + 1) * n];
-    let mut u = vec![T::ZERO; n];
-    let mut v = vec![T::ZERO; n];
-    let mut row_of = vec![FREE; n];
-    let mut col_of = vec![FREE; n];
-    // Start from potentials that already make many pairs tight (column, then
-    // row reduction) and match greedily along tight pairs: rows with equal or
-    // near-equal preferences then need no long searches.
-    for (j, vj) in v.iter_mut().enumerate() {
-        *vj = (0..n).map(|i| cost[i * n + j]).min().unwrap_or(T::ZERO);
-    }
-    for j in 0..n {
-        if let Some(i) = (0..n).find(|&i| col_of[i] == FREE && row(i)[j] == v[j]) {
-            row_of[j] = i;
-            col_of[i] = j;
-        }
-    }
-    let mut free_rows: Vec<usize> = (0..n).filter(|&i| col_of[i] == FREE).collect();
-    // Augmenting row reduction (Jonker and Volgenant, 1987): a free row takes
-    // its cheapest column and lowers that column's price by the gap to its
-    // second cheapest, so it stays on a cheapest column; the row it displaces
-    // bids next. Every matched row stays on one of its cheapest columns, so
-    // the potentials below are feasible at any point, and a budget of O(n)
-    // bids (O(n²) work) bounds price wars.
-    let mut budget = ARR_BIDS_PER_ROW * n + 64;
-    for _ in 0..2 {
-        let mut queue = std::mem::take(&mut free_rows);
-        let mut k = 0;
-        while k < queue.len() && budget > 0 {
-            budget -= 1;
-            let i = queue[k];
-            k += 1;
-            let (mut j1, mut m1, mut j2, mut m2) = (FREE, T::INF, FREE, T::INF);
-            for (j, (&c, &vj)) in row(i).iter().zip(&v).enumerate() {
-                let h = c - vj;
-                if h < m2 {
-                    if h < m1 {
-                        (j2, m2) = (j1, m1);
-                        (j1, m1) = (j, h);
-                    } else {
-                        (j2, m2) = (j, h);
-                    }
-                }
-            }
-            let mut j = j1;
-            let mut displaced = row_of[j1];
-            let strict = j2 != FREE && m1 < m2;
-            if strict {
-                v[j1] -= m2 - m1;
-            } else if displaced != FREE && j2 != FREE {
-                j = j2;
-                displaced = row_of[j2];
-            }
-            if displaced != FREE {
-                col_of[displaced] = FREE;
-                if strict {
-                    k -= 1;
-                    queue[k] = displaced;
-                } else {
-                    free_rows.push(displaced);
-                }
-            }
-            row_of[j] = i;
-            col_of[i] = j;
-        }
-        free_rows.extend_from_slice(&queue[k..]);
-    }
-    for i in 0..n {
-        u[i] = match col_of[i] {
-            FREE => row(i)
-                .iter()
-                .zip(&v)
-                .map(|(&c, &vj)| c - vj)
-                .min()
-                .unwrap_or(T::ZERO),
-            j => row(i)[j] - v[j],
-        };
-    }
+    let mut solver = Solver::new(n, cost);
+    let free_rows = solver.match_tight_pairs();
+    let mut free_rows = solver.augmenting_row_reduction(free_rows);
+    solver.set_row_potentials();
     // Rows that value their best column most go first: on ordered
     // ("Monge-like") matrices later rows then rarely displace earlier ones.
-    free_rows.sort_by_key(|&i| (row(i).iter().min().copied(), i));
-
-    let mut dist = vec![T::INF; n];
-    let mut pred = vec![0usize; n];
-    let mut todo: Vec<usize> = Vec::with_capacity(n);
-    let mut done: Vec<usize> = Vec::with_capacity(n);
+    free_rows.sort_by_key(|&i| (solver.row(i).iter().min().copied(), i));
+    let mut search = PathSearch::new(n);
     for root in free_rows {
-        dist.fill(T::INF);
-        todo.clear();
-        todo.extend(0..n);
-        done.clear();
-        let (mut i, mut di) = (root, T::ZERO);
-        // Dijkstra over columns; `i` is the row reached at distance `di`.
-        let end = loop {
-            let (costs, ui) = (row(i), u[i]);
-            let mut best = 0usize; // index into `todo`
-            let mut best_d = T::INF;
-            for (t, &j) in todo.iter().enumerate() {
-                let d = di + (costs[j] - ui - v[j]);
-                if d < dist[j] {
-                    dist[j] = d;
-                    pred[j] = i;
-                }
-                // Among equal distances prefer a free column: it ends the
-                // search at once (with many ties, O(n²) instead of O(n³)).
-                let dj = dist[j];
-                if dj < best_d || (dj == best_d && row_of[j] == FREE && row_of[todo[best]] != FREE)
-                {
-                    best_d = dj;
-                    best = t;
-                }
-            }
-            let j = todo.swap_remove(best);
-            done.push(j);
-            if row_of[j] == FREE {
-                break j;
-            }
-            i = row_of[j];
-            di = best_d;
-        };
-        // Shift potentials: a column reached at distance d ≤ D (the length of
-        // the path found) and its row move by D − d; the root moves by D.
-        let total = dist[end];
-        for &j in &done {
-            let shift = total - dist[j];
-            v[j] -= shift;
-            if row_of[j] != FREE {
-                u[row_of[j]] += shift;
+        solver.augment(root, &mut search);
+    }
+    solver.row_of
+}
+
+/// A partial assignment with its potentials: the state the steps of
+/// [`min_cost_assignment`] share.
+struct Solver<'a, T> {
+    /// Rows and columns.
+    n: usize,
+    /// The `n × n` row-major cost matrix.
+    cost: &'a [T],
+    /// Row potentials.
+    u: Vec<T>,
+    /// Column potentials (prices).
+    v: Vec<T>,
+    /// The row matched to each column, [`FREE`] if none.
+    row_of: Vec<usize>,
+    /// The column matched to each row, [`FREE`] if none.
+    col_of: Vec<usize>,
+}
+
+/// Scratch space of one shortest-path search, kept between searches.
+struct PathSearch<T> {
+    /// Distance of each column from the root, on reduced costs.
+    dist: Vec<T>,
+    /// The row from which each column was reached.
+    pred: Vec<usize>,
+    /// Columns not yet settled.
+    todo: Vec<usize>,
+    /// Columns settled, in order.
+    done: Vec<usize>,
+}
+
+impl<T: Potential> PathSearch<T> {
+    fn new(n: usize) -> Self {
+        PathSearch {
+            dist: vec![T::INF; n],
+            pred: vec![0usize; n],
+            todo: Vec::with_capacity(n),
+            done: Vec::with_capacity(n),
+        }
+    }
+}
+
+impl<'a, T: Potential> Solver<'a, T> {
+    /// Nothing matched, potentials zero.
+    fn new(n: usize, cost: &'a [T]) -> Self {
+        Solver {
+            n,
+            cost,
+            u: vec![T::ZERO; n],
+            v: vec![T::ZERO; n],
+            row_of: vec![FREE; n],
+            col_of: vec![FREE; n],
+        }
+    }
+
+    /// Row `i` of the cost matrix.
+    fn row(&self, i: usize) -> &'a [T] {
+        &self.cost[i * self.n..(i + 1) * self.n]
+    }
+
+    /// The cheap start: column reduction (each column's price is its
+    /// cheapest entry), then a greedy matching along tight pairs, so that
+    /// rows with equal or near-equal preferences need no long searches.
+    /// Returns the rows left free, in increasing order.
+    fn match_tight_pairs(&mut self) -> Vec<usize> {
+        let n = self.n;
+        for (j, vj) in self.v.iter_mut().enumerate() {
+            *vj = (0..n)
+                .map(|i| self.cost[i * n + j])
+                .min()
+                .unwrap_or(T::ZERO);
+        }
+        for j in 0..n {
+            if let Some(i) = (0..n).find(|&i| self.col_of[i] == FREE && self.row(i)[j] == self.v[j])
+            {
+                self.row_of[j] = i;
+                self.col_of[i] = j;
             }
         }
-        u[root] += total;
+        (0..n).filter(|&i| self.col_of[i] == FREE).collect()
+    }
+
+    /// Augmenting row reduction (Jonker and Volgenant, 1987), two passes
+    /// over the free rows: each free row bids ([`bid`](Self::bid)); a row
+    /// displaced by a strict bid bids next, one displaced otherwise waits for
+    /// the next pass. A budget of O(n) bids (O(n²) work) bounds price wars.
+    /// Returns the rows still free.
+    fn augmenting_row_reduction(&mut self, mut free_rows: Vec<usize>) -> Vec<usize> {
+        let mut budget = ARR_BIDS_PER_ROW * self.n + 64;
+        for _ in 0..2 {
+            let mut queue = std::mem::take(&mut free_rows);
+            let mut k = 0;
+            while k < queue.len() && budget > 0 {
+                budget -= 1;
+                let i = queue[k];
+                k += 1;
+                match self.bid(i) {
+                    Some((displaced, true)) => {
+                        k -= 1;
+                        queue[k] = displaced;
+                    }
+                    Some((displaced, false)) => free_rows.push(displaced),
+                    None => {}
+                }
+            }
+            free_rows.extend_from_slice(&queue[k..]);
+        }
+        free_rows
+    }
+
+    /// One bid of free row `i`: it takes its cheapest column and lowers that
+    /// column's price by the gap to its second cheapest, so it stays on a
+    /// cheapest column (a strict bid). Without a gap it takes the second
+    /// cheapest column instead when the cheapest is matched. Every matched
+    /// row stays on one of its cheapest columns, so the row potentials of
+    /// [`set_row_potentials`](Self::set_row_potentials) are feasible at any
+    /// point. Returns the row displaced, if any, and whether the bid was
+    /// strict.
+    fn bid(&mut self, i: usize) -> Option<(usize, bool)> {
+        let (j1, m1, j2, m2) = self.two_cheapest(i);
+        let mut j = j1;
+        let mut displaced = self.row_of[j1];
+        let strict = j2 != FREE && m1 < m2;
+        if strict {
+            self.v[j1] -= m2 - m1;
+        } else if displaced != FREE && j2 != FREE {
+            j = j2;
+            displaced = self.row_of[j2];
+        }
+        let out = if displaced != FREE {
+            self.col_of[displaced] = FREE;
+            Some((displaced, strict))
+        } else {
+            None
+        };
+        self.row_of[j] = i;
+        self.col_of[i] = j;
+        out
+    }
+
+    /// The cheapest and second cheapest columns of row `i` at the current
+    /// prices, `(j1, m1, j2, m2)`, first index on ties; `j2` is [`FREE`]
+    /// when the row has one column.
+    fn two_cheapest(&self, i: usize) -> (usize, T, usize, T) {
+        let (mut j1, mut m1, mut j2, mut m2) = (FREE, T::INF, FREE, T::INF);
+        for (j, (&c, &vj)) in self.row(i).iter().zip(&self.v).enumerate() {
+            let h = c - vj;
+            if h < m2 {
+                if h < m1 {
+                    (j2, m2) = (j1, m1);
+                    (j1, m1) = (j, h);
+                } else {
+                    (j2, m2) = (j, h);
+                }
+            }
+        }
+        (j1, m1, j2, m2)
+    }
+
+    /// Row potentials that make every reduced cost non-negative and matched
+    /// pairs tight: a matched row's reduced cost on its column, a free row's
+    /// cheapest reduced cost.
+    fn set_row_potentials(&mut self) {
+        for i in 0..self.n {
+            self.u[i] = match self.col_of[i] {
+                FREE => self
+                    .row(i)
+                    .iter()
+                    .zip(&self.v)
+                    .map(|(&c, &vj)| c - vj)
+                    .min()
+                    .unwrap_or(T::ZERO),
+                j => self.row(i)[j] - self.v[j],
+            };
+        }
+    }
+
+    /// Adds free row `root` to the matching: the shortest augmenting path
+    /// ([`shortest_path`](Self::shortest_path)), the shift of the potentials
+    /// along it, the flip of the path.
+    fn augment(&mut self, root: usize, search: &mut PathSearch<T>) {
+        let end = self.shortest_path(root, search);
+        // Shift potentials: a column reached at distance d ≤ D (the length of
+        // the path found) and its row move by D − d; the root moves by D.
+        let total = search.dist[end];
+        for &j in &search.done {
+            let shift = total - search.dist[j];
+            self.v[j] -= shift;
+            if self.row_of[j] != FREE {
+                self.u[self.row_of[j]] += shift;
+            }
+        }
+        self.u[root] += total;
         // Flip the path.
         let mut j = end;
         loop {
-            let i = pred[j];
-            let next = col_of[i];
-            row_of[j] = i;
-            col_of[i] = j;
+            let i = search.pred[j];
+            let next = self.col_of[i];
+            self.row_of[j] = i;
+            self.col_of[i] = j;
             if i == root {
                 break;
             }
             j = next;
         }
     }
-    row_of
+
+    /// Dijkstra over columns on reduced costs from free row `root` to the
+    /// nearest free column, which it returns; `search` holds the distances,
+    /// the predecessors and the columns settled.
+    fn shortest_path(&self, root: usize, search: &mut PathSearch<T>) -> usize {
+        search.dist.fill(T::INF);
+        search.todo.clear();
+        search.todo.extend(0..self.n);
+        search.done.clear();
+        // `i` is the row reached at distance `di`.
+        let (mut i, mut di) = (root, T::ZERO);
+        loop {
+            let (costs, ui) = (self.row(i), self.u[i]);
+            let mut best = 0usize; // index into `todo`
+            let mut best_d = T::INF;
+            for (t, &j) in search.todo.iter().enumerate() {
+                let d = di + (costs[j] - ui - self.v[j]);
+                if d < search.dist[j] {
+                    search.dist[j] = d;
+                    search.pred[j] = i;
+                }
+                // Among equal distances prefer a free column: it ends the
+                // search at once (with many ties, O(n²) instead of O(n³)).
+                let dj = search.dist[j];
+                if dj < best_d
+                    || (dj == best_d
+                        && self.row_of[j] == FREE
+                        && self.row_of[search.todo[best]] != FREE)
+                {
+                    best_d = dj;
+                    best = t;
+                }
+            }
+            let j = search.todo.swap_remove(best);
+            search.done.push(j);
+            if self.row_of[j] == FREE {
+                return j;
+            }
+            i = self.row_of[j];
+            di = best_d;
+        }
+    }
 }
 
 /// The exact maximum-weight perfect assignment of a square matrix:

@@ -1,6 +1,5 @@
 //! 1-D relabellings over an [`AxisPlan`]: the data a relabelling keeps
-//! ([`kept`], [`plan_kept`]), the volume matrix and the exact optimum
-//! ([`optimal`], [`optimal_unrestricted`]).
+//! ([`kept`]) and the exact optimum ([`optimal`]).
 
 use super::assign_max;
 use crate::{AxisPlan, RedistError};
@@ -26,44 +25,18 @@ pub fn kept(volume: impl Fn(usize, usize) -> u64, perm: &[usize], sources: usize
         .sum()
 }
 
-/// The data `perm` keeps local in the 1-D plan `plan` ([`kept`] on its volumes).
-pub fn plan_kept(plan: &AxisPlan, perm: &[usize]) -> u64 {
-    kept(|p, q| plan.volume(p, q) as u64, perm, plan.source().procs())
-}
-
-/// The square volume matrix of a 1-D plan over `R = max(P, Q)` physical ids:
-/// `m[p][q] = plan.volume(p, q)`, zero for ids `p ≥ P` (no source data) and
-/// for padding columns `q ≥ Q`.
-pub fn volume_matrix(plan: &AxisPlan) -> Vec<Vec<u64>> {
-    let (p, q) = (plan.source().procs(), plan.target().procs());
-    let r = p.max(q);
-    (0..r)
-        .map(|x| {
-            (0..r)
-                .map(|j| {
-                    if x < p && j < q {
-                        plan.volume(x, j) as u64
-                    } else {
-                        0
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
-
 /// The best relabelling of a 1-D target that is a permutation of `0..Q`: the
 /// exact optimum of [`kept`] over all of them (an assignment on the `Q × Q`
 /// volume matrix, rows `≥ P` zero).
 ///
 /// ```
 /// use dist_array::AxisMap;
-/// use redist::{remap::{optimal, plan_kept}, AxisPlan};
+/// use redist::{remap::{kept, optimal}, AxisPlan};
 /// // block+1@3 -> block@3 on 9 indices: a rotation, nothing needs to move.
 /// let plan = AxisPlan::new(&AxisMap::new(9, 3, 3, 1), &AxisMap::new(9, 3, 3, 0)).unwrap();
 /// let perm = optimal(&plan).unwrap();
 /// assert_eq!(perm, vec![1, 2, 0]);
-/// assert_eq!(plan_kept(&plan, &perm), 9);
+/// assert_eq!(kept(|p, q| plan.volume(p, q) as u64, &perm, 3), 9);
 /// ```
 ///
 /// # Errors
@@ -82,27 +55,11 @@ pub fn optimal(plan: &AxisPlan) -> Result<Vec<usize>, RedistError> {
     assign_max(&w)
 }
 
-/// The best relabelling of a 1-D target when target positions may be placed
-/// on any of `max(P, Q)` physical processors (seed 003's model): `perm[q] <
-/// max(P, Q)`, distinct. Equals [`optimal`] when `Q ≥ P`; when `Q < P` it may
-/// name processors `≥ Q`.
-///
-/// # Errors
-///
-/// None: it always returns `Ok` (the matrix it builds is square, the one thing
-/// [`assign_max`] checks).
-pub fn optimal_unrestricted(plan: &AxisPlan) -> Result<Vec<usize>, RedistError> {
-    let q = plan.target().procs();
-    let mut a = assign_max(&volume_matrix(plan))?;
-    a.truncate(q);
-    Ok(a)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::remap::closed_form_mapping;
-    use crate::remap::test_util::{identity, is_perm, plan};
+    use crate::remap::test_util::{identity, is_perm, optimal_unrestricted, plan, plan_kept};
     use quickcheck::quickcheck;
 
     quickcheck! {

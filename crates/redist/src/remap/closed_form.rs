@@ -1,9 +1,9 @@
 //! The closed forms of the papers, per dimension: block splits and merges
-//! (seed 003), Kalns and Ni's `BLOCK` ↔ `CYCLIC(c)` (seed 004), their
-//! dispatch ([`closed_form_mapping`], [`closed_form`]) and seed 003's model
-//! of the data kept per global complete cycle. The derivations, and what we
-//! found checking them against the exact optimum, are in the docs of
-//! [`crate::remap`].
+//! (seed 003), Kalns and Ni's `BLOCK` ↔ `CYCLIC(c)` (seed 004) and their
+//! dispatch ([`closed_form_mapping`], [`closed_form`]); the tests also hold
+//! seed 003's model of the data kept per global complete cycle. The
+//! derivations, and what we found checking them against the exact optimum,
+//! are in `docs/remapping.md`.
 
 use crate::arith::{gcd, mul_div, mul_mod};
 use crate::RedistError;
@@ -14,9 +14,10 @@ use std::fmt;
 /// `BLOCK-CYCLIC(r)` over `targets = Q` (first processes 0): processor `p < Q`
 /// goes to position `(k·p + ⌊p·g/Q⌋) mod Q` with `g = gcd(k, Q)`.
 ///
-/// Seed 003 (Hsu et al., 2001), eqs. 1, 2 and 5 re-derived (see the module
-/// docs). The result is a permutation of `0..Q` and does not depend on `P`:
-/// ids `≥ P` are processors without source data. `k = 0` is read as 1.
+/// Seed 003 (Hsu et al., 2001), eqs. 1, 2 and 5 re-derived (see
+/// `docs/remapping.md`). The result is a permutation of `0..Q` and does not
+/// depend on `P`: ids `≥ P` are processors without source data. `k = 0` is
+/// read as 1.
 ///
 /// ```
 /// use redist::remap::split_blocks;
@@ -66,9 +67,9 @@ fn split_with_offsets(k: usize, q: usize, fs: usize, ft: usize) -> Vec<usize> {
 /// `j < min(P, Q)` goes to processor `(k·j + ⌊j·g/P⌋) mod P` with
 /// `g = gcd(k, P)`, positions `P ≤ j < Q` to processor `j`.
 ///
-/// Seed 003 (Hsu et al., 2001), eqs. 3, 4 and 6 re-derived (see the module
-/// docs). Ids are distinct and below `max(P, Q)`; when `Q < P` some may be
-/// `≥ Q`. `k = 0` is read as 1.
+/// Seed 003 (Hsu et al., 2001), eqs. 3, 4 and 6 re-derived (see
+/// `docs/remapping.md`). Ids are distinct and below `max(P, Q)`; when
+/// `Q < P` some may be `≥ Q`. `k = 0` is read as 1.
 ///
 /// ```
 /// use redist::remap::merge_blocks;
@@ -211,8 +212,8 @@ impl ClosedForm {
 /// [`cyclic_to_block`]); otherwise a source block a multiple of the target's →
 /// [`split_blocks`], a target block a multiple of the source's →
 /// [`merge_blocks`]. First processes `≠ 0` are handled by rotating the
-/// relabelling (Kalns–Ni, merges) or shifting its positions (splits); see the
-/// module docs.
+/// relabelling (Kalns–Ni, merges) or shifting its positions (splits); see
+/// `docs/remapping.md`.
 ///
 /// # Errors
 ///
@@ -318,78 +319,11 @@ pub fn closed_form(src: &AxisMap, dst: &AxisMap) -> Result<Option<Vec<usize>>, R
     }
 }
 
-// ---------------------------------------------------------------------------
-// Seed 003's model of the data kept per global complete cycle
-// ---------------------------------------------------------------------------
-
-/// Elements kept local per global complete cycle (GCC = `r·lcm(k·P, Q)`) by
-/// the identity relabelling of `BLOCK-CYCLIC(k·r)` over `P` →
-/// `BLOCK-CYCLIC(r)` over `Q` (first processes 0).
-///
-/// Seed 003, eqs. 7–9 (`P = Q`) and 12–14, corrected: the cycle holds `m·P`
-/// source blocks (`m = lcm(k·P, Q)/(k·P)`); source block `i`, on processor
-/// `i mod P`, keeps `r·⌊k/Q⌋` plus `r` more when
-/// `((i mod P) − i·k) mod Q < k mod Q` — counted only when `i mod P < Q` (a
-/// processor without a target position keeps nothing). For
-/// `BLOCK-CYCLIC(r)` over `P` → `BLOCK-CYCLIC(k·r)` over `Q`, swap `P` and
-/// `Q` (the volume matrix is the transpose). Zero when `P` or `Q` is zero.
-/// Costs O(m·P).
-///
-/// ```
-/// use redist::remap::kept_per_cycle_unmapped;
-/// // Seed 003, §6.2: M = 50 processors, r = 2: k = 2 keeps 4 of 200, k = 5 keeps 12 of 500.
-/// assert_eq!(kept_per_cycle_unmapped(2, 2, 50, 50), 4);
-/// assert_eq!(kept_per_cycle_unmapped(5, 2, 50, 50), 12);
-/// ```
-pub fn kept_per_cycle_unmapped(k: usize, r: usize, p: usize, q: usize) -> u64 {
-    if p == 0 || q == 0 {
-        return 0;
-    }
-    let k = k.max(1);
-    let kp = k * p;
-    let blocks = kp / gcd(kp, q) * q / k; // m·P source blocks per cycle
-    let full = (k / q) as u64;
-    let extra = k % q;
-    let mut total = 0u64;
-    for i in 0..blocks {
-        let owner = i % p;
-        if owner >= q {
-            continue;
-        }
-        let start = mul_mod(i, k, q);
-        let hit = (owner + q - start) % q < extra;
-        total += full + u64::from(hit);
-    }
-    total * r as u64
-}
-
-/// Elements kept local per global complete cycle by [`split_blocks`] for
-/// `BLOCK-CYCLIC(k·r)` over `P` → `BLOCK-CYCLIC(r)` over `Q`, in seed 003's
-/// "optimal type" (`Q` divides `k·P`, i.e. `LCC_s = k·r`): `⌈k/Q⌉·min(P, Q)·r`,
-/// which is also the maximum over all relabellings. `None` outside the
-/// optimal type, where the paper gives no closed count.
-///
-/// Seed 003, eqs. 10 and 15, corrected (`⌈k/M⌉`, not `⌊k/M⌋`; `min(P, Q)`,
-/// not `P`). For merges, swap `P` and `Q`.
-///
-/// ```
-/// use redist::remap::kept_per_cycle_mapped;
-/// assert_eq!(kept_per_cycle_mapped(2, 2, 50, 50), Some(100)); // seed 003, §6.2
-/// assert_eq!(kept_per_cycle_mapped(2, 5, 4, 6), None); // Fig. 7: general type
-/// ```
-pub fn kept_per_cycle_mapped(k: usize, r: usize, p: usize, q: usize) -> Option<u64> {
-    let k = k.max(1);
-    if p == 0 || q == 0 || (k * p) % q != 0 {
-        return None;
-    }
-    Some((k.div_ceil(q) * p.min(q) * r) as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::remap::test_util::{identity, is_perm, plan};
-    use crate::remap::{optimal, optimal_unrestricted, plan_kept};
+    use crate::remap::optimal;
+    use crate::remap::test_util::{identity, is_perm, optimal_unrestricted, plan, plan_kept};
     use crate::AxisPlan;
 
     /// The closed form's kept data and the unrestricted optimum's.
@@ -399,6 +333,58 @@ mod tests {
             .unwrap();
         let best = optimal_unrestricted(pl).unwrap();
         (plan_kept(pl, &cf.perm), plan_kept(pl, &best))
+    }
+
+    // --- seed 003's model of the data kept per global complete cycle -------
+
+    /// Elements kept local per global complete cycle (GCC = `r·lcm(k·P, Q)`) by
+    /// the identity relabelling of `BLOCK-CYCLIC(k·r)` over `P` →
+    /// `BLOCK-CYCLIC(r)` over `Q` (first processes 0).
+    ///
+    /// Seed 003, eqs. 7–9 (`P = Q`) and 12–14, corrected: the cycle holds `m·P`
+    /// source blocks (`m = lcm(k·P, Q)/(k·P)`); source block `i`, on processor
+    /// `i mod P`, keeps `r·⌊k/Q⌋` plus `r` more when
+    /// `((i mod P) − i·k) mod Q < k mod Q` — counted only when `i mod P < Q` (a
+    /// processor without a target position keeps nothing). For
+    /// `BLOCK-CYCLIC(r)` over `P` → `BLOCK-CYCLIC(k·r)` over `Q`, swap `P` and
+    /// `Q` (the volume matrix is the transpose). Zero when `P` or `Q` is zero.
+    /// Costs O(m·P).
+    fn kept_per_cycle_unmapped(k: usize, r: usize, p: usize, q: usize) -> u64 {
+        if p == 0 || q == 0 {
+            return 0;
+        }
+        let k = k.max(1);
+        let kp = k * p;
+        let blocks = kp / gcd(kp, q) * q / k; // m·P source blocks per cycle
+        let full = (k / q) as u64;
+        let extra = k % q;
+        let mut total = 0u64;
+        for i in 0..blocks {
+            let owner = i % p;
+            if owner >= q {
+                continue;
+            }
+            let start = mul_mod(i, k, q);
+            let hit = (owner + q - start) % q < extra;
+            total += full + u64::from(hit);
+        }
+        total * r as u64
+    }
+
+    /// Elements kept local per global complete cycle by `split_blocks` for
+    /// `BLOCK-CYCLIC(k·r)` over `P` → `BLOCK-CYCLIC(r)` over `Q`, in seed 003's
+    /// "optimal type" (`Q` divides `k·P`, i.e. `LCC_s = k·r`): `⌈k/Q⌉·min(P, Q)·r`,
+    /// which is also the maximum over all relabellings. `None` outside the
+    /// optimal type, where the paper gives no closed count.
+    ///
+    /// Seed 003, eqs. 10 and 15, corrected (`⌈k/M⌉`, not `⌊k/M⌋`; `min(P, Q)`,
+    /// not `P`). For merges, swap `P` and `Q`.
+    fn kept_per_cycle_mapped(k: usize, r: usize, p: usize, q: usize) -> Option<u64> {
+        let k = k.max(1);
+        if p == 0 || q == 0 || (k * p) % q != 0 {
+            return None;
+        }
+        Some((k.div_ceil(q) * p.min(q) * r) as u64)
     }
 
     // --- seed 003 -----------------------------------------------------------
@@ -486,6 +472,8 @@ mod tests {
         assert_eq!(cf.perm, vec![0, 3, 1, 4, 2, 5]);
         assert_eq!(plan_kept(&pl, &cf.perm), plan_kept(&pl, &identity(6)));
         assert_eq!(closed_vs_best(&pl), (20, 20));
+        // The general type has no closed count.
+        assert_eq!(kept_per_cycle_mapped(2, 5, 4, 6), None);
     }
 
     #[test]

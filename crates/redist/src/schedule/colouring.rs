@@ -1,27 +1,50 @@
 //! Bipartite edge colouring: schedules with the fewest steps, the maximum
-//! degree of the communication graph — [`minimal`] in input order, [`greedy`]
-//! longest message first.
+//! degree of the communication graph — [`greedy`], longest message first
+//! (and, for the tests, `minimal`, in input order).
 
 use super::{Message, Schedule};
 
 /// A schedule with the fewest possible steps,
-/// [`max_degree`](super::max_degree), found by colouring the edges of the
-/// bipartite communication graph.
+/// [`max_degree`](super::max_degree): the colouring of [`greedy`] with the
+/// messages in input order. The tests' baseline for [`greedy`].
+#[cfg(test)]
+pub(super) fn minimal(messages: &[Message]) -> Schedule {
+    colour_edges(messages, EdgeOrder::InputOrder, Representation::Auto)
+}
+
+/// A schedule with the fewest possible steps,
+/// [`max_degree`](super::max_degree), that tries to keep the total
+/// [`cost`](Schedule::cost) — the sum over steps of the longest message — low.
 ///
-/// Messages are coloured in input order. A message from `u` to `v` takes
-/// the lowest colour (step) free at both `u` and `v`, if there is one below
-/// the maximum degree. Otherwise let `a` be the lowest colour free at `u`
-/// and `b` the lowest free at `v` (both exist, as neither end has all its
-/// messages coloured yet); `a` is then used at `v`. The path that starts at
-/// `v` with its `a` edge and alternates `a`, `b`, `a`, ... is recoloured
-/// (`a` ↔ `b`); it cannot reach `u`, which has no edge of colour `a`, so
-/// afterwards `a` is free at both ends and the message takes it. (The
-/// mirror image — the path from `u` starting with its `b` edge — frees `b`
-/// instead; both are walked in step and the shorter one is recoloured.)
+/// The messages are coloured longest first (ties in input order), by
+/// colouring the edges of the bipartite communication graph. A message from
+/// `u` to `v` takes the lowest colour (step) free at both `u` and `v`, if
+/// there is one below the maximum degree. Otherwise let `a` be the lowest
+/// colour free at `u` and `b` the lowest free at `v` (both exist, as neither
+/// end has all its messages coloured yet); `a` is then used at `v`. The path
+/// that starts at `v` with its `a` edge and alternates `a`, `b`, `a`, ... is
+/// recoloured (`a` ↔ `b`); it cannot reach `u`, which has no edge of colour
+/// `a`, so afterwards `a` is free at both ends and the message takes it.
+/// (The mirror image — the path from `u` starting with its `b` edge — frees
+/// `b` instead; both are walked in step and the shorter one is recoloured.)
 /// This is the constructive proof of König's edge-colouring theorem for
 /// bipartite graphs; it never needs a colour beyond the maximum degree. The
 /// result depends only on the input, so every rank computes the same
 /// schedule.
+///
+/// Taking the longest messages first is the heuristic: they crowd into the
+/// first steps, side by side, and the later steps hold only short ones, so a
+/// step's longest message is rarely much longer than the rest of the step.
+/// The recolouring keeps the number of steps minimal (and may move earlier,
+/// longer messages between two steps).
+///
+/// Seed 002 (Desprez et al.) calls the cost-driven strategy "greedy" and
+/// implements it by picking a maximum-weight matching at every step, which
+/// needs a matching solver and may use more steps than the maximum degree.
+/// This version keeps the minimal step count and runs in the time of the
+/// colouring plus a sort. It is a heuristic: on random message sets its cost
+/// is at most that of the same colouring in input order in the large
+/// majority of cases, not in all.
 ///
 /// Each rank keeps a table from colour to message — a direct array with a
 /// bit set of used colours for ranks of high degree, a short sorted list for
@@ -32,47 +55,7 @@ use super::{Message, Schedule};
 /// `(from, to)` pair are scheduled as separate messages.
 ///
 /// ```
-/// use redist::schedule::{max_degree, minimal, Message};
-/// // All-to-all on 4 ranks: 12 messages in 3 steps.
-/// let mut messages = Vec::new();
-/// for from in 0..4 {
-///     for to in 0..4 {
-///         messages.push(Message { from, to, len: 1 });
-///     }
-/// }
-/// let s = minimal(&messages);
-/// assert_eq!(s.len(), 3);
-/// assert_eq!(s.len(), max_degree(&messages));
-/// s.check(&messages).unwrap();
-/// ```
-pub fn minimal(messages: &[Message]) -> Schedule {
-    colour_edges(messages, EdgeOrder::InputOrder, Representation::Auto)
-}
-
-/// A schedule with the fewest possible steps,
-/// [`max_degree`](super::max_degree), that tries to keep the total
-/// [`cost`](Schedule::cost) — the sum over steps of the longest message — low.
-///
-/// The heuristic: the colouring of [`minimal`], with the messages taken
-/// longest first (ties in input order) instead of in input order. Each
-/// message takes the lowest colour free at both its sender and its
-/// receiver, so the long messages crowd into the first steps, side by side,
-/// and the later steps hold only short ones: a step's longest message is
-/// rarely much longer than the rest of the step. When no colour below the
-/// maximum degree is free at both ends, the alternating-path recolouring of
-/// [`minimal`] makes one free, which keeps the number of steps minimal (and
-/// may move earlier, longer messages between two steps).
-///
-/// Seed 002 (Desprez et al.) calls the cost-driven strategy "greedy" and
-/// implements it by picking a maximum-weight matching at every step, which
-/// needs a matching solver and may use more steps than the maximum degree.
-/// This version keeps the minimal step count and runs in the same time as
-/// [`minimal`] plus a sort. It is a heuristic: on random message sets its
-/// cost is at most that of [`minimal`] in the large majority of cases, not
-/// in all.
-///
-/// ```
-/// use redist::schedule::{greedy, minimal, Message};
+/// use redist::schedule::{greedy, Message};
 /// let m = |from, to, len| Message { from, to, len };
 /// // Rank 1 receives a short and a long message and sends a long one.
 /// let messages = [m(2, 1, 1), m(0, 1, 100), m(1, 2, 100)];
@@ -81,9 +64,6 @@ pub fn minimal(messages: &[Message]) -> Schedule {
 /// // The two long messages share the first step.
 /// assert_eq!(s.steps(), &[vec![1, 2], vec![0]]);
 /// assert_eq!(s.cost(&messages), 100 + 1);
-/// // In input order, the short message takes step 0 and pairs with one
-/// // long message, leaving the other long one alone in step 1.
-/// assert_eq!(minimal(&messages).cost(&messages), 100 + 100);
 /// ```
 pub fn greedy(messages: &[Message]) -> Schedule {
     colour_edges(messages, EdgeOrder::LongestFirst, Representation::Auto)
@@ -96,6 +76,7 @@ const FREE: usize = usize::MAX;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EdgeOrder {
     /// Input order.
+    #[cfg(test)]
     InputOrder,
     /// Longest first, ties in input order.
     LongestFirst,
@@ -298,7 +279,9 @@ fn lowest_common_free(x: &ColourTable, y: &ColourTable, colours: usize) -> Optio
 }
 
 /// Colours the edges of the bipartite communication graph of `messages`
-/// with `max_degree` colours and returns the colour classes as steps.
+/// with `max_degree` colours, taking them in `edge_order`, and returns the
+/// colour classes as steps: the alternating-path colouring described at
+/// [`greedy`].
 fn colour_edges(
     messages: &[Message],
     edge_order: EdgeOrder,
@@ -692,6 +675,32 @@ mod tests {
                 assert_eq!(colour_edges(&messages, edge_order, forced), auto);
             }
         }
+    }
+
+    #[test]
+    fn minimal_schedules_an_all_to_all_on_four_ranks_in_three_steps() {
+        // All-to-all on 4 ranks: 12 messages in 3 steps.
+        let mut messages = Vec::new();
+        for from in 0..4 {
+            for to in 0..4 {
+                messages.push(Message { from, to, len: 1 });
+            }
+        }
+        let s = minimal(&messages);
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.len(), max_degree(&messages));
+        s.check(&messages).unwrap();
+    }
+
+    #[test]
+    fn in_input_order_a_short_message_leaves_a_long_one_alone() {
+        // Rank 1 receives a short and a long message and sends a long one.
+        let messages = [msg(2, 1, 1), msg(0, 1, 100), msg(1, 2, 100)];
+        // Greedy: the two long messages share the first step.
+        assert_eq!(greedy(&messages).cost(&messages), 100 + 1);
+        // In input order, the short message takes step 0 and pairs with one
+        // long message, leaving the other long one alone in step 1.
+        assert_eq!(minimal(&messages).cost(&messages), 100 + 100);
     }
 
     #[test]

@@ -1,6 +1,11 @@
 //! The closed-form schedule of Walker and Otto for enlarging the block size,
 //! CYCLIC(r) → CYCLIC(K·r) on the same P processes: K steps, each a
 //! permutation of the processes, with no graph at all.
+//!
+//! Test support: no product code schedules with it. The tests check that it
+//! reproduces the schedules printed in seed 001 (P = 4, K = 3 and P = 16,
+//! K = 12), and use it as a referee of the plans: the schedule of a plan
+//! from CYCLIC(r) to CYCLIC(K·r) never needs more than its K steps.
 
 use crate::RedistError;
 
@@ -20,20 +25,6 @@ use crate::RedistError;
 /// is a permutation of the processes — each sends exactly one block and
 /// receives exactly one — for every P and K, so there are neither hot spots
 /// nor waiting. Some pairs of a step are local (`q(k,p) == p`).
-///
-/// ```
-/// use redist::schedule::expansion;
-/// // P = 4 processes, block size grows by K = 3 (the paper's Fig. 6).
-/// let s = expansion(4, 3)?;
-/// assert_eq!(s.step_count(), 3);
-/// let e = s.send(0, 1).unwrap();
-/// // In step 0 process 1 sends global block 9 (its local block 2) to process 3 ...
-/// assert_eq!((e.block, e.local_block, e.destination), (9, 2, 3));
-/// // ... and process 3 receives it in step 0, into slot 0.
-/// let r = s.receive(0, 3).unwrap();
-/// assert_eq!((r.block, r.source, r.slot), (9, 1, 0));
-/// # Ok::<(), redist::RedistError>(())
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ExpansionSchedule {
     /// P, the number of processes.
@@ -77,15 +68,6 @@ pub struct ReceiveEntry {
 /// The closed-form schedule for CYCLIC(r) → CYCLIC(`factor`·r) on
 /// `processes` processes (Walker and Otto 1996, seed 001); see
 /// [`ExpansionSchedule`].
-///
-/// ```
-/// use redist::schedule::expansion;
-/// let s = expansion(16, 12)?;
-/// assert_eq!(s.gcd(), 4);
-/// assert_eq!(s.send(1, 0).unwrap().block, 144);
-/// assert!(expansion(0, 3).is_err());
-/// # Ok::<(), redist::RedistError>(())
-/// ```
 ///
 /// # Errors
 ///
@@ -186,15 +168,6 @@ impl ExpansionSchedule {
     /// `β = (α − γ) mod g` (eqs. 9–10, the layout of Fig. 7(a)): each entry
     /// of the reduced schedule grows into a g×g permutation block. The paper
     /// prints the result for P = 16, K = 12 in Fig. 8.
-    ///
-    /// ```
-    /// use redist::schedule::expansion;
-    /// let s = expansion(16, 12)?;
-    /// let e = s.send(4, 1).unwrap();
-    /// assert_eq!((e.block, e.destination, e.local_block), (65, 5, 4));
-    /// assert_eq!(s.send(12, 0), None);
-    /// # Ok::<(), redist::RedistError>(())
-    /// ```
     pub fn send(&self, step: usize, process: usize) -> Option<SendEntry> {
         if step >= self.factor || process >= self.processes {
             return None;
@@ -223,16 +196,6 @@ impl ExpansionSchedule {
     /// for the one p with `q(k,p) = q` (compatibility, eq. 12). The tests
     /// check this against the inverse of [`send`](Self::send) for many P
     /// and K, and against the paper's Fig. 9.
-    ///
-    /// ```
-    /// use redist::schedule::expansion;
-    /// let s = expansion(16, 12)?;
-    /// let r = s.receive(1, 12).unwrap();
-    /// assert_eq!((r.block, r.source, r.slot), (144, 0, 0));
-    /// // Compatibility: the source sends exactly this block in this step.
-    /// assert_eq!(s.send(1, r.source).unwrap().block, r.block);
-    /// # Ok::<(), redist::RedistError>(())
-    /// ```
     pub fn receive(&self, step: usize, process: usize) -> Option<ReceiveEntry> {
         if step >= self.factor || process >= self.processes {
             return None;
@@ -250,15 +213,6 @@ impl ExpansionSchedule {
     /// For each of the K steps, the `(source, destination)` pair of every
     /// process, sources in order `0..P`. Each step is a permutation of the
     /// processes; pairs with `source == destination` are local copies.
-    ///
-    /// ```
-    /// use redist::schedule::expansion;
-    /// let s = expansion(4, 3)?;
-    /// let pairs = s.step_pairs();
-    /// assert_eq!(pairs.len(), 3);
-    /// assert_eq!(pairs[0], vec![(0, 0), (1, 3), (2, 2), (3, 1)]);
-    /// # Ok::<(), redist::RedistError>(())
-    /// ```
     pub fn step_pairs(&self) -> Vec<Vec<(usize, usize)>> {
         (0..self.factor)
             .map(|k| {
@@ -273,7 +227,10 @@ impl ExpansionSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Plan, Remap};
+    use dist_array::Layout;
     use quickcheck::quickcheck;
+    use std::collections::BTreeSet;
 
     /// Seed 001, Fig. 6: P' = 4, K' = 3 (rows: step, columns: process).
     const FIG6_BLOCK: [[usize; 4]; 3] = [[0, 9, 6, 3], [4, 1, 10, 7], [8, 5, 2, 11]];
@@ -444,6 +401,78 @@ mod tests {
                 assert_eq!(r.block, FIG9_BLOCK[k][p], "C({k},{p})");
                 assert_eq!(r.source, FIG9_SOURCE[k][p], "p({k},{p})");
                 assert_eq!(r.slot, FIG9_SLOT[k][p], "t({k},{p})");
+            }
+        }
+    }
+
+    #[test]
+    fn figure_6_by_example() {
+        // P = 4 processes, block size grows by K = 3 (the paper's Fig. 6).
+        let s = expansion(4, 3).unwrap();
+        assert_eq!(s.step_count(), 3);
+        let e = s.send(0, 1).unwrap();
+        // In step 0 process 1 sends global block 9 (its local block 2) to process 3 ...
+        assert_eq!((e.block, e.local_block, e.destination), (9, 2, 3));
+        // ... and process 3 receives it in step 0, into slot 0.
+        let r = s.receive(0, 3).unwrap();
+        assert_eq!((r.block, r.source, r.slot), (9, 1, 0));
+        // The (source, destination) pairs of step 0.
+        let pairs = s.step_pairs();
+        assert_eq!(pairs.len(), 3);
+        assert_eq!(pairs[0], vec![(0, 0), (1, 3), (2, 2), (3, 1)]);
+    }
+
+    #[test]
+    fn figures_8_and_9_by_example() {
+        let s = expansion(16, 12).unwrap();
+        assert_eq!(s.gcd(), 4);
+        assert_eq!(s.send(1, 0).unwrap().block, 144);
+        let e = s.send(4, 1).unwrap();
+        assert_eq!((e.block, e.destination, e.local_block), (65, 5, 4));
+        assert_eq!(s.send(12, 0), None);
+        let r = s.receive(1, 12).unwrap();
+        assert_eq!((r.block, r.source, r.slot), (144, 0, 0));
+        // Compatibility: the source sends exactly this block in this step.
+        assert_eq!(s.send(1, r.source).unwrap().block, r.block);
+        assert!(expansion(0, 3).is_err());
+    }
+
+    /// The closed form as a referee of the product: for CYCLIC(r) →
+    /// CYCLIC(K·r) on P processes, the plan's schedule never needs more than
+    /// the closed form's K steps, and over whole superblocks the plan's
+    /// messages between different processes are exactly the pairs the
+    /// closed form's steps send.
+    #[test]
+    fn plans_never_need_more_steps_than_the_closed_form() {
+        for p in [1, 2, 3, 4, 5, 6, 8, 16] {
+            for k in [1, 2, 3, 4, 6, 12] {
+                let s = expansion(p, k).unwrap();
+                for r in [1, 3] {
+                    let superblock = p * k * r;
+                    for n in [2 * superblock, 2 * superblock + r * (p + 1) - 1, r * k + 1] {
+                        let from = Layout::parse(&[n], &format!("cyclic({r})@{p}")).unwrap();
+                        let to = Layout::parse(&[n], &format!("cyclic({})@{p}", k * r)).unwrap();
+                        let plan = Plan::new(&from, &to, Remap::None).unwrap();
+                        let case = format!("P {p} K {k} r {r} n {n}");
+                        assert!(plan.stats().steps <= s.step_count(), "{case}");
+                        if n % superblock != 0 {
+                            continue;
+                        }
+                        let messages: BTreeSet<(usize, usize)> = plan
+                            .messages()
+                            .iter()
+                            .filter(|m| m.from != m.to)
+                            .map(|m| (m.from, m.to))
+                            .collect();
+                        let sent: BTreeSet<(usize, usize)> = s
+                            .step_pairs()
+                            .into_iter()
+                            .flatten()
+                            .filter(|&(a, b)| a != b)
+                            .collect();
+                        assert_eq!(messages, sent, "{case}");
+                    }
+                }
             }
         }
     }
