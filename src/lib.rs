@@ -50,13 +50,15 @@ pub use redist;
 /// speak of: the README's "Using ndcyclic in your project" program is this
 /// crate's front-page example (a doc test); `docs/tour.md` shows the
 /// programs `examples/tour_*.rs` (run under `mpirun` by `tests/tour.rs`) as
-/// they are; and every link of every page names a file of the repository.
+/// they are; every link of every page names a file of the repository; and
+/// the table of `docs/ARCHITECTURE.md` names every file that uses `unsafe`.
 #[cfg(test)]
 mod docs {
     use std::path::{Component, Path, PathBuf};
 
     const README: &str = include_str!("../README.md");
     const TOUR: &str = include_str!("../docs/tour.md");
+    const ARCHITECTURE: &str = include_str!("../docs/ARCHITECTURE.md");
 
     fn root() -> &'static Path {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -224,5 +226,111 @@ mod docs {
             }
         }
         assert!(links >= 20, "the pages' links not found");
+    }
+
+    /// The paths `docs/ARCHITECTURE.md`'s table of `unsafe` names in its
+    /// first column, as written there: relative to `crates/` (or to the
+    /// root), a folder ending in `/`.
+    fn unsafe_table() -> Vec<&'static str> {
+        let section = ARCHITECTURE
+            .split("## Where `unsafe` lives")
+            .nth(1)
+            .expect("docs/ARCHITECTURE.md has a section on unsafe");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        section
+            .lines()
+            .filter_map(|row| row.strip_prefix('|')?.split('|').next())
+            .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+            .filter(|name| name.contains('/'))
+            .collect()
+    }
+
+    /// Whether a line of Rust uses the word `unsafe` as code: not in a
+    /// comment line, not inside a string, not as part of a longer name.
+    fn uses_unsafe(line: &str) -> bool {
+        const WORD: &str = "unsafe";
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        !line.trim_start().starts_with("//")
+            && line.match_indices(WORD).any(|(at, _)| {
+                let before = &line[..at];
+                let quotes = before.matches('"').count() - before.matches("\\\"").count();
+                quotes % 2 == 0
+                    && !before.chars().next_back().is_some_and(ident)
+                    && !line[at + WORD.len()..].chars().next().is_some_and(ident)
+            })
+    }
+
+    /// The Rust files under `dir`, at any depth, into `files`.
+    fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                rust_files(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+
+    /// The workspace's Rust files: every crate's `src` and `tests`, and the
+    /// facade's `src`, `examples`, `benches` and `tests`.
+    fn workspace_files() -> Vec<PathBuf> {
+        let mut files = vec![];
+        for crate_dir in std::fs::read_dir(root().join("crates")).expect("crates/ is readable") {
+            let crate_dir = crate_dir.expect("a crates/ entry").path();
+            rust_files(&crate_dir.join("src"), &mut files);
+            rust_files(&crate_dir.join("tests"), &mut files);
+        }
+        for dir in ["src", "examples", "benches", "tests"] {
+            rust_files(&root().join(dir), &mut files);
+        }
+        files
+    }
+
+    #[test]
+    fn the_unsafe_table_names_every_file_that_uses_unsafe() {
+        let table = unsafe_table();
+        for name in &table {
+            assert!(
+                root().join("crates").join(name).exists() || root().join(name).exists(),
+                "docs/ARCHITECTURE.md's unsafe table names a missing path: {name}"
+            );
+        }
+        let (mut users, mut unnamed) = (0, vec![]);
+        for path in workspace_files() {
+            let text = std::fs::read_to_string(&path).expect("a Rust file is readable");
+            if !text.lines().any(uses_unsafe) {
+                continue;
+            }
+            users += 1;
+            let rel = path.strip_prefix(root()).expect("a file of the repository");
+            let rel = rel.to_str().expect("a UTF-8 path").replace('\\', "/");
+            let name = rel.strip_prefix("crates/").unwrap_or(&rel);
+            if !table
+                .iter()
+                .any(|e| name == *e || (e.ends_with('/') && name.starts_with(e)))
+            {
+                unnamed.push(rel);
+            }
+        }
+        assert!(users >= 5, "no file using unsafe found: the walk is broken");
+        assert!(
+            unnamed.is_empty(),
+            "these files use unsafe but docs/ARCHITECTURE.md's unsafe table does not name them: {}",
+            unnamed.join(", ")
+        );
+    }
+
+    #[test]
+    fn uses_unsafe_reads_code_only() {
+        assert!(uses_unsafe("    unsafe { libc::close(fd) };"));
+        assert!(uses_unsafe("unsafe impl Send for X {}"));
+        assert!(!uses_unsafe("    // SAFETY: unsafe is fine here"));
+        assert!(!uses_unsafe("/// calls unsafe code"));
+        assert!(!uses_unsafe("#![forbid(unsafe_code)]"));
+        assert!(!uses_unsafe("let word = \"unsafe\";"));
     }
 }
