@@ -46,13 +46,39 @@ pub use mpi;
 pub use procgrid;
 pub use redist;
 
-/// The README's programs are files the tests compile and run: its "Using
-/// ndcyclic in your project" program is this crate's front-page example (a
-/// doc test), the others are `examples/tour_*.rs` (run under `mpirun` by
-/// `tests/tour.rs`). The README must show each as it is.
+/// The README and the pages under `docs/` are checked against the files they
+/// speak of: the README's "Using ndcyclic in your project" program is this
+/// crate's front-page example (a doc test); `docs/tour.md` shows the
+/// programs `examples/tour_*.rs` (run under `mpirun` by `tests/tour.rs`) as
+/// they are; every link of every page names a file of the repository; and
+/// the table of `docs/ARCHITECTURE.md` names every file that uses `unsafe`.
 #[cfg(test)]
-mod readme {
+mod docs {
+    use std::path::{Component, Path, PathBuf};
+
     const README: &str = include_str!("../README.md");
+    const TOUR: &str = include_str!("../docs/tour.md");
+    const ARCHITECTURE: &str = include_str!("../docs/ARCHITECTURE.md");
+
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// Every page: `README.md` and `docs/*.md`, as (path from the
+    /// repository's root, text).
+    fn pages() -> Vec<(PathBuf, String)> {
+        let mut pages = vec![(PathBuf::from("README.md"), README.to_string())];
+        for entry in std::fs::read_dir(root().join("docs")).expect("docs/ is readable") {
+            let path = entry.expect("a docs/ entry").path();
+            if path.extension().is_some_and(|e| e == "md") {
+                let text = std::fs::read_to_string(&path).expect("a page is readable");
+                let name = path.file_name().expect("a page has a name");
+                pages.push((Path::new("docs").join(name), text));
+            }
+        }
+        assert!(pages.len() > 5, "the pages under docs/ not found");
+        pages
+    }
 
     #[test]
     fn the_readme_program_is_the_front_page_example() {
@@ -73,7 +99,7 @@ mod readme {
         );
     }
 
-    /// A tour file without its `//!` header: the code the README shows.
+    /// A tour file without its `//!` header: the code the tour shows.
     fn code(file: &str) -> &str {
         let start = file
             .find("\nuse ")
@@ -82,7 +108,7 @@ mod readme {
     }
 
     #[test]
-    fn the_readme_shows_every_tour_program_as_it_is() {
+    fn the_tour_shows_every_tour_program_as_it_is() {
         for (name, file) in [
             ("tour_grids", include_str!("../examples/tour_grids.rs")),
             ("tour_layouts", include_str!("../examples/tour_layouts.rs")),
@@ -94,42 +120,217 @@ mod readme {
         ] {
             let shown = format!("```rust\n{}\n```", code(file));
             assert!(
-                README.contains(&shown),
-                "README does not show examples/{name}.rs as it is:\n{shown}"
+                TOUR.contains(&shown),
+                "docs/tour.md does not show examples/{name}.rs as it is:\n{shown}"
             );
             assert!(
-                README.contains(&format!("`examples/{name}.rs`")),
-                "README does not name examples/{name}.rs"
+                TOUR.contains(&format!("`examples/{name}.rs`")),
+                "docs/tour.md does not name examples/{name}.rs"
             );
         }
     }
 
-    /// Every link of the README stays inside the repository and names a
-    /// file that exists.
+    /// Every Rust block of every page is a tested program: the README's is
+    /// the front-page example, the tour's are the four tour programs.
     #[test]
-    fn readme_links_name_files_of_the_repository() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    fn every_rust_block_of_the_pages_is_a_tested_program() {
+        for (page, text) in pages() {
+            let expected = match page.to_str() {
+                Some("README.md") => 1,
+                Some("docs/tour.md") => 4,
+                _ => 0,
+            };
+            let blocks = text.matches("```rust\n").count();
+            assert_eq!(
+                blocks,
+                expected,
+                "{}: Rust blocks that no test checks",
+                page.display()
+            );
+        }
+    }
+
+    /// `target` (a path relative to the folder `dir`, itself relative to
+    /// the repository's root) as a path from the root, or `None` when it
+    /// leaves the repository.
+    fn resolve(dir: &Path, target: &str) -> Option<PathBuf> {
+        let mut path = PathBuf::new();
+        for part in dir.join(target).components() {
+            match part {
+                Component::Normal(name) => path.push(name),
+                Component::CurDir => {}
+                Component::ParentDir if path.pop() => {}
+                _ => return None,
+            }
+        }
+        Some(path)
+    }
+
+    /// The anchors of a page's headings, as GitHub makes them: lower case,
+    /// spaces to hyphens, punctuation dropped. Code blocks hold no headings.
+    fn anchors(text: &str) -> Vec<String> {
+        let mut in_code = false;
+        let mut anchors = vec![];
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_code = !in_code;
+            } else if let Some(heading) = line.strip_prefix('#').filter(|_| !in_code) {
+                let title = heading.trim_start_matches('#').trim();
+                let anchor = title
+                    .to_lowercase()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                    .map(|c| if c == ' ' { '-' } else { c })
+                    .collect();
+                anchors.push(anchor);
+            }
+        }
+        anchors
+    }
+
+    /// Every link of every page stays inside the repository and names a
+    /// file that exists, relative to the page's own folder; a link to a
+    /// section names a heading of that page.
+    #[test]
+    fn links_of_every_page_name_files_of_the_repository() {
         let mut links = 0;
-        for (at, _) in README.match_indices("](") {
-            let rest = &README[at + 2..];
-            let target = &rest[..rest.find(')').expect("a link ends with )")];
-            assert!(
-                !target.contains("://") && !target.starts_with("..") && !target.starts_with('/'),
-                "README links out of the repository: {target}"
-            );
-            let file = target.split('#').next().unwrap_or(target);
-            assert!(
-                root.join(file).exists(),
-                "README links to a missing file: {target}"
-            );
-            links += 1;
+        for (page, text) in pages() {
+            let dir = page.parent().expect("a page lies in a folder");
+            for (at, _) in text.match_indices("](") {
+                let rest = &text[at + 2..];
+                let target = &rest[..rest.find(')').expect("a link ends with )")];
+                let (file, section) = target.split_once('#').unwrap_or((target, ""));
+                let resolved = match file {
+                    "" => Some(page.clone()),
+                    _ if target.contains("://") => None,
+                    _ => resolve(dir, file),
+                };
+                let Some(resolved) = resolved else {
+                    panic!("{} links out of the repository: {target}", page.display());
+                };
+                let path = root().join(&resolved);
+                assert!(
+                    path.exists(),
+                    "{} links to a missing file: {target}",
+                    page.display()
+                );
+                if !section.is_empty() {
+                    let linked = std::fs::read_to_string(&path).expect("a linked page");
+                    assert!(
+                        anchors(&linked).iter().any(|a| a == section),
+                        "{} links to a missing section: {target}",
+                        page.display()
+                    );
+                }
+                links += 1;
+            }
         }
-        assert!(links >= 3, "README links not found");
+        assert!(links >= 20, "the pages' links not found");
+    }
+
+    /// The paths `docs/ARCHITECTURE.md`'s table of `unsafe` names in its
+    /// first column, as written there: relative to `crates/` (or to the
+    /// root), a folder ending in `/`.
+    fn unsafe_table() -> Vec<&'static str> {
+        let section = ARCHITECTURE
+            .split("## Where `unsafe` lives")
+            .nth(1)
+            .expect("docs/ARCHITECTURE.md has a section on unsafe");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        section
+            .lines()
+            .filter_map(|row| row.strip_prefix('|')?.split('|').next())
+            .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+            .filter(|name| name.contains('/'))
+            .collect()
+    }
+
+    /// Whether a line of Rust uses the word `unsafe` as code: not in a
+    /// comment line, not inside a string, not as part of a longer name.
+    fn uses_unsafe(line: &str) -> bool {
+        const WORD: &str = "unsafe";
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        !line.trim_start().starts_with("//")
+            && line.match_indices(WORD).any(|(at, _)| {
+                let before = &line[..at];
+                let quotes = before.matches('"').count() - before.matches("\\\"").count();
+                quotes % 2 == 0
+                    && !before.chars().next_back().is_some_and(ident)
+                    && !line[at + WORD.len()..].chars().next().is_some_and(ident)
+            })
+    }
+
+    /// The Rust files under `dir`, at any depth, into `files`.
+    fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                rust_files(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+
+    /// The workspace's Rust files: every crate's `src` and `tests`, and the
+    /// facade's `src`, `examples`, `benches` and `tests`.
+    fn workspace_files() -> Vec<PathBuf> {
+        let mut files = vec![];
+        for crate_dir in std::fs::read_dir(root().join("crates")).expect("crates/ is readable") {
+            let crate_dir = crate_dir.expect("a crates/ entry").path();
+            rust_files(&crate_dir.join("src"), &mut files);
+            rust_files(&crate_dir.join("tests"), &mut files);
+        }
+        for dir in ["src", "examples", "benches", "tests"] {
+            rust_files(&root().join(dir), &mut files);
+        }
+        files
     }
 
     #[test]
-    fn every_rust_block_of_the_readme_is_a_tested_program() {
-        let blocks = README.matches("```rust\n").count();
-        assert_eq!(blocks, 5, "the front-page example and four tours");
+    fn the_unsafe_table_names_every_file_that_uses_unsafe() {
+        let table = unsafe_table();
+        for name in &table {
+            assert!(
+                root().join("crates").join(name).exists() || root().join(name).exists(),
+                "docs/ARCHITECTURE.md's unsafe table names a missing path: {name}"
+            );
+        }
+        let (mut users, mut unnamed) = (0, vec![]);
+        for path in workspace_files() {
+            let text = std::fs::read_to_string(&path).expect("a Rust file is readable");
+            if !text.lines().any(uses_unsafe) {
+                continue;
+            }
+            users += 1;
+            let rel = path.strip_prefix(root()).expect("a file of the repository");
+            let rel = rel.to_str().expect("a UTF-8 path").replace('\\', "/");
+            let name = rel.strip_prefix("crates/").unwrap_or(&rel);
+            if !table
+                .iter()
+                .any(|e| name == *e || (e.ends_with('/') && name.starts_with(e)))
+            {
+                unnamed.push(rel);
+            }
+        }
+        assert!(users >= 5, "no file using unsafe found: the walk is broken");
+        assert!(
+            unnamed.is_empty(),
+            "these files use unsafe but docs/ARCHITECTURE.md's unsafe table does not name them: {}",
+            unnamed.join(", ")
+        );
+    }
+
+    #[test]
+    fn uses_unsafe_reads_code_only() {
+        assert!(uses_unsafe("    unsafe { libc::close(fd) };"));
+        assert!(uses_unsafe("unsafe impl Send for X {}"));
+        assert!(!uses_unsafe("    // SAFETY: unsafe is fine here"));
+        assert!(!uses_unsafe("/// calls unsafe code"));
+        assert!(!uses_unsafe("#![forbid(unsafe_code)]"));
+        assert!(!uses_unsafe("let word = \"unsafe\";"));
     }
 }

@@ -1,10 +1,10 @@
-//! The README's programs, run whole: each `examples/tour_*.rs` under
-//! `mpirun` with 1, 2, 3, 4, 5, 6 and 7 ranks (they work for any number),
-//! `tour_plans` without MPI. Each program checks its own results and exits
+//! The tour's programs (`docs/tour.md`), run whole: each
+//! `examples/tour_*.rs` under `mpirun` with 1, 2, 3, 4, 5, 6 and 7 ranks
+//! (they work for any number), `tour_plans` without MPI. Each program checks its own results and exits
 //! with a failure when one is wrong.
 //!
-//! A unit test of the facade (`src/lib.rs`) checks that the README shows
-//! these files as they are.
+//! A unit test of the facade (`src/lib.rs`) checks that `docs/tour.md`
+//! shows these files as they are.
 
 use mpi_harness::Example;
 

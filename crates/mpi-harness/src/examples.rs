@@ -1,5 +1,5 @@
 //! Whole example programs launched under `mpirun`: how the tests run the
-//! programs the README shows.
+//! programs the tour (`docs/tour.md`) shows.
 //!
 //! A suite of examples is a test program with `harness = false` whose `main`
 //! calls [`run_examples`]. It first builds the examples it names with the

@@ -36,8 +36,8 @@
 //! (seconds per launch, default 300), `NDCYCLIC_MPI_RANKS` (like `--ranks`),
 //! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too).
 //!
-//! Whole programs (the README's examples) are launched the same way by
-//! [`run_examples`].
+//! Whole programs (the tour's examples, `docs/tour.md`) are launched the
+//! same way by [`run_examples`].
 #![deny(missing_docs)]
 
 mod examples;
