@@ -15,6 +15,8 @@
 //! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
 //!   on the same layouts (feature `scalapack`);
 //! - [`chart`]: `redist chart`, the benchmark table as a PNG bar chart;
+//! - [`collective`]: the small collectives `run` and its baselines share
+//!   (maxima and sums over ranks, agreeing on whether the report was written);
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
@@ -22,6 +24,7 @@
 //! code after finalizing MPI.
 
 mod chart;
+mod collective;
 mod error;
 mod measure;
 mod memory;

@@ -6,6 +6,7 @@
 //! that holds it. Times are the maximum over ranks of each repetition;
 //! the report gives the median and the minimum.
 
+use crate::collective::{agree_on_output, max_over, on_any_rank, on_every_rank, sum_over};
 use crate::error::CliError;
 use crate::memory;
 use crate::shape::{format_extents, layout_for, Origin, Shape};
@@ -13,11 +14,10 @@ use clap::{Args, ValueEnum};
 use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::Root;
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Remap, Strategy, Streaming, Window};
 use serde_json::{json, Value};
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 /// Element types `redist run` can move.
@@ -255,12 +255,7 @@ fn run_typed<T: IndexValue>(
     let comm = grid_a.communicator();
     // Building is collective: the slowest rank's time, the largest program.
     let build_ms = max_over(comm, plan_ms);
-    let mut program_bytes = 0u64;
-    comm.all_reduce_into(
-        &(r.program_bytes() as u64),
-        &mut program_bytes,
-        SystemOperation::max(),
-    );
+    let program_bytes = max_over(comm, r.program_bytes() as u64);
     // Collective; before the arrays, so that its buffers count in the memory check.
     let bare = args
         .baseline
@@ -292,21 +287,15 @@ fn run_typed<T: IndexValue>(
                 .map_or_else(T::untouched, |s| T::index_value(linear(&shape, &s))),
         };
         let bad = dst.count_where(|g, v| *v != expected(g)) as u64;
-        let mut total = 0u64;
-        comm.all_reduce_into(&bad, &mut total, SystemOperation::sum());
-        Some(total == 0)
+        Some(sum_over(comm, bad) == 0)
     } else {
         None
     };
     // One copy of the local source data: the floor for an identity
     // redistribution (skipped above 2^28 elements to spare memory).
     let small = src.local_slice().len() <= MEMCPY_MAX_ELEMENTS;
-    let mut flag = [i32::from(small)];
-    let mut all_small = [0i32];
-    comm.all_reduce_into(&flag[..], &mut all_small[..], SystemOperation::min());
-    flag[0] = all_small[0];
     let mut memcpy = Vec::with_capacity(args.reps);
-    if flag[0] == 1 {
+    if on_every_rank(comm, small) {
         let mut copy_target = src.local_slice().to_vec();
         for _ in 0..args.reps.max(1) {
             comm.barrier();
@@ -360,13 +349,7 @@ fn run_typed<T: IndexValue>(
         None
     };
     let node_direct = r.reads_shared_sources() && src.shared_storage().is_some();
-    // Whether any rank's copies streamed.
-    let mut streamed = 0i32;
-    comm.all_reduce_into(
-        &i32::from(r.streams()),
-        &mut streamed,
-        SystemOperation::max(),
-    );
+    let streamed = on_any_rank(comm, r.streams());
     let written = if root {
         let report = Report {
             args,
@@ -382,7 +365,7 @@ fn run_typed<T: IndexValue>(
             alltoallv: alltoallv.as_deref(),
             skipped: skipped.as_deref(),
             node_direct,
-            streamed: streamed == 1,
+            streamed,
             pdgemr2d: pdgemr2d.as_ref(),
         };
         report.write(out)
@@ -614,39 +597,9 @@ fn check_memory<T: Element>(
     })
 }
 
-/// Tells every rank whether rank 0 wrote its report (`written` on rank 0;
-/// ignored elsewhere) and returns the same verdict on every rank: `Ok`, a
-/// broken pipe (which the tool treats as a normal end) or an I/O error.
-fn agree_on_output(
-    comm: &SimpleCommunicator,
-    written: Result<(), CliError>,
-) -> Result<(), CliError> {
-    let mut code: i32 = match &written {
-        Ok(()) => 0,
-        Err(e) if e.is_broken_pipe() => 1,
-        Err(_) => 2,
-    };
-    comm.process_at_rank(0).broadcast_into(&mut code);
-    if comm.rank() == 0 {
-        return written;
-    }
-    match code {
-        0 => Ok(()),
-        1 => Err(io::Error::from(io::ErrorKind::BrokenPipe).into()),
-        _ => Err(io::Error::other("rank 0 could not write the report").into()),
-    }
-}
-
 /// The largest local source part (elements) `redist run` copies once with
 /// `memcpy` for `memcpy_ms_median`; larger parts are not copied.
 const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
-
-/// The maximum of `x` over the ranks of `comm`.
-pub(crate) fn max_over(comm: &SimpleCommunicator, x: f64) -> f64 {
-    let mut m = 0.0;
-    comm.all_reduce_into(&x, &mut m, SystemOperation::max());
-    m
-}
 
 fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
