@@ -10,7 +10,8 @@
 //! - [`show`]: `redist show`, who owns what in one layout;
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
-//!   bare `MPI_Alltoallv` of the same bytes;
+//!   bare `MPI_Alltoallv` of the same bytes (a folder: its arguments, set-up,
+//!   window, element values and check, timing, and report);
 //! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
 //!   on the same layouts (feature `scalapack`);
