@@ -8,7 +8,8 @@
 //! (orange, where measured). Shorter is faster; a dark line marks 1.
 //!
 //! - [`read_cases`]: the JSON lines grouped into [`CaseRatios`];
-//! - [`render`]: the chart as an RGB [`Image`], text in an 8×8 bitmap font;
+//! - [`render`]: the chart as an RGB [`Image`], text in an 8×8 bitmap font
+//!   (the title and legend, the grid lines, then one row per case);
 //! - [`write_png`] and [`run`]: the file and the subcommand.
 
 use crate::error::CliError;
@@ -57,8 +58,7 @@ pub struct CaseRatios {
 ///   keys of `redist run --json`;
 /// - [`CliError::NoRecords`] when no line holds a record.
 pub fn read_cases(inputs: &[(String, String)]) -> Result<Vec<CaseRatios>, CliError> {
-    let mut keys: Vec<String> = vec![];
-    let mut rounds: Vec<(CaseRatios, Vec<f64>, Vec<f64>)> = vec![];
+    let mut cases = Cases::default();
     let lines = inputs
         .iter()
         .flat_map(|(source, text)| text.lines().enumerate().map(move |(i, l)| (source, i, l)));
@@ -66,84 +66,127 @@ pub fn read_cases(inputs: &[(String, String)]) -> Result<Vec<CaseRatios>, CliErr
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |reason: String| CliError::BadRecord {
-            input: source.clone(),
-            line: i + 1,
-            reason,
-        };
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-        let text_of = |key: &str| -> Result<String, CliError> {
-            match &v[key] {
-                Value::String(s) => Ok(s.clone()),
-                Value::Array(a) => Ok(a
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("x")),
-                _ => Err(bad(format!("no key `{key}`"))),
-            }
-        };
-        let ratio = |key: &str| -> Result<Option<f64>, CliError> {
-            match &v[key] {
-                Value::Null => Ok(None),
-                x => x
-                    .as_f64()
-                    .filter(|r| r.is_finite() && *r >= 0.0)
-                    .map(Some)
-                    .ok_or_else(|| bad(format!("`{key}` is {x}, not a ratio"))),
-            }
-        };
-        let mut label = format!(
-            "{} {} {} -> {} {}",
-            text_of("shape")?,
-            text_of("type")?,
-            text_of("from")?,
-            text_of("to")?,
-            text_of("strategy")?
-        );
-        if v["storage"] == "column-major" {
-            label.push_str(" column-major");
+        cases.add(read_round(source, i + 1, line)?);
+    }
+    if cases.rounds.is_empty() {
+        return Err(CliError::NoRecords);
+    }
+    Ok(cases.medians())
+}
+
+/// One line of `redist run --json`: the case it measures and its ratios.
+struct Round {
+    /// The case's label (see [`CaseRatios::label`]).
+    label: String,
+    /// The ranks it ran on.
+    ranks: u64,
+    /// Execution time over the bare all-to-all's, when measured.
+    over_alltoallv: Option<f64>,
+    /// Execution time over `pdgemr2d`'s, when measured.
+    over_pdgemr2d: Option<f64>,
+}
+
+/// Reads line `line_no` (1-based) of `source`, `line`, as a [`Round`].
+fn read_round(source: &str, line_no: usize, line: &str) -> Result<Round, CliError> {
+    let bad = |reason: String| CliError::BadRecord {
+        input: source.to_string(),
+        line: line_no,
+        reason,
+    };
+    let v: Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+    let text_of = |key: &str| -> Result<String, CliError> {
+        match &v[key] {
+            Value::String(s) => Ok(s.clone()),
+            Value::Array(a) => Ok(a
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("x")),
+            _ => Err(bad(format!("no key `{key}`"))),
         }
-        if v["node_direct"] == Value::Bool(false) {
-            label.push_str(" (no node-direct)");
+    };
+    let ratio = |key: &str| -> Result<Option<f64>, CliError> {
+        match &v[key] {
+            Value::Null => Ok(None),
+            x => x
+                .as_f64()
+                .filter(|r| r.is_finite() && *r >= 0.0)
+                .map(Some)
+                .ok_or_else(|| bad(format!("`{key}` is {x}, not a ratio"))),
         }
-        let ranks = v["ranks"].as_u64().unwrap_or(0);
-        let a2a = ratio("exec_over_alltoallv")?;
-        // pdgemr2d's ratio is the other way round: its time over ours.
-        let pdg =
-            ratio("pdgemr2d_over_exec")?.map(|r| if r > 0.0 { 1.0 / r } else { f64::INFINITY });
-        let key = format!("{label} {ranks}");
-        let at = match keys.iter().position(|k| *k == key) {
+    };
+    let mut label = format!(
+        "{} {} {} -> {} {}",
+        text_of("shape")?,
+        text_of("type")?,
+        text_of("from")?,
+        text_of("to")?,
+        text_of("strategy")?
+    );
+    if v["storage"] == "column-major" {
+        label.push_str(" column-major");
+    }
+    if v["node_direct"] == Value::Bool(false) {
+        label.push_str(" (no node-direct)");
+    }
+    let ranks = v["ranks"].as_u64().unwrap_or(0);
+    let over_alltoallv = ratio("exec_over_alltoallv")?;
+    // pdgemr2d's ratio is the other way round: its time over ours.
+    let over_pdgemr2d =
+        ratio("pdgemr2d_over_exec")?.map(|r| if r > 0.0 { 1.0 / r } else { f64::INFINITY });
+    Ok(Round {
+        label,
+        ranks,
+        over_alltoallv,
+        over_pdgemr2d,
+    })
+}
+
+/// The rounds read so far, grouped by case in the order cases first appear.
+#[derive(Default)]
+struct Cases {
+    /// Per case, its label and ranks: what tells cases apart.
+    keys: Vec<String>,
+    /// Per case, the case and its rounds' ratios to each baseline.
+    rounds: Vec<(CaseRatios, Vec<f64>, Vec<f64>)>,
+}
+
+impl Cases {
+    /// Adds `round` to its case, which it opens when it is the first.
+    fn add(&mut self, round: Round) {
+        let key = format!("{} {}", round.label, round.ranks);
+        let at = match self.keys.iter().position(|k| *k == key) {
             Some(at) => at,
             None => {
-                keys.push(key);
-                rounds.push((
+                self.keys.push(key);
+                self.rounds.push((
                     CaseRatios {
-                        label,
+                        label: round.label,
                         over_alltoallv: None,
                         over_pdgemr2d: None,
-                        ranks,
+                        ranks: round.ranks,
                     },
                     vec![],
                     vec![],
                 ));
-                rounds.len() - 1
+                self.rounds.len() - 1
             }
         };
-        rounds[at].1.extend(a2a);
-        rounds[at].2.extend(pdg);
+        self.rounds[at].1.extend(round.over_alltoallv);
+        self.rounds[at].2.extend(round.over_pdgemr2d);
     }
-    if rounds.is_empty() {
-        return Err(CliError::NoRecords);
+
+    /// Every case with the median of each of its ratios.
+    fn medians(self) -> Vec<CaseRatios> {
+        self.rounds
+            .into_iter()
+            .map(|(mut case, a2a, pdg)| {
+                case.over_alltoallv = median(a2a);
+                case.over_pdgemr2d = median(pdg);
+                case
+            })
+            .collect()
     }
-    Ok(rounds
-        .into_iter()
-        .map(|(mut case, a2a, pdg)| {
-            case.over_alltoallv = median(a2a);
-            case.over_pdgemr2d = median(pdg);
-            case
-        })
-        .collect())
 }
 
 /// The median (mean of the middle two for an even count); `None` when empty.
@@ -269,22 +312,63 @@ pub fn bar_length(ratio: f64, max: f64) -> usize {
 /// Draws the chart: a title and legend, then per case its label and one
 /// bar per measured baseline, with grid lines every 0.5 and a dark line at 1.
 pub fn render(cases: &[CaseRatios], title: &str) -> Image {
-    let label_chars = cases
-        .iter()
-        .map(|c| c.label.chars().count())
-        .max()
-        .unwrap_or(0);
-    let bars_x = MARGIN + (label_chars + 2) * GLYPH;
-    let with_pdgemr2d = cases.iter().any(|c| c.over_pdgemr2d.is_some());
-    let bars_per_case = if with_pdgemr2d { 2 } else { 1 };
-    let row = bars_per_case * (BAR + 2) + ROW_GAP;
-    let top = MARGIN + 3 * (GLYPH + 6);
-    let bottom = top + cases.len() * row;
-    let width = (bars_x + BAR_AREA + VALUE_ROOM + MARGIN).max(MARGIN * 2 + title.len() * GLYPH);
-    let height = bottom + 2 * GLYPH + MARGIN;
-    let max = scale_max(cases);
+    let frame = Frame::new(cases);
+    let width =
+        (frame.bars_x + BAR_AREA + VALUE_ROOM + MARGIN).max(MARGIN * 2 + title.len() * GLYPH);
+    let height = frame.bottom + 2 * GLYPH + MARGIN;
     let mut img = Image::new(width, height);
+    draw_title_and_legend(&mut img, title, frame.with_pdgemr2d);
+    draw_grid_lines(&mut img, &frame);
+    for (k, case) in cases.iter().enumerate() {
+        draw_case(&mut img, &frame, frame.top + k * frame.row, case);
+    }
+    img
+}
 
+/// Where the parts of a chart go, in pixels, and the scale of its bars.
+struct Frame {
+    /// Left end of the bars, right of the longest label.
+    bars_x: usize,
+    /// Whether any case has a ratio to `pdgemr2d` (then every case has
+    /// room for two bars).
+    with_pdgemr2d: bool,
+    /// Bars per case: 2 with `pdgemr2d`, else 1.
+    bars_per_case: usize,
+    /// Height of one case's row.
+    row: usize,
+    /// Top of the first case's row, below the title and legend.
+    top: usize,
+    /// Bottom of the last case's row.
+    bottom: usize,
+    /// The ratio at the right end of the bar area ([`scale_max`]).
+    max: f64,
+}
+
+impl Frame {
+    fn new(cases: &[CaseRatios]) -> Frame {
+        let label_chars = cases
+            .iter()
+            .map(|c| c.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        let with_pdgemr2d = cases.iter().any(|c| c.over_pdgemr2d.is_some());
+        let bars_per_case = if with_pdgemr2d { 2 } else { 1 };
+        let row = bars_per_case * (BAR + 2) + ROW_GAP;
+        let top = MARGIN + 3 * (GLYPH + 6);
+        Frame {
+            bars_x: MARGIN + (label_chars + 2) * GLYPH,
+            with_pdgemr2d,
+            bars_per_case,
+            row,
+            top,
+            bottom: top + cases.len() * row,
+            max: scale_max(cases),
+        }
+    }
+}
+
+/// The title, and below it the legend: one colour per baseline drawn.
+fn draw_title_and_legend(img: &mut Image, title: &str, with_pdgemr2d: bool) {
     img.text(MARGIN, MARGIN, title, BLACK);
     let legend_y = MARGIN + GLYPH + 8;
     img.fill(MARGIN, legend_y, GLYPH, GLYPH, ALLTOALLV);
@@ -299,8 +383,17 @@ pub fn render(cases: &[CaseRatios], title: &str) -> Image {
         img.fill(x, legend_y, GLYPH, GLYPH, PDGEMR2D);
         img.text(x + 2 * GLYPH, legend_y, "exec / ScaLAPACK pdgemr2d", BLACK);
     }
+}
 
-    // Grid lines every 0.5 with their values below, the line at 1 darker.
+/// Grid lines every 0.5 with their values below, the line at 1 darker.
+fn draw_grid_lines(img: &mut Image, frame: &Frame) {
+    let Frame {
+        bars_x,
+        top,
+        bottom,
+        max,
+        ..
+    } = *frame;
     let mut tick = 0.0;
     while tick <= max + 1e-9 {
         let x = bars_x + bar_length(tick, max);
@@ -321,35 +414,41 @@ pub fn render(cases: &[CaseRatios], title: &str) -> Image {
         );
         tick += 0.5;
     }
+}
 
-    for (k, case) in cases.iter().enumerate() {
-        let y = top + k * row;
-        img.text(
-            MARGIN,
-            y + (bars_per_case * (BAR + 2) - GLYPH) / 2,
-            &case.label,
-            BLACK,
-        );
-        let bars = [
-            (case.over_alltoallv, ALLTOALLV),
-            (case.over_pdgemr2d, PDGEMR2D),
-        ];
-        for (j, (ratio, colour)) in bars.into_iter().take(bars_per_case).enumerate() {
-            let by = y + j * (BAR + 2);
-            let Some(ratio) = ratio else {
-                continue;
-            };
-            let len = bar_length(ratio, max);
-            img.fill(bars_x, by, len, BAR, colour);
-            let value = if ratio > max {
-                format!(">{ratio:.2}")
-            } else {
-                format!("{ratio:.2}")
-            };
-            img.text(bars_x + len + 4, by + (BAR - GLYPH) / 2, &value, BLACK);
-        }
+/// One case's row, from `y` down: its label, and one bar per measured
+/// ratio with its value at the bar's end (`>` before a ratio past the scale).
+fn draw_case(img: &mut Image, frame: &Frame, y: usize, case: &CaseRatios) {
+    let Frame {
+        bars_x,
+        bars_per_case,
+        max,
+        ..
+    } = *frame;
+    img.text(
+        MARGIN,
+        y + (bars_per_case * (BAR + 2) - GLYPH) / 2,
+        &case.label,
+        BLACK,
+    );
+    let bars = [
+        (case.over_alltoallv, ALLTOALLV),
+        (case.over_pdgemr2d, PDGEMR2D),
+    ];
+    for (j, (ratio, colour)) in bars.into_iter().take(bars_per_case).enumerate() {
+        let by = y + j * (BAR + 2);
+        let Some(ratio) = ratio else {
+            continue;
+        };
+        let len = bar_length(ratio, max);
+        img.fill(bars_x, by, len, BAR, colour);
+        let value = if ratio > max {
+            format!(">{ratio:.2}")
+        } else {
+            format!("{ratio:.2}")
+        };
+        img.text(bars_x + len + 4, by + (BAR - GLYPH) / 2, &value, BLACK);
     }
-    img
 }
 
 /// Writes `img` as an 8-bit RGB PNG.

@@ -10,11 +10,14 @@
 //! - [`show`]: `redist show`, who owns what in one layout;
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
-//!   bare `MPI_Alltoallv` of the same bytes;
+//!   bare `MPI_Alltoallv` of the same bytes (a folder: its arguments, set-up,
+//!   window, element values and check, timing, and report);
 //! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
 //!   on the same layouts (feature `scalapack`);
 //! - [`chart`]: `redist chart`, the benchmark table as a PNG bar chart;
+//! - [`collective`]: the small collectives `run` and its baselines share
+//!   (maxima and sums over ranks, agreeing on whether the report was written);
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
@@ -22,6 +25,7 @@
 //! code after finalizing MPI.
 
 mod chart;
+mod collective;
 mod error;
 mod measure;
 mod memory;

@@ -5,9 +5,9 @@
 //! Linux's `MemAvailable` (from `/proc/meminfo`, [`mem_available`]) shared
 //! equally among the job's ranks on the node ([`procgrid::ranks_on_node`]),
 //! and never more than one process can allocate at all ([`ALLOCATION_LIMIT`]).
-//! The ranks agree on the verdict (see `measure.rs`), so an array that cannot
-//! fit is refused with an error instead of a failed allocation (an abort) or
-//! the kernel's out-of-memory killer.
+//! The ranks agree on the verdict (see `check_memory` in `measure/setup.rs`),
+//! so an array that cannot fit is refused with an error instead of a failed
+//! allocation (an abort) or the kernel's out-of-memory killer.
 
 use std::fs;
 

@@ -72,7 +72,8 @@ pub fn time<T: Element>(
     reps: usize,
     tick: &dyn Fn(usize),
 ) -> Result<Timing, CliError> {
-    use mpi::collective::{CommunicatorCollectives, SystemOperation};
+    use crate::collective::{max_over, sum_over};
+    use mpi::collective::CommunicatorCollectives;
     use redist::scalapack::{self, BlacsContext};
     let (src, reference) = (as_f64(src)?, as_f64(reference)?);
     let comm = grid_a.communicator();
@@ -88,7 +89,7 @@ pub fn time<T: Element>(
         comm.barrier();
         let t = mpi::time();
         scalapack::pdgemr2d(window, src, &desc_a, &mut dst, &desc_b, &everyone)?;
-        times.push(crate::measure::max_over(comm, mpi::time() - t));
+        times.push(max_over(comm, mpi::time() - t));
         tick(rep + 1);
     }
     let differ = dst
@@ -97,11 +98,9 @@ pub fn time<T: Element>(
         .zip(reference.local_slice())
         .filter(|(a, b)| a != b)
         .count() as u64;
-    let mut total = 0u64;
-    comm.all_reduce_into(&differ, &mut total, SystemOperation::sum());
     Ok(Timing {
         times,
-        agrees: total == 0,
+        agrees: sum_over(comm, differ) == 0,
     })
 }
 

@@ -158,28 +158,10 @@ pub fn owner_grid(layout: &Layout) -> Option<String> {
 /// Only the first [`MAX_LISTED_RANKS`] ranks get a line; one more line
 /// counts the others, which still count in the minimum and maximum.
 pub fn summary_table(layout: &Layout) -> String {
-    // (rank, coordinates, local shape, element count), formatted.
-    type Row = (String, String, String, usize);
     let listed = layout.ranks().min(MAX_LISTED_RANKS);
-    let rows: Vec<Row> = (0..listed)
-        .map(|r| {
-            let coords = layout.coords_of_rank(r).expect("rank within layout");
-            let local = layout.local_shape(r).expect("rank within layout");
-            let coords = coords
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(",");
-            (
-                r.to_string(),
-                format!("({coords})"),
-                format_extents(&local),
-                local.iter().product(),
-            )
-        })
-        .collect();
+    let rows = rank_rows(layout, listed);
     let headers = ["rank", "coords", "local shape", "elements"];
-    let width = |k: usize, f: &dyn Fn(&Row) -> usize| {
+    let width = |k: usize, f: &dyn Fn(&RankRow) -> usize| {
         rows.iter().map(f).max().unwrap_or(0).max(headers[k].len())
     };
     let w = [
@@ -220,19 +202,48 @@ pub fn summary_table(layout: &Layout) -> String {
             w0 = w[0]
         );
     }
-    // Over every rank, listed or not, without keeping them.
+    s + &elements_per_rank(layout)
+}
+
+/// One line of [`summary_table`], formatted: rank, coordinates, local
+/// shape, and the element count.
+type RankRow = (String, String, String, usize);
+
+/// The lines of [`summary_table`] for the first `listed` ranks of `layout`.
+fn rank_rows(layout: &Layout, listed: usize) -> Vec<RankRow> {
+    (0..listed)
+        .map(|r| {
+            let coords = layout.coords_of_rank(r).expect("rank within layout");
+            let local = layout.local_shape(r).expect("rank within layout");
+            let coords = coords
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            (
+                r.to_string(),
+                format!("({coords})"),
+                format_extents(&local),
+                local.iter().product(),
+            )
+        })
+        .collect()
+}
+
+/// The last line of [`summary_table`]: the minimum and maximum element
+/// counts over every rank, listed or not (without keeping them), and the
+/// total.
+fn elements_per_rank(layout: &Layout) -> String {
     let counts = (0..layout.ranks()).map(|r| layout.local_len(r).expect("rank within layout"));
     let (min, max) = counts
         .fold(None, |acc: Option<(usize, usize)>, n| {
             Some(acc.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))))
         })
         .unwrap_or((0, 0));
-    let _ = writeln!(
-        s,
-        "elements per rank: min {min}, max {max}, total {}",
+    format!(
+        "elements per rank: min {min}, max {max}, total {}\n",
         layout.len()
-    );
-    s
+    )
 }
 
 #[cfg(test)]

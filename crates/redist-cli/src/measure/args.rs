@@ -1,0 +1,114 @@
+//! The command line of `redist run`: [`RunArgs`], the element types
+//! ([`ElementArg`]) and the baselines ([`Baseline`]) it names.
+
+use crate::shape::{Origin, Shape};
+use clap::{Args, ValueEnum};
+use dist_array::LayoutSpec;
+use redist::{MinRun, Remap, Strategy, Streaming};
+
+/// Element types `redist run` can move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ElementArg {
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `Complex<f64>`.
+    C64,
+    /// `i32`.
+    I32,
+    /// `u8`.
+    U8,
+}
+
+/// Baselines `redist run` can time next to the redistribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Baseline {
+    /// A bare `MPI_Alltoallv` of the same byte counts on pre-packed buffers.
+    Alltoallv,
+    /// ScaLAPACK's `pdgemr2d` on the same layouts (2-D, `--type f64`;
+    /// needs the tool built with the `scalapack` feature). Both arrays are
+    /// then stored column-major, as ScaLAPACK's.
+    Pdgemr2d,
+}
+
+/// Arguments of `redist run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Global array shape, e.g. `4096x4096`.
+    #[arg(long, value_name = "AxBx..")]
+    pub shape: Shape,
+    /// Target array shape when it differs from the source's (`--shape`);
+    /// then only a window moves (`--window`).
+    #[arg(long, value_name = "AxBx..")]
+    pub to_shape: Option<Shape>,
+    /// Move only this window: its extents, e.g. `300x200` (default: as much
+    /// as fits from the two origins).
+    #[arg(long, value_name = "AxBx..")]
+    pub window: Option<Shape>,
+    /// First index of the window in the source array, 0-based, e.g. `3,17`
+    /// (default: the origin).
+    #[arg(long, value_name = "I,J,..")]
+    pub from_window: Option<Origin>,
+    /// First index of the window in the target array, 0-based (default: the
+    /// origin). The rest of the target keeps its values, which `--verify`
+    /// checks too.
+    #[arg(long, value_name = "I,J,..")]
+    pub to_window: Option<Origin>,
+    /// Source layout spec string.
+    #[arg(long, value_name = "SPEC")]
+    pub from: LayoutSpec,
+    /// Target layout spec string.
+    #[arg(long, value_name = "SPEC")]
+    pub to: LayoutSpec,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value = "f64")]
+    pub element: ElementArg,
+    /// Exchange strategy: auto, alltoallv, scheduled or async.
+    #[arg(long, default_value = "auto", value_name = "NAME")]
+    pub strategy: Strategy,
+    /// How the target's ranks may be relabelled: none, closed-form or optimal.
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    pub remap: Remap,
+    /// Timed repetitions (after one untimed warm-up), 1 to 1000000.
+    #[arg(long, default_value_t = 5, value_parser = reps_parser())]
+    pub reps: usize,
+    /// Check every element of the result against its global index.
+    #[arg(long)]
+    pub verify: bool,
+    /// Also time baselines in the same run: alltoallv, pdgemr2d, or both
+    /// (`alltoallv,pdgemr2d`).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub baseline: Vec<Baseline>,
+    /// Print one JSON object on one line (rank 0, last line of stdout).
+    #[arg(long)]
+    pub json: bool,
+    /// When a side of a message is described to MPI by a derived datatype
+    /// instead of packed: auto (the library's rule), never, or where its
+    /// runs average at least N elements.
+    #[arg(long, default_value = "auto", value_name = "auto|never|N")]
+    pub datatype_min_run: MinRun,
+    /// When `async` sends a message run by run straight from source
+    /// storage: auto (the library's rule), never, or where its source runs
+    /// average at least N elements.
+    #[arg(long, default_value = "auto", value_name = "auto|never|N")]
+    pub direct_min_run: MinRun,
+    /// Send data between ranks of one node as MPI messages even where the
+    /// receiver could read it straight from the sender's shared storage.
+    #[arg(long)]
+    pub no_node_direct: bool,
+    /// When copies into the target use streaming (non-temporal) stores:
+    /// auto (where a rank writes more than its share of the cache holds),
+    /// never, always, or from a number of bytes written per rank.
+    #[arg(long, default_value = "auto", value_name = "WHEN")]
+    pub streaming: Streaming,
+}
+
+/// The most timed repetitions `--reps` accepts: enough for any benchmark,
+/// few enough that the vectors of times stay small.
+pub const MAX_REPS: u64 = 1_000_000;
+
+/// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
+fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS)
+}

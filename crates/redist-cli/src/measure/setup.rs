@@ -1,0 +1,186 @@
+//! Everything a run sets up before its arrays exist: the check that the
+//! job has ranks enough, the two layouts, the grids over the job's ranks,
+//! the redistribution built with the options of the command line (and what
+//! building it cost), and the memory check.
+//!
+//! Every check up to the memory check is pure (the same arguments give the
+//! same verdict on every rank) or agreed by a collective, so every rank
+//! returns the same error.
+
+use super::args::{Baseline, RunArgs};
+use super::timing::MEMCPY_MAX_ELEMENTS;
+use crate::collective::max_over;
+use crate::error::CliError;
+use crate::memory;
+use crate::shape::layout_for;
+use dist_array::{Element, Layout};
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use procgrid::ProcGrid;
+use redist::{Options, Redistribution, Window};
+use std::time::Instant;
+
+/// The ranks of `world`, once sure the layouts' grids fit in them. Checked
+/// before the layouts are built: a layout keeps a rank map.
+pub(super) fn check_rank_count(
+    args: &RunArgs,
+    world: &SimpleCommunicator,
+) -> Result<usize, CliError> {
+    let ranks = usize::try_from(world.size()).unwrap_or(0);
+    if args.from.ranks().max(args.to.ranks()) > ranks {
+        return Err(CliError::TooFewRanks {
+            grids: format!("{} and {}", args.from, args.to),
+            ranks,
+        });
+    }
+    Ok(ranks)
+}
+
+/// The source and target layouts of the command line; with the `pdgemr2d`
+/// baseline, once sure it can run, both stored column-major.
+pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), CliError> {
+    let mut from = layout_for(&args.shape, &args.from)?;
+    let mut to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    if args.baseline.contains(&Baseline::Pdgemr2d) {
+        crate::pdgemr2d::check_available::<T>(&from)?;
+        // ScaLAPACK's local parts are column-major; so are both arrays here.
+        from = from.with_storage(dist_array::Order::ColumnMajor);
+        to = to.with_storage(dist_array::Order::ColumnMajor);
+    }
+    Ok((from, to))
+}
+
+/// The source grid for `from` over the first ranks of `world`, and the
+/// target grid for `to` over the same communicator, so data can move
+/// between them. Collective over `world`.
+pub(super) fn grids(
+    from: &Layout,
+    to: &Layout,
+    world: &SimpleCommunicator,
+) -> Result<(ProcGrid, ProcGrid), CliError> {
+    let grid_a = grid_for(from, world, None)?;
+    let grid_b = grid_for(to, world, Some(&grid_a))?;
+    Ok((grid_a, grid_b))
+}
+
+/// A grid for `layout` over the first ranks of `world` (sharing `base` when given).
+fn grid_for(
+    layout: &Layout,
+    world: &SimpleCommunicator,
+    base: Option<&ProcGrid>,
+) -> Result<ProcGrid, CliError> {
+    let builder = ProcGrid::builder(layout.grid_extents()).subset(true);
+    Ok(match base {
+        Some(b) => builder.build_sharing(b)?,
+        None => builder.build(world)?,
+    })
+}
+
+/// The library's options as the command line sets them.
+fn options_for(args: &RunArgs) -> Options {
+    Options {
+        remap: args.remap,
+        strategy: args.strategy,
+        datatype_min_run: args.datatype_min_run,
+        direct_min_run: args.direct_min_run,
+        node_direct: !args.no_node_direct,
+        streaming: args.streaming,
+        ..Options::default()
+    }
+}
+
+/// What building the redistribution cost.
+pub(super) struct BuildCost {
+    /// This rank's time to build it, in milliseconds.
+    pub plan_ms: f64,
+    /// The slowest rank's time to build it (building is collective).
+    pub build_ms: f64,
+    /// The largest copy program over the ranks, in bytes.
+    pub program_bytes: u64,
+}
+
+/// Builds the redistribution from `from` on `grid_a` to `to` on `grid_b`
+/// of `window` (the whole array when `None`), with the options of `args`,
+/// and times it. Collective over the job's ranks.
+pub(super) fn build_redistribution<T: Element>(
+    args: &RunArgs,
+    (grid_a, from): (&ProcGrid, &Layout),
+    (grid_b, to): (&ProcGrid, &Layout),
+    window: Option<&Window>,
+) -> Result<(Redistribution<T>, BuildCost), CliError> {
+    let options = options_for(args);
+    let start = Instant::now();
+    let r = match window {
+        None => Redistribution::<T>::new(grid_a, from, grid_b, to, options)?,
+        Some(w) => Redistribution::<T>::with_window(grid_a, from, grid_b, to, w, options)?,
+    };
+    let plan_ms = start.elapsed().as_secs_f64() * 1e3;
+    let comm = grid_a.communicator();
+    // Building is collective: the slowest rank's time, the largest program.
+    let build_ms = max_over(comm, plan_ms);
+    let program_bytes = max_over(comm, r.program_bytes() as u64);
+    let cost = BuildCost {
+        plan_ms,
+        build_ms,
+        program_bytes,
+    };
+    Ok((r, cost))
+}
+
+/// Refuses, on every rank alike, a run whose arrays and buffers do not fit
+/// in memory, before any of them is allocated: each rank adds up the bytes
+/// it needs (its source and target local parts, the `memcpy` copy of its
+/// source part, the baseline's buffers) and compares the largest need with
+/// the smallest share of memory ([`memory::available_per_rank`]).
+pub(super) fn check_memory<T: Element>(
+    comm: &SimpleCommunicator,
+    from: &Layout,
+    to: &Layout,
+    bare: Option<&Result<redist::BareAlltoallv<T>, redist::RedistError>>,
+) -> Result<(), CliError> {
+    // The local parts DistArray allocates: none on ranks outside a grid.
+    // (A rank the layout cannot size would need everything: the all-reduce
+    // below then refuses on every rank, not on this one alone.)
+    let rank = usize::try_from(comm.rank()).unwrap_or(usize::MAX);
+    let local = |l: &Layout| {
+        if rank < l.ranks() {
+            l.local_len(rank).unwrap_or(usize::MAX)
+        } else {
+            0
+        }
+    };
+    let (source, target) = (local(from), local(to));
+    let copy = if source <= MEMCPY_MAX_ELEMENTS {
+        source
+    } else {
+        0
+    };
+    let baseline = match bare {
+        Some(Ok(b)) => [b.send_len(), b.recv_len()],
+        _ => [0, 0],
+    };
+    let need = memory::bytes_for(
+        std::mem::size_of::<T>(),
+        &[source, target, copy, baseline[0], baseline[1]],
+    );
+    let available = memory::available_per_rank();
+    // One all-reduce agrees on both: the largest need and, as the largest
+    // shortfall from u64::MAX, the smallest share.
+    let mine = [need, u64::MAX - available];
+    let mut all = [0u64; 2];
+    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    let (needed, available) = (all[0], u64::MAX - all[1]);
+    if needed <= available {
+        return Ok(());
+    }
+    let mut what = "the source and target local parts and a copy of the source part".to_string();
+    // Agreed: BareAlltoallv::new gives every rank the same verdict.
+    if matches!(bare, Some(Ok(_))) {
+        what += " (and the baseline's send and receive buffers)";
+    }
+    Err(CliError::OutOfMemory {
+        needed,
+        available,
+        what,
+    })
+}

@@ -1,0 +1,178 @@
+//! The timed parts of a run: the redistribution's executions, one `memcpy`
+//! of the local source data (the floor for an identity redistribution),
+//! the bare `MPI_Alltoallv` baseline and the `pdgemr2d` one, each after a
+//! warm-up where it has one, with [`Progress`] on rank 0's stderr meanwhile.
+//!
+//! Every repetition starts with a barrier and counts the slowest rank's
+//! time; the report takes the [`median`] of the repetitions.
+
+use super::values::IndexValue;
+use crate::collective::{max_over, on_every_rank};
+use crate::error::CliError;
+use crate::pdgemr2d::Timing;
+use dist_array::{DistArray, Element};
+use mpi::collective::CommunicatorCollectives;
+use mpi::topology::SimpleCommunicator;
+use procgrid::ProcGrid;
+use redist::{BareAlltoallv, RedistError, Redistribution};
+use std::time::Instant;
+
+/// The largest local source part (elements) `redist run` copies once with
+/// `memcpy` for `memcpy_ms_median`; larger parts are not copied.
+pub(super) const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
+
+/// Times `reps` executions of `r` from `src` into `dst`, after one untimed
+/// warm-up (buffers, connections). Collective over `comm`.
+pub(super) fn time_executions<T: Element>(
+    comm: &SimpleCommunicator,
+    r: &mut Redistribution<T>,
+    src: &DistArray<T>,
+    dst: &mut DistArray<T>,
+    reps: usize,
+    progress: &Progress,
+) -> Result<Vec<f64>, CliError> {
+    r.execute_into(src, dst)?; // warm-up: buffers, connections
+    let mut exec = Vec::with_capacity(reps);
+    for rep in 0..reps {
+        comm.barrier();
+        let t = mpi::time();
+        r.execute_into(src, dst)?;
+        exec.push(max_over(comm, mpi::time() - t));
+        progress.tick("redistribution", rep + 1);
+    }
+    Ok(exec)
+}
+
+/// Times `reps` copies (at least one) of the local source data into a
+/// buffer of its own; none when some rank's part is larger than
+/// [`MEMCPY_MAX_ELEMENTS`], to spare memory. Collective over `comm`.
+pub(super) fn time_memcpy<T: Element>(
+    comm: &SimpleCommunicator,
+    src: &DistArray<T>,
+    reps: usize,
+) -> Vec<f64> {
+    let small = src.local_slice().len() <= MEMCPY_MAX_ELEMENTS;
+    let mut memcpy = Vec::with_capacity(reps);
+    if on_every_rank(comm, small) {
+        let mut copy_target = src.local_slice().to_vec();
+        for _ in 0..reps.max(1) {
+            comm.barrier();
+            let t = mpi::time();
+            copy_target.copy_from_slice(src.local_slice());
+            memcpy.push(max_over(comm, mpi::time() - t));
+        }
+        std::hint::black_box(&copy_target);
+    }
+    memcpy
+}
+
+/// How the bare `MPI_Alltoallv` baseline went.
+pub(super) enum Alltoallv {
+    /// `--baseline alltoallv` was not given.
+    NotAsked,
+    /// It could not run: why (rank 0 has printed it on stderr).
+    Skipped(String),
+    /// Seconds per repetition, the slowest rank's.
+    Timed(Vec<f64>),
+}
+
+/// Times `reps` runs of the bare `MPI_Alltoallv` `bare` (`None` when not
+/// asked for), after one untimed warm-up; `root` says a refused baseline
+/// on stderr. Collective over `comm`.
+pub(super) fn time_alltoallv<T: IndexValue>(
+    comm: &SimpleCommunicator,
+    bare: Option<Result<BareAlltoallv<T>, RedistError>>,
+    reps: usize,
+    progress: &Progress,
+    root: bool,
+) -> Result<Alltoallv, CliError> {
+    let bare = match bare {
+        None => return Ok(Alltoallv::NotAsked),
+        // Checked on every rank before any buffer is allocated.
+        Some(Err(e)) => {
+            if root {
+                eprintln!("baseline skipped: {e}");
+            }
+            return Ok(Alltoallv::Skipped(e.to_string()));
+        }
+        Some(Ok(bare)) => bare,
+    };
+    // Real data in every page: an untouched zero-filled buffer would be
+    // read from the kernel's shared zero page and flatter the baseline.
+    let send: Vec<T> = (0..bare.send_len()).map(T::index_value).collect();
+    let mut recv: Vec<T> = (0..bare.recv_len()).map(T::index_value).collect();
+    bare.run(&send, &mut recv)?; // warm-up
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..reps {
+        comm.barrier();
+        let t = mpi::time();
+        bare.run(&send, &mut recv)?;
+        times.push(max_over(comm, mpi::time() - t));
+        progress.tick("baseline", rep + 1);
+    }
+    Ok(Alltoallv::Timed(times))
+}
+
+/// Times the `pdgemr2d` baseline on the window `r` moves, from `src` into
+/// an array laid out as `dst`, and compares its result with `dst`
+/// ([`crate::pdgemr2d::time`]). Collective over the grids' ranks.
+pub(super) fn time_pdgemr2d<T: Element>(
+    r: &Redistribution<T>,
+    src: &DistArray<T>,
+    dst: &DistArray<T>,
+    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    reps: usize,
+    progress: &Progress,
+) -> Result<Timing, CliError> {
+    let tick = |rep| progress.tick("pdgemr2d", rep);
+    crate::pdgemr2d::time(r.plan().window(), src, dst, grid_a, grid_b, reps, &tick)
+}
+
+/// The median of `v` (the upper one for an even count); 0 when empty.
+pub(super) fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    s[s.len() / 2]
+}
+
+/// Progress on rank 0's stderr for runs longer than a few seconds.
+pub(super) struct Progress {
+    /// Whether to print at all (rank 0, without `--json`).
+    on: bool,
+    /// Repetitions of each timed part.
+    total: usize,
+    start: Instant,
+    /// Seconds since `start` at the last line printed.
+    last: std::cell::Cell<f64>,
+}
+
+impl Progress {
+    /// Progress on `total` repetitions from now, printed when `on`.
+    pub(super) fn new(on: bool, total: usize) -> Progress {
+        Progress {
+            on,
+            total,
+            start: Instant::now(),
+            last: std::cell::Cell::new(0.0),
+        }
+    }
+
+    /// Says, at most every 2 s and after the first 3 s, that `done`
+    /// repetitions of `what` are over.
+    pub(super) fn tick(&self, what: &str, done: usize) {
+        let t = self.start.elapsed().as_secs_f64();
+        if !self.on || t < 3.0 || t - self.last.get() < 2.0 {
+            return;
+        }
+        self.last.set(t);
+        let rate = done as f64 / t;
+        let eta = (self.total - done) as f64 / rate.max(1e-9);
+        eprintln!(
+            "  {what}: {done}/{} reps, {t:.0} s elapsed, {rate:.2} reps/s, ETA {eta:.0} s",
+            self.total
+        );
+    }
+}

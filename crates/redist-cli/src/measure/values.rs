@@ -1,0 +1,114 @@
+//! The value of every element: the source holds a value derived from its
+//! global linear index ([`IndexValue`]), the target outside a window holds
+//! [`IndexValue::untouched`], and `--verify` checks every element of the
+//! result against them ([`all_as_expected`]).
+
+use crate::collective::sum_over;
+use crate::error::CliError;
+use dist_array::{Complex, DistArray, Element, Layout};
+use mpi::topology::SimpleCommunicator;
+use procgrid::ProcGrid;
+use redist::Window;
+
+/// A value for every global linear index, per element type: what the source
+/// holds and what `--verify` expects to find.
+pub(super) trait IndexValue: Element {
+    /// The value of the element with global linear index `i`.
+    fn index_value(i: usize) -> Self;
+    /// A value no small index maps to: what the target holds outside a
+    /// window.
+    fn untouched() -> Self;
+}
+
+impl IndexValue for f32 {
+    fn untouched() -> Self {
+        -1.0
+    }
+    fn index_value(i: usize) -> Self {
+        (i % (1 << 24)) as f32
+    }
+}
+impl IndexValue for f64 {
+    fn untouched() -> Self {
+        -1.0
+    }
+    fn index_value(i: usize) -> Self {
+        i as f64
+    }
+}
+impl IndexValue for Complex<f64> {
+    fn untouched() -> Self {
+        Complex::new(-1.0, 1.0)
+    }
+    fn index_value(i: usize) -> Self {
+        Complex::new(i as f64, -(i as f64))
+    }
+}
+impl IndexValue for i32 {
+    fn untouched() -> Self {
+        -1
+    }
+    #[allow(clippy::cast_possible_truncation, reason = "values wrap on purpose")]
+    fn index_value(i: usize) -> Self {
+        i as i32
+    }
+}
+impl IndexValue for u8 {
+    fn untouched() -> Self {
+        255
+    }
+    #[allow(clippy::cast_possible_truncation, reason = "below 251")]
+    fn index_value(i: usize) -> Self {
+        (i % 251) as u8
+    }
+}
+
+/// Global linear index (row-major) of a global index.
+fn linear(shape: &[usize], g: &[usize]) -> usize {
+    g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
+}
+
+/// The source array on `grid`: every element holds the value of its global
+/// linear index.
+pub(super) fn source<T: IndexValue>(
+    grid: &ProcGrid,
+    layout: &Layout,
+) -> Result<DistArray<T>, CliError> {
+    let shape = layout.shape();
+    Ok(DistArray::from_fn(grid, layout.clone(), |g| {
+        T::index_value(linear(shape, g))
+    })?)
+}
+
+/// The target array on `grid`: zeros when the whole array moves, else
+/// [`IndexValue::untouched`] everywhere, which the window overwrites.
+pub(super) fn target<T: IndexValue>(
+    grid: &ProcGrid,
+    layout: &Layout,
+    window: Option<&Window>,
+) -> Result<DistArray<T>, CliError> {
+    Ok(match window {
+        None => DistArray::zeros(grid, layout.clone())?,
+        Some(_) => DistArray::from_fn(grid, layout.clone(), |_| T::untouched())?,
+    })
+}
+
+/// Whether every element of `dst`, on every rank, holds what it should
+/// after moving `window` (the whole array when `None`) of a source of
+/// shape `shape` made by [`source`]. Collective over `comm`.
+pub(super) fn all_as_expected<T: IndexValue>(
+    comm: &SimpleCommunicator,
+    dst: &DistArray<T>,
+    shape: &[usize],
+    window: Option<&Window>,
+) -> bool {
+    // Global indices computed block by block: no table per local index.
+    let expected = |g: &[usize]| match window {
+        None => T::index_value(linear(shape, g)),
+        Some(w) => w
+            .source_index_of(g)
+            .map_or_else(T::untouched, |s| T::index_value(linear(shape, &s))),
+    };
+    let bad = dst.count_where(|g, v| *v != expected(g)) as u64;
+    sum_over(comm, bad) == 0
+}
