@@ -47,8 +47,8 @@ pub use examples::{run_examples, Example};
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::fs::File;
-use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Rank counts every suite is launched with unless told otherwise.
@@ -357,6 +357,18 @@ struct Report {
 }
 
 impl Report {
+    /// The report of a launch that has not run yet, repeated by `command`.
+    fn new(command: String) -> Report {
+        Report {
+            status: None,
+            timed_out: None,
+            elapsed: Duration::ZERO,
+            stdout: String::new(),
+            stderr: String::new(),
+            command,
+        }
+    }
+
     fn ok(&self) -> bool {
         self.timed_out.is_none() && self.status.is_some_and(|s| s.success())
     }
@@ -373,102 +385,209 @@ impl Report {
     }
 }
 
-/// Starts `exe` with `args` under `mpirun -n k` (`k` = `None`: directly,
-/// for programs without MPI), under the timeout, and reports what it did;
-/// none of its processes outlives the call.
-fn launch(exe: &Path, k: Option<usize>, args: &[String]) -> Report {
-    let mpirun = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
-    let timeout = Duration::from_secs_f64(
+/// What one launch runs: the program, its arguments, and the command line
+/// that repeats it.
+struct Invocation {
+    /// `mpirun` (or `NDCYCLIC_MPIRUN`), or the program itself.
+    program: String,
+    /// The arguments of `program`.
+    args: Vec<String>,
+    /// The rank count under `mpirun`; `None` for a program started directly.
+    ranks: Option<usize>,
+    /// The shell command that repeats the launch (printed as `reproduce:`).
+    command: String,
+}
+
+impl Invocation {
+    /// `exe` with `args` under `mpirun -n k` (`NDCYCLIC_MPIRUN_ARGS` first),
+    /// or directly when `k` is `None`.
+    fn new(exe: &Path, k: Option<usize>, args: &[String]) -> Invocation {
+        match k {
+            Some(k) => {
+                let mpirun =
+                    std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
+                let mut cmd_args: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
+                    .map(|v| v.split_whitespace().map(String::from).collect())
+                    .unwrap_or_default();
+                cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
+                cmd_args.extend(args.iter().cloned());
+                let command = format!(
+                    "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
+                    cmd_args.join(" ")
+                );
+                Invocation {
+                    program: mpirun,
+                    args: cmd_args,
+                    ranks: Some(k),
+                    command,
+                }
+            }
+            None => {
+                let program = exe.display().to_string();
+                let command = format!("{program} {}", args.join(" "));
+                Invocation {
+                    program,
+                    args: args.to_vec(),
+                    ranks: None,
+                    command,
+                }
+            }
+        }
+    }
+
+    /// The process to start for launch `tag`, in a process group of its own,
+    /// its standard output and error going to `out` and `err`.
+    fn command(&self, tag: &str, out: File, err: File) -> Command {
+        let mut cmd = Command::new(&self.program);
+        if let Some(k) = self.ranks {
+            cmd.env(CHILD_VAR, "1")
+                .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string());
+        }
+        cmd.args(&self.args)
+            // Every process of this launch inherits it, whoever starts it:
+            // how the ranks are found when they are not in the launcher's
+            // process group (Open MPI's daemons start them in groups of their own).
+            .env(JOB_VAR, tag)
+            // Harmless for MPICH; lets Open MPI's launcher run as root and oversubscribe.
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        cmd
+    }
+}
+
+/// How long a launch may run: `NDCYCLIC_MPI_TIMEOUT` seconds, default 300.
+fn launch_timeout() -> Duration {
+    Duration::from_secs_f64(
         std::env::var("NDCYCLIC_MPI_TIMEOUT")
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(300.0),
-    );
-    let (program, cmd_args, command) = match k {
-        Some(k) => {
-            let mut cmd_args: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
-                .map(|v| v.split_whitespace().map(String::from).collect())
-                .unwrap_or_default();
-            cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
-            cmd_args.extend(args.iter().cloned());
-            let command = format!(
-                "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
-                cmd_args.join(" ")
-            );
-            (mpirun, cmd_args, command)
-        }
-        None => {
-            let program = exe.display().to_string();
-            let command = format!("{program} {}", args.join(" "));
-            (program, args.to_vec(), command)
-        }
-    };
-    let dir = std::env::temp_dir();
-    let tag = format!(
+    )
+}
+
+/// The name of a launch, unique on the machine: `ndcyclic-mpi-<pid>-<k>`
+/// (`serial` for a program started directly). Its processes carry it in
+/// [`JOB_VAR`], and its output files are named after it.
+fn job_tag(k: Option<usize>) -> String {
+    format!(
         "ndcyclic-mpi-{}-{}",
         std::process::id(),
         k.map_or("serial".to_string(), |k| k.to_string())
-    );
-    let out_path = dir.join(format!("{tag}.out"));
-    let err_path = dir.join(format!("{tag}.err"));
+    )
+}
+
+/// The files of the temporary directory that a launch's standard output
+/// and error go to while it runs.
+struct OutputFiles {
+    /// The temporary directory.
+    dir: PathBuf,
+    /// `<tag>.out`.
+    out: PathBuf,
+    /// `<tag>.err`.
+    err: PathBuf,
+}
+
+impl OutputFiles {
+    /// The output files of launch `tag`.
+    fn new(tag: &str) -> OutputFiles {
+        let dir = std::env::temp_dir();
+        let out = dir.join(format!("{tag}.out"));
+        let err = dir.join(format!("{tag}.err"));
+        OutputFiles { dir, out, err }
+    }
+
+    /// Creates (or empties) both files; `None` when either cannot be.
+    fn create(&self) -> Option<(File, File)> {
+        match (File::create(&self.out), File::create(&self.err)) {
+            (Ok(out), Ok(err)) => Some((out, err)),
+            _ => None,
+        }
+    }
+
+    /// Appends what the files hold to `report`'s output, and removes them.
+    fn collect_into(&self, report: &mut Report) {
+        report.stdout += &std::fs::read_to_string(&self.out).unwrap_or_default();
+        report.stderr += &std::fs::read_to_string(&self.err).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.out);
+        let _ = std::fs::remove_file(&self.err);
+    }
+}
+
+/// How a started launch ended.
+enum Ending {
+    /// It exited by itself.
+    Exited(ExitStatus),
+    /// It outran the timeout and was killed with every process of the
+    /// launch, `after` this long.
+    Killed {
+        /// Its status once killed, if it could be collected.
+        status: Option<ExitStatus>,
+        /// Time from the start of the launch to the end of the kill.
+        after: Duration,
+    },
+    /// Asking whether it had exited failed.
+    WaitFailed(std::io::Error),
+}
+
+/// Waits for `child`, looking every 20 ms; once `timeout` has passed since
+/// `start`, kills its process group, the child itself and every process of
+/// launch `tag`.
+fn wait_or_kill(child: &mut Child, tag: &str, start: Instant, timeout: Duration) -> Ending {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ending::Exited(status),
+            Ok(None) if start.elapsed() > timeout => {
+                kill_group(child.id());
+                let _ = child.kill();
+                let status = child.wait().ok();
+                kill_job(tag);
+                return Ending::Killed {
+                    status,
+                    after: start.elapsed(),
+                };
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Ending::WaitFailed(e),
+        }
+    }
+}
+
+/// Starts `exe` with `args` under `mpirun -n k` (`k` = `None`: directly,
+/// for programs without MPI), under the timeout, and reports what it did;
+/// none of its processes outlives the call.
+fn launch(exe: &Path, k: Option<usize>, args: &[String]) -> Report {
+    let invocation = Invocation::new(exe, k, args);
+    let timeout = launch_timeout();
+    let tag = job_tag(k);
+    let files = OutputFiles::new(&tag);
     let start = Instant::now();
-    let mut report = Report {
-        status: None,
-        timed_out: None,
-        elapsed: Duration::ZERO,
-        stdout: String::new(),
-        stderr: String::new(),
-        command,
-    };
-    let (Ok(out), Ok(err)) = (File::create(&out_path), File::create(&err_path)) else {
-        report.stderr = format!("cannot create output files in {}", dir.display());
+    let mut report = Report::new(invocation.command.clone());
+    let Some((out, err)) = files.create() else {
+        report.stderr = format!("cannot create output files in {}", files.dir.display());
         return report;
     };
-    let mut cmd = Command::new(&program);
-    if let Some(k) = k {
-        cmd.env(CHILD_VAR, "1")
-            .env("NDCYCLIC_MPI_RANKS_LAUNCHED", k.to_string());
-    }
-    cmd.args(&cmd_args)
-        // Every process of this launch inherits it, whoever starts it:
-        // how the ranks are found when they are not in the launcher's
-        // process group (Open MPI's daemons start them in groups of their own).
-        .env(JOB_VAR, &tag)
-        // Harmless for MPICH; lets Open MPI's launcher run as root and oversubscribe.
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err);
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    match cmd.spawn() {
+    let program = &invocation.program;
+    match invocation.command(&tag, out, err).spawn() {
         Err(e) => {
             report.stderr = format!("cannot start `{program}`: {e}");
         }
-        Ok(mut child) => loop {
-            match child.try_wait() {
-                Ok(Some(status)) => {
-                    report.status = Some(status);
-                    break;
-                }
-                Ok(None) if start.elapsed() > timeout => {
-                    kill_group(child.id());
-                    let _ = child.kill();
-                    report.status = child.wait().ok();
-                    kill_job(&tag);
-                    report.timed_out = Some(start.elapsed());
-                    break;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-                Err(e) => {
-                    report.stderr = format!("waiting for `{program}` failed: {e}");
-                    break;
-                }
+        Ok(mut child) => match wait_or_kill(&mut child, &tag, start, timeout) {
+            Ending::Exited(status) => report.status = Some(status),
+            Ending::Killed { status, after } => {
+                report.status = status;
+                report.timed_out = Some(after);
+            }
+            Ending::WaitFailed(e) => {
+                report.stderr = format!("waiting for `{program}` failed: {e}");
             }
         },
     }
@@ -476,10 +595,7 @@ fn launch(exe: &Path, k: Option<usize>, args: &[String]) -> Report {
     // an abort): none may outlive the launch.
     kill_job(&tag);
     report.elapsed = start.elapsed();
-    report.stdout += &std::fs::read_to_string(&out_path).unwrap_or_default();
-    report.stderr += &std::fs::read_to_string(&err_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&out_path);
-    let _ = std::fs::remove_file(&err_path);
+    files.collect_into(&mut report);
     report
 }
 
