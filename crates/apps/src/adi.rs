@@ -20,7 +20,7 @@
 //! [`solve_serial`].
 
 use dist_array::{DistArray, Layout, LayoutSpec};
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, Ix2};
 use procgrid::ProcGrid;
@@ -257,6 +257,27 @@ pub fn fnv1a64(values: &[f64]) -> u64 {
     h
 }
 
+/// The discretisation of an `n × n` interior grid stepped by `dt`: mesh
+/// width `h = 1/(n+1)`, `r = dt / (2h²)`, and the eliminated coefficients of
+/// the implicit systems ([`thomas_coefficients`]).
+struct Mesh {
+    /// Mesh width.
+    h: f64,
+    /// dt / (2h²).
+    r: f64,
+    /// The Thomas coefficients of a line of `n` points.
+    coef: Vec<(f64, f64)>,
+}
+
+impl Mesh {
+    fn new(n: usize, dt: f64) -> Mesh {
+        let h = 1.0 / (n + 1) as f64;
+        let r = dt / (2.0 * h * h);
+        let coef = thomas_coefficients(n, r);
+        Mesh { h, r, coef }
+    }
+}
+
 fn check(n: usize, steps: usize, dt: f64) -> Result<(), AdiError> {
     if n == 0 {
         return Err(AdiError::Parameter("n must be at least 1".into()));
@@ -283,9 +304,7 @@ pub fn solve_serial(
     two_modes: bool,
 ) -> Result<Array2<f64>, AdiError> {
     check(n, steps, dt)?;
-    let h = 1.0 / (n + 1) as f64;
-    let r = dt / (2.0 * h * h);
-    let coef = thomas_coefficients(n, r);
+    let Mesh { h, r, coef } = Mesh::new(n, dt);
     let mut u = Array2::from_shape_fn((n, n), |(i, j)| {
         initial((i + 1) as f64 * h, (j + 1) as f64 * h, two_modes)
     });
@@ -334,6 +353,273 @@ fn view2_mut(a: &mut DistArray<f64>) -> ArrayViewMut2<'_, f64> {
         .expect("2-D local part")
 }
 
+/// The y-line and x-line layouts of `cfg` on `p` ranks (`block,*@Px1` and
+/// `*,block@1xP` where it names none), checked to keep their line dimension
+/// whole and to fit in the job.
+fn line_specs(cfg: &AdiConfig, p: usize) -> Result<(LayoutSpec, LayoutSpec), AdiError> {
+    let y_spec = match &cfg.y_layout {
+        Some(s) => s.clone(),
+        None => format!("block,*@{p}x1").parse()?,
+    };
+    let x_spec = match &cfg.x_layout {
+        Some(s) => s.clone(),
+        None => format!("*,block@1x{p}").parse()?,
+    };
+    line_layout(&y_spec, "y-line", 1, p)?;
+    line_layout(&x_spec, "x-line", 0, p)?;
+    for spec in [&y_spec, &x_spec] {
+        if spec.ranks() > p {
+            return Err(AdiError::Parameter(format!(
+                "layout {spec} needs {} ranks, the job has {p}",
+                spec.ranks()
+            )));
+        }
+    }
+    Ok((y_spec, x_spec))
+}
+
+/// The two redistributions of a step.
+struct Exchanges {
+    /// Whole y-lines → whole x-lines, with the configured remapping.
+    to_x: Redistribution<f64>,
+    /// Whole x-lines → whole y-lines, back to the y-layout as given.
+    to_y: Redistribution<f64>,
+}
+
+/// The grids and layouts of the two phases and the redistributions between
+/// them, planned once for the whole run.
+struct LinePlans {
+    /// The grid of the y-line phase.
+    y_grid: ProcGrid,
+    /// The layout with whole y-lines (dimension 1 whole).
+    y_layout: Layout,
+    /// The grid of the x-line phase.
+    x_grid: ProcGrid,
+    /// The layout with whole x-lines, as the y → x redistribution relabelled it.
+    x_layout: Layout,
+    /// y → x and x → y.
+    exchanges: Exchanges,
+}
+
+impl LinePlans {
+    /// Builds the grids on `world` and plans both redistributions of the
+    /// `n × n` field of `cfg` (collective).
+    fn new(
+        world: &SimpleCommunicator,
+        cfg: &AdiConfig,
+        y_spec: &LayoutSpec,
+        x_spec: &LayoutSpec,
+    ) -> Result<LinePlans, AdiError> {
+        let n = cfg.n;
+        let ly = Layout::new(&[n, n], y_spec)?;
+        let lx = Layout::new(&[n, n], x_spec)?;
+        let gy = ProcGrid::builder(y_spec.grid()).subset(true).build(world)?;
+        let gx = ProcGrid::builder(x_spec.grid())
+            .subset(true)
+            .build_sharing(&gy)?;
+        let to_x_opts = Options {
+            strategy: cfg.strategy,
+            remap: cfg.remap,
+            ..Options::default()
+        };
+        let to_x = Redistribution::<f64>::new(&gy, &ly, &gx, &lx, to_x_opts)?;
+        let lx = to_x.target_layout().clone();
+        let to_y_opts = Options {
+            strategy: cfg.strategy,
+            remap: Remap::None,
+            ..Options::default()
+        };
+        let to_y = Redistribution::<f64>::new(&gx, &lx, &gy, &ly, to_y_opts)?;
+        Ok(LinePlans {
+            y_grid: gy,
+            y_layout: ly,
+            x_grid: gx,
+            x_layout: lx,
+            exchanges: Exchanges { to_x, to_y },
+        })
+    }
+
+    /// Bytes moved between ranks per step (both redistributions).
+    fn bytes_moved_per_step(&self) -> usize {
+        (self.exchanges.to_x.plan().stats().moved + self.exchanges.to_y.plan().stats().moved) * 8
+    }
+}
+
+/// The field and the work arrays of a step: `u` and `w_y` with whole
+/// y-lines, `w_x` and `v_x` with whole x-lines.
+struct Fields {
+    /// The solution, between steps.
+    u: DistArray<f64>,
+    /// The y-part explicit of `u`.
+    w_y: DistArray<f64>,
+    /// `w_y` with whole x-lines, then u* after the x-systems.
+    w_x: DistArray<f64>,
+    /// The x-part explicit of u*.
+    v_x: DistArray<f64>,
+}
+
+impl Fields {
+    /// The initial field on the y-lines of `plans` and zeroed work arrays.
+    fn initial(plans: &LinePlans, h: f64, two_modes: bool) -> Result<Fields, AdiError> {
+        let ly = &plans.y_layout;
+        let u = DistArray::from_fn(&plans.y_grid, ly.clone(), |g| {
+            initial((g[0] + 1) as f64 * h, (g[1] + 1) as f64 * h, two_modes)
+        })?;
+        let w_y = DistArray::<f64>::zeros(&plans.y_grid, ly.clone())?;
+        let w_x = DistArray::<f64>::zeros(&plans.x_grid, plans.x_layout.clone())?;
+        let v_x = DistArray::<f64>::zeros(&plans.x_grid, plans.x_layout.clone())?;
+        Ok(Fields { u, w_y, w_x, v_x })
+    }
+}
+
+/// Seconds spent in the time loop, this rank's view.
+#[derive(Debug, Default)]
+struct LoopTimes {
+    /// The whole loop, barrier to barrier.
+    total_s: f64,
+    /// Of which redistribution.
+    redist_s: f64,
+    /// Of which computation.
+    compute_s: f64,
+}
+
+/// One Peaceman–Rachford step of `fields`; returns its seconds of
+/// (computation, redistribution).
+fn step(
+    exchanges: &mut Exchanges,
+    fields: &mut Fields,
+    mesh: &Mesh,
+) -> Result<(f64, f64), AdiError> {
+    let (coef, r) = (&mesh.coef[..], mesh.r);
+    let t0 = Instant::now();
+    // y-part explicit on whole y-lines.
+    explicit_rows(view2(&fields.u), view2_mut(&mut fields.w_y), r);
+    let t1 = Instant::now();
+    exchanges
+        .to_x
+        .execute_into_unchecked(&fields.w_y, &mut fields.w_x)?;
+    let t2 = Instant::now();
+    // x-systems on whole x-lines, then the x-part explicit.
+    solve_columns(view2_mut(&mut fields.w_x), coef, r);
+    explicit_columns(view2(&fields.w_x), view2_mut(&mut fields.v_x), r);
+    let t3 = Instant::now();
+    exchanges
+        .to_y
+        .execute_into_unchecked(&fields.v_x, &mut fields.u)?;
+    let t4 = Instant::now();
+    // y-systems on whole y-lines.
+    solve_rows(view2_mut(&mut fields.u), coef, r);
+    let t5 = Instant::now();
+    let compute_s = (t1 - t0).as_secs_f64() + (t3 - t2).as_secs_f64() + (t5 - t4).as_secs_f64();
+    let redist_s = (t2 - t1).as_secs_f64() + (t4 - t3).as_secs_f64();
+    Ok((compute_s, redist_s))
+}
+
+/// Progress lines on standard error: once a run has taken 3 s, at most one
+/// every 2 s.
+struct Progress {
+    /// Whether this rank prints them.
+    enabled: bool,
+    /// Elapsed seconds at the last line.
+    last_report: f64,
+}
+
+impl Progress {
+    /// Reports `done` of `steps` steps after `elapsed` seconds, if it is time to.
+    fn after_step(&mut self, done: usize, steps: usize, elapsed: f64) {
+        if self.enabled && elapsed > 3.0 && elapsed - self.last_report > 2.0 {
+            self.last_report = elapsed;
+            let rate = done as f64 / elapsed;
+            eprintln!(
+                "  step {done}/{steps}  {elapsed:.1} s elapsed  {rate:.1} steps/s  ETA {:.0} s",
+                (steps - done) as f64 / rate
+            );
+        }
+    }
+}
+
+/// Runs the `cfg.steps` steps between two barriers on the y-grid, timing
+/// the phases, with progress lines on rank 0 when `cfg.progress`.
+fn time_loop(
+    world: &SimpleCommunicator,
+    cfg: &AdiConfig,
+    plans: &mut LinePlans,
+    fields: &mut Fields,
+    mesh: &Mesh,
+) -> Result<LoopTimes, AdiError> {
+    let comm = plans.y_grid.communicator();
+    comm.barrier();
+    let start = Instant::now();
+    let mut times = LoopTimes::default();
+    let mut progress = Progress {
+        enabled: cfg.progress && world.rank() == 0,
+        last_report: 0.0,
+    };
+    for done in 1..=cfg.steps {
+        let (compute_s, redist_s) = step(&mut plans.exchanges, fields, mesh)?;
+        times.compute_s += compute_s;
+        times.redist_s += redist_s;
+        progress.after_step(done, cfg.steps, start.elapsed().as_secs_f64());
+    }
+    comm.barrier();
+    times.total_s = start.elapsed().as_secs_f64();
+    Ok(times)
+}
+
+/// This rank's largest error and sum of squared errors of `u` (on `layout`)
+/// against the exact solution at time `t`; zeros on a rank outside the grid.
+fn local_errors(
+    u: &DistArray<f64>,
+    layout: &Layout,
+    h: f64,
+    t: f64,
+    two_modes: bool,
+) -> Result<(f64, f64), AdiError> {
+    let (mut max_e, mut sum_e2) = (0.0f64, 0.0f64);
+    if let Some(rank) = u.rank() {
+        let coords = layout.coords_of_rank(rank)?;
+        let gi = layout.axis(0).local_to_global_table(coords[0]);
+        let gj = layout.axis(1).local_to_global_table(coords[1]);
+        let u = view2(u);
+        for (li, &i) in gi.iter().enumerate() {
+            for (lj, &j) in gj.iter().enumerate() {
+                let reference = exact((i + 1) as f64 * h, (j + 1) as f64 * h, t, two_modes);
+                let e = (u[[li, lj]] - reference).abs();
+                max_e = max_e.max(e);
+                sum_e2 += e * e;
+            }
+        }
+    }
+    Ok((max_e, sum_e2))
+}
+
+/// The (max-norm, discrete L2) errors from every rank's [`local_errors`],
+/// the same on every rank (collective).
+fn agreed_errors(comm: &SimpleCommunicator, local: (f64, f64), h: f64) -> (f64, f64) {
+    let (max_e, sum_e2) = local;
+    let mut max_error = 0.0f64;
+    comm.all_reduce_into(&max_e, &mut max_error, SystemOperation::max());
+    let mut total = 0.0f64;
+    comm.all_reduce_into(&sum_e2, &mut total, SystemOperation::sum());
+    (max_error, (h * h * total).sqrt())
+}
+
+/// The field `u` gathered on rank 0 (`None` elsewhere) and its checksum,
+/// which every rank receives (collective).
+fn gather_field(
+    u: &DistArray<f64>,
+    comm: &SimpleCommunicator,
+) -> Result<(Option<Array2<f64>>, u64), AdiError> {
+    let field = u
+        .gather(0)?
+        .map(|f| f.into_dimensionality::<Ix2>().expect("2-D field"));
+    let mut checksum = field.as_ref().map_or(0, |f| {
+        fnv1a64(f.as_standard_layout().as_slice().expect("contiguous"))
+    });
+    comm.process_at_rank(0).broadcast_into(&mut checksum);
+    Ok((field, checksum))
+}
+
 /// Runs the solver on every rank of `world` (collective).
 ///
 /// # Errors
@@ -355,137 +641,33 @@ fn view2_mut(a: &mut DistArray<f64>) -> ArrayViewMut2<'_, f64> {
 pub fn solve(world: &SimpleCommunicator, cfg: &AdiConfig) -> Result<AdiResult, AdiError> {
     check(cfg.n, cfg.steps, cfg.dt)?;
     let p = world.size() as usize;
-    let n = cfg.n;
-    let y_spec = match &cfg.y_layout {
-        Some(s) => s.clone(),
-        None => format!("block,*@{p}x1").parse()?,
-    };
-    let x_spec = match &cfg.x_layout {
-        Some(s) => s.clone(),
-        None => format!("*,block@1x{p}").parse()?,
-    };
-    line_layout(&y_spec, "y-line", 1, p)?;
-    line_layout(&x_spec, "x-line", 0, p)?;
-    for spec in [&y_spec, &x_spec] {
-        if spec.ranks() > p {
-            return Err(AdiError::Parameter(format!(
-                "layout {spec} needs {} ranks, the job has {p}",
-                spec.ranks()
-            )));
-        }
-    }
-    let ly = Layout::new(&[n, n], &y_spec)?;
-    let lx = Layout::new(&[n, n], &x_spec)?;
-    let gy = ProcGrid::builder(y_spec.grid()).subset(true).build(world)?;
-    let gx = ProcGrid::builder(x_spec.grid())
-        .subset(true)
-        .build_sharing(&gy)?;
-    let to_x_opts = Options {
-        strategy: cfg.strategy,
-        remap: cfg.remap,
-        ..Options::default()
-    };
-    let mut to_x = Redistribution::<f64>::new(&gy, &ly, &gx, &lx, to_x_opts)?;
-    let lx = to_x.target_layout().clone();
-    let to_y_opts = Options {
-        strategy: cfg.strategy,
-        remap: Remap::None,
-        ..Options::default()
-    };
-    let mut to_y = Redistribution::<f64>::new(&gx, &lx, &gy, &ly, to_y_opts)?;
-
-    let h = 1.0 / (n + 1) as f64;
-    let r = cfg.dt / (2.0 * h * h);
-    let coef = thomas_coefficients(n, r);
-    let two = cfg.two_modes;
-    let mut u_y = DistArray::from_fn(&gy, ly.clone(), |g| {
-        initial((g[0] + 1) as f64 * h, (g[1] + 1) as f64 * h, two)
-    })?;
-    let mut w_y = DistArray::<f64>::zeros(&gy, ly.clone())?;
-    let mut w_x = DistArray::<f64>::zeros(&gx, lx.clone())?;
-    let mut v_x = DistArray::<f64>::zeros(&gx, lx.clone())?;
-
-    let comm = gy.communicator();
-    comm.barrier();
-    let start = Instant::now();
-    let (mut redist_s, mut compute_s) = (0.0, 0.0);
-    let mut last_report = 0.0;
-    for step in 0..cfg.steps {
-        let t0 = Instant::now();
-        // y-part explicit on whole y-lines.
-        explicit_rows(view2(&u_y), view2_mut(&mut w_y), r);
-        let t1 = Instant::now();
-        to_x.execute_into_unchecked(&w_y, &mut w_x)?;
-        let t2 = Instant::now();
-        // x-systems on whole x-lines, then the x-part explicit.
-        solve_columns(view2_mut(&mut w_x), &coef, r);
-        explicit_columns(view2(&w_x), view2_mut(&mut v_x), r);
-        let t3 = Instant::now();
-        to_y.execute_into_unchecked(&v_x, &mut u_y)?;
-        let t4 = Instant::now();
-        // y-systems on whole y-lines.
-        solve_rows(view2_mut(&mut u_y), &coef, r);
-        let t5 = Instant::now();
-        compute_s += (t1 - t0).as_secs_f64() + (t3 - t2).as_secs_f64() + (t5 - t4).as_secs_f64();
-        redist_s += (t2 - t1).as_secs_f64() + (t4 - t3).as_secs_f64();
-        let elapsed = start.elapsed().as_secs_f64();
-        if cfg.progress && world.rank() == 0 && elapsed > 3.0 && elapsed - last_report > 2.0 {
-            last_report = elapsed;
-            let rate = (step + 1) as f64 / elapsed;
-            eprintln!(
-                "  step {}/{}  {elapsed:.1} s elapsed  {rate:.1} steps/s  ETA {:.0} s",
-                step + 1,
-                cfg.steps,
-                (cfg.steps - step - 1) as f64 / rate
-            );
-        }
-    }
-    comm.barrier();
-    let time_s = start.elapsed().as_secs_f64();
+    let (y_spec, x_spec) = line_specs(cfg, p)?;
+    let mut plans = LinePlans::new(world, cfg, &y_spec, &x_spec)?;
+    let mesh = Mesh::new(cfg.n, cfg.dt);
+    let mut fields = Fields::initial(&plans, mesh.h, cfg.two_modes)?;
+    let times = time_loop(world, cfg, &mut plans, &mut fields, &mesh)?;
 
     // Errors against the exact solution, on the y-layout.
     let t = cfg.steps as f64 * cfg.dt;
-    let (mut max_e, mut sum_e2) = (0.0f64, 0.0f64);
-    if let Some(rank) = u_y.rank() {
-        let coords = ly.coords_of_rank(rank)?;
-        let gi = ly.axis(0).local_to_global_table(coords[0]);
-        let gj = ly.axis(1).local_to_global_table(coords[1]);
-        let u = view2(&u_y);
-        for (li, &i) in gi.iter().enumerate() {
-            for (lj, &j) in gj.iter().enumerate() {
-                let e = (u[[li, lj]] - exact((i + 1) as f64 * h, (j + 1) as f64 * h, t, two)).abs();
-                max_e = max_e.max(e);
-                sum_e2 += e * e;
-            }
-        }
-    }
-    let mut agreed = [0.0f64; 1];
-    comm.all_reduce_into(&max_e, &mut agreed[0], SystemOperation::max());
-    let mut total = 0.0f64;
-    comm.all_reduce_into(&sum_e2, &mut total, SystemOperation::sum());
-    let field = u_y
-        .gather(0)?
-        .map(|f| f.into_dimensionality::<Ix2>().expect("2-D field"));
-    let mut checksum = field.as_ref().map_or(0, |f| {
-        fnv1a64(f.as_standard_layout().as_slice().expect("contiguous"))
-    });
-    {
-        use mpi::collective::Root;
-        comm.process_at_rank(0).broadcast_into(&mut checksum);
-    }
-    let bytes_moved_per_step = (to_x.plan().stats().moved + to_y.plan().stats().moved) * 8;
+    let local = local_errors(&fields.u, &plans.y_layout, mesh.h, t, cfg.two_modes)?;
+    let comm = plans.y_grid.communicator();
+    let (max_error, l2_error) = agreed_errors(comm, local, mesh.h);
+    let (field, checksum) = gather_field(&fields.u, comm)?;
     Ok(AdiResult {
         ranks: p,
         time: t,
-        max_error: agreed[0],
-        l2_error: (h * h * total).sqrt(),
+        max_error,
+        l2_error,
         checksum,
         field,
-        time_s,
-        redist_s,
-        compute_s,
-        bytes_moved_per_step,
-        strategies: (to_x.strategy(), to_y.strategy()),
+        time_s: times.total_s,
+        redist_s: times.redist_s,
+        compute_s: times.compute_s,
+        bytes_moved_per_step: plans.bytes_moved_per_step(),
+        strategies: (
+            plans.exchanges.to_x.strategy(),
+            plans.exchanges.to_y.strategy(),
+        ),
     })
 }
 

@@ -147,35 +147,7 @@ impl<T: Element> DistArray<T> {
         let layout = out.layout().clone();
         let root_process = comm.process_at_rank(rank_of(root));
         let is_root = comm.rank() as usize == root;
-        // The root's verdict: 0 ok, 1 no array, 2 wrong shape (then its shape follows).
-        let mut verdict = [0u64; 2];
-        let mut got_shape = vec![];
-        if is_root {
-            match &whole {
-                None => verdict[0] = 1,
-                Some(w) if w.shape() != layout.shape() => {
-                    verdict = [2, w.ndim() as u64];
-                    got_shape = w.shape().iter().map(|&n| n as u64).collect();
-                }
-                Some(_) => {}
-            }
-        }
-        root_process.broadcast_into(&mut verdict[..]);
-        match verdict[0] {
-            1 => return Err(DistError::MissingRootArray { root }),
-            2 => {
-                got_shape.resize(usize::try_from(verdict[1]).unwrap_or(0), 0);
-                root_process.broadcast_into(&mut got_shape[..]);
-                return Err(DistError::ShapeMismatch {
-                    expected: layout.shape().to_vec(),
-                    got: got_shape
-                        .iter()
-                        .map(|&n| usize::try_from(n).unwrap_or(usize::MAX))
-                        .collect(),
-                });
-            }
-            _ => {}
-        }
+        agree_on_root_array(&root_process, root, is_root, whole.as_ref(), layout.shape())?;
         let mut spare_recv = [0u8; 1];
         let recv = at_real_address_mut(
             bytemuck::cast_slice_mut(out.local_slice_mut()),
@@ -186,22 +158,75 @@ impl<T: Element> DistArray<T> {
             return Ok(out);
         }
         let whole = whole.expect("the root's verdict says it has the array");
-        let mut send = vec![T::zeroed(); layout.len()];
-        let mut offset = 0;
-        for r in 0..layout.ranks() {
-            let n = layout.local_len(r)?;
-            let mut local = local_view_mut(&layout, r, &mut send[offset..offset + n])?;
-            for b in layout.local_blocks(r)? {
-                copy_block(local.view_mut(), &b.local, whole.view(), &b.global);
-            }
-            offset += n;
-        }
+        let send = pack_by_rank(&layout, &whole)?;
         let spare = [0u8; 1];
         let bytes = at_real_address(bytemuck::cast_slice(&send), &spare);
         let part = Partition::new(bytes, &counts[..], &displs[..]);
         root_process.scatter_varcount_into_root(&part, recv);
         Ok(out)
     }
+}
+
+/// The root's verdict on the array it passed to [`DistArray::scatter`]
+/// (`whole` counts on the root only), broadcast from `root_process` so that
+/// every rank returns the same error: none when the array has `shape`,
+/// [`DistError::MissingRootArray`] when the root has no array,
+/// [`DistError::ShapeMismatch`] with the root's shape otherwise. Collective.
+fn agree_on_root_array<T: Element>(
+    root_process: &impl Root,
+    root: usize,
+    is_root: bool,
+    whole: Option<&ArrayViewD<'_, T>>,
+    shape: &[usize],
+) -> Result<(), DistError> {
+    // The root's verdict: 0 ok, 1 no array, 2 wrong shape (then its shape follows).
+    let mut verdict = [0u64; 2];
+    let mut got_shape = vec![];
+    if is_root {
+        match whole {
+            None => verdict[0] = 1,
+            Some(w) if w.shape() != shape => {
+                verdict = [2, w.ndim() as u64];
+                got_shape = w.shape().iter().map(|&n| n as u64).collect();
+            }
+            Some(_) => {}
+        }
+    }
+    root_process.broadcast_into(&mut verdict[..]);
+    match verdict[0] {
+        1 => Err(DistError::MissingRootArray { root }),
+        2 => {
+            got_shape.resize(usize::try_from(verdict[1]).unwrap_or(0), 0);
+            root_process.broadcast_into(&mut got_shape[..]);
+            Err(DistError::ShapeMismatch {
+                expected: shape.to_vec(),
+                got: got_shape
+                    .iter()
+                    .map(|&n| usize::try_from(n).unwrap_or(usize::MAX))
+                    .collect(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The elements of `whole` in the order [`DistArray::scatter`] sends them:
+/// rank by rank, each rank's local part as `layout` stores it.
+fn pack_by_rank<T: Element>(
+    layout: &Layout,
+    whole: &ArrayViewD<'_, T>,
+) -> Result<Vec<T>, DistError> {
+    let mut send = vec![T::zeroed(); layout.len()];
+    let mut offset = 0;
+    for r in 0..layout.ranks() {
+        let n = layout.local_len(r)?;
+        let mut local = local_view_mut(layout, r, &mut send[offset..offset + n])?;
+        for b in layout.local_blocks(r)? {
+            copy_block(local.view_mut(), &b.local, whole.view(), &b.global);
+        }
+        offset += n;
+    }
+    Ok(send)
 }
 
 /// `bytes`, or for an empty `bytes` an empty slice of `spare`. Rust places

@@ -78,6 +78,70 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// Max-norm difference between `spectrum` and [`fft2_serial`] of `input`,
+/// both gathered on rank 0, which sends it to every rank of `comm`
+/// (collective).
+fn serial_error(
+    comm: &SimpleCommunicator,
+    input: &DistArray<C64>,
+    spectrum: &DistArray<C64>,
+) -> Result<f64, FftError> {
+    let whole_input = input.gather(0)?;
+    let whole_spectrum = spectrum.gather(0)?;
+    let mut serial_error = match (whole_input, whole_spectrum) {
+        (Some(a), Some(s)) => {
+            let a = a.into_dimensionality::<Ix2>().expect("2-D input");
+            let s = s.into_dimensionality::<Ix2>().expect("2-D spectrum");
+            let reference = fft2_serial(a.view());
+            reference
+                .iter()
+                .zip(s.iter())
+                .map(|(r, x)| (r - x).norm())
+                .fold(0.0, f64::max)
+        }
+        _ => 0.0,
+    };
+    comm.process_at_rank(0).broadcast_into(&mut serial_error);
+    Ok(serial_error)
+}
+
+/// Runs `reps` forward + inverse transforms of `rows`, each after a barrier
+/// on `comm`, with the same plans and redistributions each time: the phase
+/// times of each.
+fn timed_round_trips(
+    fft: &mut Fft2d,
+    rows: &mut DistArray<C64>,
+    spectrum: &mut DistArray<C64>,
+    reps: usize,
+    comm: &SimpleCommunicator,
+) -> Result<Vec<PhaseTimes>, FftError> {
+    let mut times = vec![PhaseTimes::default(); reps];
+    for t in &mut times {
+        comm.barrier();
+        let f = fft.forward(rows, spectrum)?;
+        let i = fft.inverse(spectrum, rows)?;
+        *t = PhaseTimes {
+            rows_s: f.rows_s + i.rows_s,
+            redist_s: f.redist_s + i.redist_s,
+            columns_s: f.columns_s + i.columns_s,
+        };
+    }
+    Ok(times)
+}
+
+/// The median over the repetitions of the slowest rank's `part` of `times`,
+/// repetition by repetition (collective).
+fn slowest_median(
+    comm: &SimpleCommunicator,
+    times: &[PhaseTimes],
+    part: fn(&PhaseTimes) -> f64,
+) -> f64 {
+    let mine: Vec<f64> = times.iter().map(part).collect();
+    let mut all = vec![0.0f64; mine.len()];
+    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    median(all)
+}
+
 /// Plans the transform, checks it three ways on the plane waves of
 /// [`default_waves`] and times `reps` forward + inverse transforms, on
 /// every rank of `world` (collective).
@@ -106,58 +170,25 @@ pub fn run(world: &SimpleCommunicator, cfg: &FftConfig) -> Result<FftResult, Fft
     })?;
     let mut rows = input.clone();
     let mut spectrum = DistArray::zeros(fft.column_grid(), fft.column_layout().clone())?;
+    let grid = fft.row_grid().clone();
+    let comm = grid.communicator();
 
     // (a) and (b): the spectrum against the waves' and against a serial FFT.
     fft.forward(&mut rows, &mut spectrum)?;
     let max_error = spectrum_error(&spectrum, &waves)?;
     let spectrum_max = spectrum.max_abs()?;
-    let whole_input = input.gather(0)?;
-    let whole_spectrum = spectrum.gather(0)?;
-    let mut serial_error = match (whole_input, whole_spectrum) {
-        (Some(a), Some(s)) => {
-            let a = a.into_dimensionality::<Ix2>().expect("2-D input");
-            let s = s.into_dimensionality::<Ix2>().expect("2-D spectrum");
-            let reference = fft2_serial(a.view());
-            reference
-                .iter()
-                .zip(s.iter())
-                .map(|(r, x)| (r - x).norm())
-                .fold(0.0, f64::max)
-        }
-        _ => 0.0,
-    };
-    let grid = fft.row_grid().clone();
-    let comm = grid.communicator();
-    comm.process_at_rank(0).broadcast_into(&mut serial_error);
+    let serial_error = serial_error(comm, &input, &spectrum)?;
 
     // (c): the round trip.
     fft.inverse(&mut spectrum, &mut rows)?;
     let roundtrip_error = max_difference(&rows, &input)?;
 
-    // Timing: forward + inverse, the same plans and redistributions each time.
-    let mut times = vec![PhaseTimes::default(); cfg.reps];
-    for t in &mut times {
-        comm.barrier();
-        let f = fft.forward(&mut rows, &mut spectrum)?;
-        let i = fft.inverse(&mut spectrum, &mut rows)?;
-        *t = PhaseTimes {
-            rows_s: f.rows_s + i.rows_s,
-            redist_s: f.redist_s + i.redist_s,
-            columns_s: f.columns_s + i.columns_s,
-        };
-    }
+    let times = timed_round_trips(&mut fft, &mut rows, &mut spectrum, cfg.reps, comm)?;
     let repeated_error = max_difference(&rows, &input)?;
-    // The slowest rank's time, repetition by repetition.
-    let slowest = |part: fn(&PhaseTimes) -> f64| {
-        let mine: Vec<f64> = times.iter().map(part).collect();
-        let mut all = vec![0.0f64; mine.len()];
-        comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
-        median(all)
-    };
-    let time_s = slowest(PhaseTimes::total);
-    let redist_s = slowest(|t| t.redist_s);
-    let rows_s = slowest(|t| t.rows_s);
-    let columns_s = slowest(|t| t.columns_s);
+    let time_s = slowest_median(comm, &times, PhaseTimes::total);
+    let redist_s = slowest_median(comm, &times, |t| t.redist_s);
+    let rows_s = slowest_median(comm, &times, |t| t.rows_s);
+    let columns_s = slowest_median(comm, &times, |t| t.columns_s);
     Ok(FftResult {
         ranks: usize::try_from(world.size()).expect("a communicator has a positive size"),
         max_error,
