@@ -47,12 +47,16 @@
 //!   (`colouring.rs`); the tests keep Walker and Otto's closed form for
 //!   r → Kr as a referee (`expansion.rs`);
 //! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
-//!   programs, message routes, one file per exchange strategy (`alltoallv`,
-//!   `scheduled`, `async`), one-pass copies between ranks of one node, the
+//!   programs, message routes, one file or folder per exchange strategy
+//!   (`alltoallv`, `scheduled`, `async`), one-pass copies between ranks of
+//!   one node, the
 //!   `auto` cost model ([`cost`]), and the bare all-to-all it is measured
 //!   against ([`BareAlltoallv`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
-//!   mode and when copies stream ([`Streaming`]);
+//!   mode, when copies stream ([`Streaming`]) and thresholds on run lengths
+//!   ([`MinRun`]);
+//! - [`tuning`]: every threshold the engine decides by, with what it
+//!   trades;
 //! - [`error`]: [`RedistError`], the one error type;
 //! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
 //!   `pdgemr2d` on ndcyclic's arrays.

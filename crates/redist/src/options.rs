@@ -53,12 +53,20 @@ impl fmt::Display for Remap {
 /// How messages are exchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Strategy {
-    /// Chosen by the α–β cost model ([`crate::cost`]).
+    /// `async` or `alltoallv`, chosen by the α–β cost model
+    /// ([`crate::cost`]).
     #[default]
     Auto,
-    /// One `MPI_Alltoallv`.
+    /// One `MPI_Alltoallv` (or `MPI_Alltoallw` where every message is
+    /// described by datatypes).
     Alltoallv,
-    /// One `MPI_Sendrecv` per contention-free step.
+    /// One `MPI_Sendrecv` per contention-free step: each rank sends at most
+    /// one message and receives at most one at a time, and its buffers
+    /// hold the largest message in each direction rather than all of them.
+    /// Never chosen by `Auto`; choose it where memory for buffers is tight
+    /// (4 ranks of one node, 8192×4096 `f64` rows to columns, messages
+    /// packed: 316 MB peak per rank against 382 MB with `async`), or where
+    /// many senders converging on one receiver at once would congest it.
     Scheduled,
     /// Non-blocking receives and sends; unpack in arrival order.
     Async,

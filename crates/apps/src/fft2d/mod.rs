@@ -21,7 +21,7 @@
 //! columns of row-major storage is copied into and back
 //! ([`ColumnStorage::Scratch`]).
 //!
-//! [`run`] is what `examples/fft2d.rs` runs: it transforms a sum of plane
+//! [`run()`] is what `examples/fft2d.rs` runs: it transforms a sum of plane
 //! waves whose spectrum is known ([`Wave`]), checks it against that spectrum
 //! and against a serial 2-D FFT of the gathered array ([`fft2_serial`]),
 //! checks the round trip, and times repeated forward + inverse transforms.

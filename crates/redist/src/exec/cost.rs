@@ -13,6 +13,16 @@
 //!   (Σ over steps of the longest message);
 //! - `async`: `α·δ + β·B`, with `δ` the most partners of any rank
 //!   (seed 000, eq. 12: `T = δ·T_s + (N/M)·T_d`).
+//!
+//! `auto` chooses between `async` and `alltoallv` only. Under this model
+//! `scheduled` can never win (its steps are at least `δ` and its cost `C` at
+//! least `B`), and it did not win when measured either: on one node, 2 to 8
+//! ranks, it was as fast as `async` at best and up to ten times slower where
+//! a grid-shape change makes every rank talk to every other (see
+//! `docs/TUNING.md`). What it offers is not in the model: its buffers hold
+//! one message in each direction instead of all of them, and no rank
+//! receives from more than one sender at a time — reasons to choose it by
+//! hand ([`Strategy::Scheduled`]).
 
 use crate::{Plan, Strategy};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
@@ -52,15 +62,15 @@ impl CostModel {
     }
 }
 
-/// The cheapest strategy for `plan` under `model` (`alltoallv` only if it can
-/// address the data). Ties go to `async`, which also sends long contiguous
-/// runs straight from source storage.
+/// The cheaper of `async` and `alltoallv` for `plan` under `model`
+/// (`alltoallv` only if it can address the data). Ties go to `async`, which
+/// also sends long contiguous runs straight from source storage.
 pub fn choose(model: &CostModel, plan: &Plan, elem: usize, alltoallv_fits: bool) -> Strategy {
     let mut best = (f64::INFINITY, Strategy::Async);
     let candidates: &[Strategy] = if alltoallv_fits {
-        &[Strategy::Async, Strategy::Alltoallv, Strategy::Scheduled]
+        &[Strategy::Async, Strategy::Alltoallv]
     } else {
-        &[Strategy::Async, Strategy::Scheduled]
+        &[Strategy::Async]
     };
     for &s in candidates {
         let t = model.predict(s, plan, elem);

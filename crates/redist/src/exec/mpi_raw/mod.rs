@@ -252,7 +252,7 @@ pub(crate) enum SendBuf<'a, T> {
     Typed(&'a [T], &'a Datatype),
 }
 
-/// Like [`Part`], for the receiving side.
+/// Like [`SendBuf`], for the receiving side.
 pub(crate) enum RecvBuf<'a, T> {
     /// The elements of the slice, in order.
     Elements(&'a mut [T]),

@@ -20,6 +20,7 @@ pub(super) enum Sides {
 
 impl Sides {
     /// The reading and the writing side among the three.
+    #[inline(always)]
     fn pick<X>(self, src: X, dst: X, buf: X) -> (X, X) {
         match self {
             Sides::Pack => (src, buf),
@@ -32,6 +33,7 @@ impl Sides {
     /// and `buf` (each where the line starts, the step between its
     /// stretches and the stride between a stretch's elements), of `count`
     /// stretches of `len`.
+    #[inline(always)]
     fn line(
         self,
         src: Stretch,
@@ -77,6 +79,43 @@ pub(super) struct Walk {
 /// Offsets of the current index on the three sides: source and target
 /// storage, buffer.
 type Base = (usize, usize, usize);
+
+/// The innermost dimension of one walk, its strides and base offsets taken
+/// once: what turns each of its lines into a copy.
+struct Innermost {
+    sides: Sides,
+    /// Source, target and buffer strides.
+    strides: (usize, usize, usize),
+    /// Source, target and buffer offsets of the current outer index.
+    base: Base,
+    /// Where the walked part of the buffer starts.
+    buf_start: usize,
+}
+
+impl Innermost {
+    /// The copy of line `l`, which starts at element `pos` of the buffer,
+    /// its local offsets shifted by `shift` (source, target).
+    #[inline(always)]
+    fn line(&self, pos: usize, l: &Line, shift: (usize, usize)) -> CopyOp<'static> {
+        let (ss, ds, bs) = self.strides;
+        let src = Stretch {
+            at: self.base.0 + (shift.0 + l.src) * ss,
+            step: l.src_step * ss,
+            stride: ss,
+        };
+        let dst = Stretch {
+            at: self.base.1 + (shift.1 + l.dst) * ds,
+            step: l.dst_step * ds,
+            stride: ds,
+        };
+        let buf = Stretch {
+            at: self.base.2 + pos * bs - self.buf_start,
+            step: l.len * bs,
+            stride: bs,
+        };
+        self.sides.line(src, dst, buf, l.len, l.count)
+    }
+}
 
 impl MessageProgram {
     /// Calls `f` with every copy of the message for `walk` over the
@@ -156,21 +195,27 @@ impl MessageProgram {
         f: &mut impl FnMut(CopyOp<'_>) -> bool,
     ) -> bool {
         let (ss, ds, bs) = self.strides_of(d);
+        let at = Innermost {
+            sides: walk.sides,
+            strides: (ss, ds, bs),
+            base,
+            buf_start: walk.buf_start,
+        };
         let axis = &self.axes[d];
         axis.lines_or_tables(u0, u1, walk.tables, &mut |pos, piece| match piece {
-            Lines::One(l) => f(self.innermost_line(walk, d, base, pos, &l, (0, 0))),
+            Lines::One(l) => f(at.line(pos, &l, (0, 0))),
             Lines::Periods(p) => {
                 let Some(o) = p.offsets else {
                     // Whole periods of longer stretches: their lines,
                     // period after period, in one tight loop.
-                    let mut at = pos;
+                    let mut pos = pos;
                     for k in 0..p.repeat {
                         let shift = (p.src + k * p.src_stride, p.dst + k * p.dst_stride);
                         for l in &axis.body {
-                            if !f(self.innermost_line(walk, d, base, at, l, shift)) {
+                            if !f(at.line(pos, l, shift)) {
                                 return false;
                             }
-                            at += l.len * l.count;
+                            pos += l.len * l.count;
                         }
                     }
                     return true;
@@ -208,37 +253,6 @@ impl MessageProgram {
                 }))
             }
         })
-    }
-
-    /// The copy of line `l` of the innermost dimension `d`, at buffer
-    /// position `pos`, its local offsets shifted by `shift` (source,
-    /// target).
-    fn innermost_line(
-        &self,
-        walk: Walk,
-        d: usize,
-        base: Base,
-        pos: usize,
-        l: &Line,
-        shift: (usize, usize),
-    ) -> CopyOp<'static> {
-        let (ss, ds, bs) = self.strides_of(d);
-        let src = Stretch {
-            at: base.0 + (shift.0 + l.src) * ss,
-            step: l.src_step * ss,
-            stride: ss,
-        };
-        let dst = Stretch {
-            at: base.1 + (shift.1 + l.dst) * ds,
-            step: l.dst_step * ds,
-            stride: ds,
-        };
-        let buf = Stretch {
-            at: base.2 + pos * bs - walk.buf_start,
-            step: l.len * bs,
-            stride: bs,
-        };
-        walk.sides.line(src, dst, buf, l.len, l.count)
     }
 
     /// Dimension `d` when the dimension inside it (the innermost) is one
