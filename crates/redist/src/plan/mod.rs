@@ -10,7 +10,7 @@
 mod axis;
 mod window;
 
-pub use axis::{AxisPlan, Run, Segments};
+pub use axis::{AxisPlan, AxisView, Run, Segments};
 pub use window::Window;
 
 use crate::remap;
@@ -72,8 +72,8 @@ impl Plan {
     /// # Errors
     ///
     /// - [`RedistError::ShapeMismatch`] when the two layouts have different shapes;
-    /// - [`RedistError::Limit`] when a dimension has more than 2^22 process pairs or
-    ///   more than 2^21 runs in its basic period ([`AxisPlan::new`]), when the plan
+    /// - [`RedistError::Limit`] when a dimension has more than 2^21 runs in
+    ///   its basic period ([`AxisPlan::new`]), when the plan
     ///   would list more than [`MESSAGES_MAX`] messages, or, with [`Remap::Optimal`],
     ///   when the target has more than
     ///   [`OPTIMAL_RANKS_MAX`](crate::remap::OPTIMAL_RANKS_MAX) ranks;
@@ -120,53 +120,8 @@ impl Plan {
         window: &Window,
         remap: Remap,
     ) -> Result<Plan, RedistError> {
-        if window.ndim() != source.ndim() || window.ndim() != target.ndim() {
-            return Err(RedistError::InvalidArgument {
-                what: "window",
-                value: window.to_string(),
-                expected: format!(
-                    "{} dimensions, as the source ({}-D) and target ({}-D) layouts",
-                    source.ndim(),
-                    source.ndim(),
-                    target.ndim()
-                ),
-            });
-        }
-        let whole = window.is_whole(source.shape(), target.shape());
-        if remap == Remap::ClosedForm && !whole {
-            return Err(RedistError::Remap {
-                remap: remap.to_string(),
-                reason: format!(
-                    "closed forms cover whole arrays, not the window {window}; \
-                     use Remap::Optimal or Remap::None"
-                ),
-            });
-        }
-        let axes = (0..window.ndim())
-            .map(|d| {
-                AxisPlan::window(
-                    &source.axes()[d],
-                    window.source_origin()[d],
-                    &target.axes()[d],
-                    window.target_origin()[d],
-                    window.shape()[d],
-                )
-                .map_err(|e| match e {
-                    RedistError::InvalidArgument { expected, .. } => {
-                        RedistError::InvalidArgument {
-                            what: "window",
-                            value: window.to_string(),
-                            expected: format!(
-                                "a window inside both arrays ({:?} and {:?}); in dimension {d}, {expected}",
-                                source.shape(),
-                                target.shape()
-                            ),
-                        }
-                    }
-                    e => e,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        check_window(source, target, window, remap)?;
+        let axes = axis_plans(source, target, window, |_| AxisView::All)?;
         // Count the messages before listing them: an all-to-all on very many
         // ranks is refused rather than allocated.
         let messages = remap::message_count(source, &axes);
@@ -192,26 +147,8 @@ impl Plan {
             .collect();
         messages.sort_by_key(|m| (m.from, m.to));
         let schedule = schedule::greedy(&messages);
-        let kept_local: usize = messages
-            .iter()
-            .filter(|m| m.from == m.to)
-            .map(|m| m.len)
-            .sum();
         let ranks = source.ranks().max(target.ranks());
-        let mut partners = vec![0usize; ranks];
-        for m in messages.iter().filter(|m| m.from != m.to) {
-            partners[m.from] += 1;
-        }
-        let elements = window.len();
-        let stats = PlanStats {
-            elements,
-            kept_local,
-            moved: elements - kept_local,
-            messages: messages.iter().filter(|m| m.from != m.to).count(),
-            max_partners: partners.into_iter().max().unwrap_or(0),
-            steps: schedule.len(),
-            schedule_cost: schedule.cost(&messages),
-        };
+        let stats = PlanStats::of(&messages, &schedule, window.len(), ranks);
         Ok(Plan {
             source: source.clone(),
             target,
@@ -278,6 +215,102 @@ impl Plan {
         }
         (send, recv)
     }
+}
+
+impl PlanStats {
+    /// The statistics of `messages` (local copies included) scheduled as
+    /// `schedule`, moving a window of `elements` among `ranks` ranks.
+    fn of(messages: &[Message], schedule: &Schedule, elements: usize, ranks: usize) -> PlanStats {
+        let kept_local: usize = messages
+            .iter()
+            .filter(|m| m.from == m.to)
+            .map(|m| m.len)
+            .sum();
+        let mut partners = vec![0usize; ranks];
+        for m in messages.iter().filter(|m| m.from != m.to) {
+            partners[m.from] += 1;
+        }
+        PlanStats {
+            elements,
+            kept_local,
+            moved: elements - kept_local,
+            messages: messages.iter().filter(|m| m.from != m.to).count(),
+            max_partners: partners.into_iter().max().unwrap_or(0),
+            steps: schedule.len(),
+            schedule_cost: schedule.cost(messages),
+        }
+    }
+}
+
+/// What can be wrong with a window and a remapping mode before anything is
+/// planned: another number of dimensions than the layouts, or closed forms
+/// asked for a part of the arrays.
+pub(crate) fn check_window(
+    source: &Layout,
+    target: &Layout,
+    window: &Window,
+    remap: Remap,
+) -> Result<(), RedistError> {
+    if window.ndim() != source.ndim() || window.ndim() != target.ndim() {
+        return Err(RedistError::InvalidArgument {
+            what: "window",
+            value: window.to_string(),
+            expected: format!(
+                "{} dimensions, as the source ({}-D) and target ({}-D) layouts",
+                source.ndim(),
+                source.ndim(),
+                target.ndim()
+            ),
+        });
+    }
+    if remap == Remap::ClosedForm && !window.is_whole(source.shape(), target.shape()) {
+        return Err(RedistError::Remap {
+            remap: remap.to_string(),
+            reason: format!(
+                "closed forms cover whole arrays, not the window {window}; \
+                 use Remap::Optimal or Remap::None"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The 1-D plan of every dimension of `window`, each covering what
+/// `view(d)` says.
+pub(crate) fn axis_plans(
+    source: &Layout,
+    target: &Layout,
+    window: &Window,
+    view: impl Fn(usize) -> AxisView,
+) -> Result<Vec<AxisPlan>, RedistError> {
+    (0..window.ndim())
+        .map(|d| {
+            AxisPlan::view(
+                &source.axes()[d],
+                window.source_origin()[d],
+                &target.axes()[d],
+                window.target_origin()[d],
+                window.shape()[d],
+                view(d),
+            )
+            .map_err(|e| match e {
+                RedistError::InvalidArgument {
+                    what: "window",
+                    expected,
+                    ..
+                } => RedistError::InvalidArgument {
+                    what: "window",
+                    value: window.to_string(),
+                    expected: format!(
+                        "a window inside both arrays ({:?} and {:?}); in dimension {d}, {expected}",
+                        source.shape(),
+                        target.shape()
+                    ),
+                },
+                e => e,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -580,9 +613,9 @@ mod tests {
                 other => panic!("{from} -> {to}: {other}"),
             }
         };
-        // 5000 × 5000 process pairs in one dimension.
+        // 5000 × 5000 process pairs in one dimension, each with its run.
         let what = limit("block@5000", "cyclic@5000", &[25_000_000], Remap::None);
-        assert!(what.contains("process pairs"), "{what}");
+        assert!(what.contains("runs in one basic period"), "{what}");
         // An all-to-all among 4900 ranks: 24 million messages.
         let what = limit(
             "block,block@70x70",

@@ -60,20 +60,18 @@ use procgrid::{coords_to_rank, rank_to_coords, Order};
 pub const OPTIMAL_RANKS_MAX: usize = 1 << 12;
 
 /// How many (source rank, target position) pairs exchange data, counted
-/// from the per-dimension volumes without listing them: O(ranks × dims ×
-/// processes per dimension).
+/// from the per-dimension volumes without listing them: O(ranks × dims +
+/// pairs per dimension).
 pub(crate) fn message_count(source: &Layout, axes: &[AxisPlan]) -> usize {
     // Per dimension and source coordinate: target coordinates receiving anything.
     let partners: Vec<Vec<usize>> = axes
         .iter()
         .map(|plan| {
-            (0..plan.source().procs())
-                .map(|p| {
-                    (0..plan.target().procs())
-                        .filter(|&q| plan.volume(p, q) > 0)
-                        .count()
-                })
-                .collect()
+            let mut count = vec![0; plan.source().procs()];
+            for (p, _, _) in plan.pairs() {
+                count[p] += 1;
+            }
+            count
         })
         .collect();
     (0..source.ranks())
@@ -104,12 +102,7 @@ pub(crate) fn position_volumes(
         let per_dim: Vec<Vec<(usize, usize)>> = axes
             .iter()
             .zip(&coords)
-            .map(|(plan, &p)| {
-                (0..plan.target().procs())
-                    .map(|q| (q, plan.volume(p, q)))
-                    .filter(|&(_, v)| v > 0)
-                    .collect()
-            })
+            .map(|(plan, &p)| plan.targets_of(p).collect())
             .collect();
         let mut partial: Vec<(Vec<usize>, usize)> = vec![(vec![], 1)];
         for list in &per_dim {
