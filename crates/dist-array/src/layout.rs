@@ -32,10 +32,21 @@ pub struct Layout {
     spec: LayoutSpec,
     axes: Vec<AxisMap>,
     storage: Order,
-    /// `rank_map[i]` is the rank at the grid coordinates whose row-major index is `i`.
-    rank_map: Vec<usize>,
-    /// Inverse of `rank_map`.
-    grid_index: Vec<usize>,
+    /// Which rank sits at which grid coordinates.
+    ranks: RankMap,
+}
+
+/// Which rank sits at which grid coordinates: ranks numbered in a
+/// coordinate order (held as that order alone, whatever the rank count), or
+/// an explicit permutation. A map given explicitly that numbers the ranks in
+/// a coordinate order is held as that order, so equal maps compare equal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum RankMap {
+    /// Ranks numbered in this order of the grid coordinates.
+    Ordered(Order),
+    /// `map[i]` is the rank at the grid coordinates whose row-major index is
+    /// `i`; `index` is its inverse.
+    Explicit { map: Vec<usize>, index: Vec<usize> },
 }
 
 /// One rectangular block of a rank's local part: the global index ranges it
@@ -85,14 +96,12 @@ impl Layout {
                 })?;
             axes.push(AxisMap::new(n, p, b, d.first()));
         }
-        let ranks = spec.ranks();
         Ok(Layout {
             shape: shape.to_vec(),
             spec: spec.clone(),
             axes,
             storage: Order::RowMajor,
-            rank_map: (0..ranks).collect(),
-            grid_index: (0..ranks).collect(),
+            ranks: RankMap::Ordered(Order::RowMajor),
         })
     }
 
@@ -135,16 +144,30 @@ impl Layout {
 
     /// The same layout with ranks assigned to grid coordinates in `order`
     /// (row-major: the last coordinate varies fastest).
-    pub fn with_grid_order(self, order: Order) -> Layout {
-        let grid = self.spec.grid().to_vec();
-        let map = (0..self.ranks())
-            .map(|i| {
-                let c = rank_to_coords(i, &grid, Order::RowMajor).expect("index within grid");
-                coords_to_rank(&c, &grid, order).expect("coordinates within grid")
-            })
-            .collect();
-        self.with_rank_map(map)
-            .expect("a coordinate order is a permutation")
+    pub fn with_grid_order(mut self, order: Order) -> Layout {
+        self.ranks = RankMap::Ordered(self.canonical(order));
+        self
+    }
+
+    /// `order`, or row-major where the two orders number the grid alike (at
+    /// most one extent above 1).
+    fn canonical(&self, order: Order) -> Order {
+        if self.spec.grid().iter().filter(|&&p| p > 1).count() <= 1 {
+            Order::RowMajor
+        } else {
+            order
+        }
+    }
+
+    /// Whether `map` numbers the ranks in `order` of the grid coordinates.
+    fn numbers_in(&self, map: &[usize], order: Order) -> bool {
+        let grid = self.spec.grid();
+        map.iter().enumerate().all(|(i, &r)| {
+            rank_to_coords(i, grid, Order::RowMajor)
+                .ok()
+                .and_then(|c| coords_to_rank(&c, grid, order).ok())
+                == Some(r)
+        })
     }
 
     /// The same layout with an explicit rank map: `map[i]` is the rank at the
@@ -179,8 +202,16 @@ impl Layout {
             }
             inverse[r] = i;
         }
-        self.grid_index = inverse;
-        self.rank_map = map;
+        self.ranks = match [Order::RowMajor, Order::ColumnMajor]
+            .into_iter()
+            .find(|&o| self.numbers_in(&map, o))
+        {
+            Some(order) => RankMap::Ordered(self.canonical(order)),
+            None => RankMap::Explicit {
+                map,
+                index: inverse,
+            },
+        };
         Ok(self)
     }
 
@@ -242,9 +273,71 @@ impl Layout {
     }
 
     /// The rank map: entry `i` is the rank at the grid coordinates whose
-    /// row-major index is `i`.
-    pub fn rank_map(&self) -> &[usize] {
-        &self.rank_map
+    /// row-major index is `i`. It is built on each call (one entry per
+    /// rank): [`rank_at`](Self::rank_at) gives one entry.
+    pub fn rank_map(&self) -> Vec<usize> {
+        (0..self.ranks()).map(|i| self.rank_at(i)).collect()
+    }
+
+    /// The rank at the grid coordinates whose row-major index is
+    /// `position` (below [`ranks`](Self::ranks)). O(1) for an explicit
+    /// map, O(dimensions) for ranks numbered in a coordinate order.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// use procgrid::Order;
+    /// let l = Layout::parse(&[4, 6], "block,block@2x3").unwrap();
+    /// assert_eq!(l.rank_at(1), 1); // coordinates (0, 1)
+    /// let l = l.with_grid_order(Order::ColumnMajor);
+    /// assert_eq!(l.rank_at(1), 2); // coordinates (0, 1) in column-major order
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `position` is not below [`ranks`](Self::ranks).
+    pub fn rank_at(&self, position: usize) -> usize {
+        assert!(
+            position < self.ranks(),
+            "grid position {position} of {}",
+            self.ranks()
+        );
+        match &self.ranks {
+            RankMap::Ordered(Order::RowMajor) => position,
+            RankMap::Ordered(order) => {
+                let grid = self.spec.grid();
+                rank_to_coords(position, grid, Order::RowMajor)
+                    .and_then(|c| coords_to_rank(&c, grid, *order))
+                    .expect("a position within the grid")
+            }
+            RankMap::Explicit { map, .. } => map[position],
+        }
+    }
+
+    /// The row-major index of `rank`'s grid coordinates, if it is a rank of
+    /// the layout: the inverse of [`rank_at`](Self::rank_at).
+    pub fn position_of(&self, rank: usize) -> Option<usize> {
+        if rank >= self.ranks() {
+            return None;
+        }
+        Some(match &self.ranks {
+            RankMap::Ordered(Order::RowMajor) => rank,
+            RankMap::Ordered(order) => {
+                let grid = self.spec.grid();
+                rank_to_coords(rank, grid, *order)
+                    .and_then(|c| coords_to_rank(&c, grid, Order::RowMajor))
+                    .expect("a rank within the grid")
+            }
+            RankMap::Explicit { index, .. } => index[rank],
+        })
+    }
+
+    /// The order in which the ranks are numbered over the grid coordinates,
+    /// or `None` for an explicit map that follows no such order.
+    pub fn rank_order(&self) -> Option<Order> {
+        match &self.ranks {
+            RankMap::Ordered(order) => Some(*order),
+            RankMap::Explicit { .. } => None,
+        }
     }
 
     /// Rank at grid coordinates `coords`.
@@ -258,7 +351,7 @@ impl Layout {
     ///   when a coordinate is not below its grid extent.
     pub fn rank_of_coords(&self, coords: &[usize]) -> Result<usize, DistError> {
         let i = coords_to_rank(coords, self.spec.grid(), Order::RowMajor)?;
-        Ok(self.rank_map[i])
+        Ok(self.rank_at(i))
     }
 
     /// Grid coordinates of `rank`.
@@ -267,7 +360,7 @@ impl Layout {
     ///
     /// - [`DistError::NoSuchRank`] when `rank` is not below [`ranks`](Self::ranks).
     pub fn coords_of_rank(&self, rank: usize) -> Result<Vec<usize>, DistError> {
-        let i = *self.grid_index.get(rank).ok_or(DistError::NoSuchRank {
+        let i = self.position_of(rank).ok_or(DistError::NoSuchRank {
             rank,
             ranks: self.ranks(),
         })?;
@@ -419,8 +512,8 @@ impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(|n| n.to_string()).collect();
         write!(f, "{} {}", shape.join("x"), self.spec)?;
-        if self.rank_map.iter().enumerate().any(|(i, &r)| i != r) {
-            write!(f, " ranks {:?}", self.rank_map)?;
+        if self.ranks != RankMap::Ordered(Order::RowMajor) {
+            write!(f, " ranks {:?}", self.rank_map())?;
         }
         if self.storage == Order::ColumnMajor {
             write!(f, " column-major")?;
@@ -672,5 +765,35 @@ mod tests {
             l.to_string(),
             "4x6 block,block@2x3 ranks [0, 2, 4, 1, 3, 5]"
         );
+    }
+
+    /// Rank maps that number the ranks in a coordinate order are held as
+    /// that order (nothing per rank) and equal it however they were given;
+    /// other maps are held explicitly; rank_at and position_of are inverse.
+    #[test]
+    fn rank_maps_are_held_by_their_order_when_they_have_one() {
+        let base = Layout::parse(&[4, 6], "block,block@2x3").unwrap();
+        let column = base.clone().with_grid_order(Order::ColumnMajor);
+        let explicit_column = base.clone().with_rank_map(vec![0, 2, 4, 1, 3, 5]).unwrap();
+        assert_eq!(column, explicit_column);
+        assert_eq!(column.rank_order(), Some(Order::ColumnMajor));
+        let identity = base.clone().with_rank_map((0..6).collect()).unwrap();
+        assert_eq!(identity, base);
+        assert_eq!(identity.rank_order(), Some(Order::RowMajor));
+        let other = base.clone().with_rank_map(vec![5, 0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(other.rank_order(), None);
+        for l in [&base, &column, &other] {
+            for i in 0..l.ranks() {
+                assert_eq!(l.position_of(l.rank_at(i)), Some(i), "{l}");
+            }
+            assert_eq!(l.position_of(l.ranks()), None);
+            assert_eq!(
+                l.rank_map(),
+                (0..6).map(|i| l.rank_at(i)).collect::<Vec<_>>()
+            );
+        }
+        // With one extent above 1 the two orders number the grid alike.
+        let line = Layout::parse(&[8, 8], "block,*@4x1").unwrap();
+        assert_eq!(line.clone().with_grid_order(Order::ColumnMajor), line);
     }
 }

@@ -54,12 +54,15 @@ impl Fingerprint {
         self
     }
 
-    /// Feeds a layout: shape, distributions, grid, rank map, storage order.
+    /// Feeds a layout: shape, distributions, grid, rank map (its order, or
+    /// every entry of an explicit one), storage order.
     pub fn layout(&mut self, l: &Layout) -> &mut Fingerprint {
-        self.numbers(l.shape())
-            .text(&l.spec().to_string())
-            .numbers(l.rank_map())
-            .text(&format!("{:?}", l.storage()))
+        self.numbers(l.shape()).text(&l.spec().to_string());
+        match l.rank_order() {
+            Some(order) => self.text(&format!("{order:?}")),
+            None => self.numbers(&l.rank_map()),
+        };
+        self.text(&format!("{:?}", l.storage()))
     }
 
     /// Feeds a window: both origins and the shape.

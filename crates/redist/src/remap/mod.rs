@@ -137,7 +137,7 @@ pub(crate) fn target_rank_map(
     remap: Remap,
 ) -> Result<Vec<usize>, RedistError> {
     match remap {
-        Remap::None => Ok(target.rank_map().to_vec()),
+        Remap::None => Ok(target.rank_map()),
         Remap::Optimal => optimal_rank_map(source, target, by_position),
         Remap::ClosedForm => closed_form_rank_map(source, target),
     }
