@@ -61,7 +61,7 @@ impl Case {
         let bare = BareAlltoallv::new(&r).expect("counts within MPI's i32");
         let send = vec![1.0; bare.send_len()];
         let recv = vec![1.0; bare.recv_len()];
-        let bytes = (r.plan().stats().elements * 8) as u64;
+        let bytes = (r.window().len() * 8) as u64;
         Case {
             group,
             name: plain_id(shape, from, to),

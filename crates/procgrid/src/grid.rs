@@ -2,11 +2,12 @@
 
 use crate::coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 use crate::dims::balanced_extents;
+use crate::node::Node;
 use crate::GridError;
 use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
 use mpi::Count;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The two neighbours of a rank along one grid dimension, as `MPI_Cart_shift`
 /// reports them: the rank a message would come from and the rank it would go
@@ -54,6 +55,9 @@ pub struct Shift {
 #[derive(Clone)]
 pub struct ProcGrid {
     parent: Arc<SimpleCommunicator>,
+    /// The node of the calling rank in `parent`, found on first use; shared
+    /// by the grids sharing `parent`.
+    node: Arc<OnceLock<Node>>,
     cart: Option<Arc<CartesianCommunicator>>,
     extents: Vec<usize>,
     periodic: Vec<bool>,
@@ -139,7 +143,7 @@ impl GridBuilder {
     pub fn build<C: Communicator>(self, comm: &C) -> Result<ProcGrid, GridError> {
         self.validate(comm.size() as usize)?;
         let parent = Arc::new(library_duplicate(comm));
-        self.create(parent)
+        self.create(parent, Arc::default())
     }
 
     /// Builds the grid over the communicator that `other` was built over,
@@ -164,7 +168,7 @@ impl GridBuilder {
     /// place of `comm`'s; local to the rank in the same way.
     pub fn build_sharing(self, other: &ProcGrid) -> Result<ProcGrid, GridError> {
         self.validate(other.parent.size() as usize)?;
-        self.create(Arc::clone(&other.parent))
+        self.create(Arc::clone(&other.parent), Arc::clone(&other.node))
     }
 
     fn validate(&self, available: usize) -> Result<(), GridError> {
@@ -195,7 +199,11 @@ impl GridBuilder {
         Ok(())
     }
 
-    fn create(self, parent: Arc<SimpleCommunicator>) -> Result<ProcGrid, GridError> {
+    fn create(
+        self,
+        parent: Arc<SimpleCommunicator>,
+        node: Arc<OnceLock<Node>>,
+    ) -> Result<ProcGrid, GridError> {
         let ndims = self.extents.len();
         let periodic = self.periodic.unwrap_or_else(|| vec![false; ndims]);
         // MPI lays its Cartesian ranks out row-major. For column-major order
@@ -224,6 +232,7 @@ impl GridBuilder {
         };
         Ok(ProcGrid {
             parent,
+            node,
             cart,
             extents: self.extents,
             periodic,
@@ -435,6 +444,17 @@ impl ProcGrid {
         self.cart.as_deref()
     }
 
+    /// The ranks of the grid's communicator on the calling rank's node
+    /// (shared memory), with their process ids.
+    ///
+    /// Found on the first call on any grid sharing this grid's communicator:
+    /// that call is collective over the communicator (one split, one gather
+    /// among the node's ranks), so every rank of it must make it at the same
+    /// point; later calls cost nothing.
+    pub fn node(&self) -> &Node {
+        self.node.get_or_init(|| Node::of(&self.parent))
+    }
+
     /// Whether `self` and `other` were built over the same duplicate
     /// communicator (see [`GridBuilder::build_sharing`]).
     pub fn shares_communicator(&self, other: &ProcGrid) -> bool {
@@ -507,6 +527,7 @@ impl ProcGrid {
         let parent = Arc::new(library_duplicate(&sub));
         Ok(Some(ProcGrid {
             parent,
+            node: Arc::default(),
             cart: Some(Arc::new(sub)),
             extents,
             periodic,

@@ -10,6 +10,8 @@
 //! - [`grid`]: [`ProcGrid`] itself and its [`GridBuilder`]: a duplicate of the
 //!   user's communicator, periodic flags, sub-grids (row and column
 //!   communicators), neighbour shifts, grids over a subset of the ranks;
+//! - [`node`]: [`Node`], the ranks of a communicator sharing the calling
+//!   rank's node, found once per grid communicator ([`ProcGrid::node`]);
 //! - [`runtime`]: [`init`], which starts MPI with a panic hook that aborts the
 //!   job and a check for a mismatched `mpirun`, and [`ranks_on_node`];
 //! - [`error`]: [`GridError`], the one error type.
@@ -32,12 +34,14 @@ pub mod coords;
 pub mod dims;
 pub mod error;
 pub mod grid;
+pub mod node;
 pub mod runtime;
 
 pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use dims::balanced_extents;
 pub use error::GridError;
 pub use grid::{GridBuilder, ProcGrid, Shift};
+pub use node::Node;
 pub use runtime::{abort_on_panic, init, ranks_on_node};
 
 /// Re-export of the `mpi` crate this crate is built against.

@@ -83,5 +83,5 @@ pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::{cost, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
-pub use plan::{AxisPlan, AxisView, Plan, PlanStats, Run, Segments, Window};
+pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
 pub use schedule::{Message, Schedule};

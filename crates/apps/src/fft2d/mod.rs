@@ -265,6 +265,8 @@ pub struct Fft2d {
     columns: ColumnStorage,
     to_x: Redistribution<C64>,
     to_y: Redistribution<C64>,
+    /// Elements one redistribution moves between ranks, over all ranks.
+    moved: usize,
     rows_forward: Arc<dyn Fft<f64>>,
     rows_inverse: Arc<dyn Fft<f64>>,
     columns_forward: Arc<dyn Fft<f64>>,
@@ -333,6 +335,8 @@ impl Fft2d {
         };
         let to_x = Redistribution::<C64>::new(&gy, &ly, &gx, &lx, options)?;
         let to_y = Redistribution::<C64>::new(&gx, to_x.target_layout(), &gy, &ly, options)?;
+        // Collective: every rank plans the transform.
+        let moved = to_x.totals().1;
         let mut planner = FftPlanner::<f64>::new();
         Ok(Fft2d {
             n,
@@ -343,6 +347,7 @@ impl Fft2d {
             columns,
             to_x,
             to_y,
+            moved,
             rows_forward: planner.plan_fft_forward(m),
             rows_inverse: planner.plan_fft_inverse(m),
             columns_forward: planner.plan_fft_forward(n),
@@ -391,7 +396,7 @@ impl Fft2d {
     /// Elements moved between ranks by one transform's redistribution (the
     /// same both ways).
     pub fn elements_moved(&self) -> usize {
-        self.to_x.plan().stats().moved
+        self.moved
     }
 
     /// The forward transform (collective): `rows`, laid out as

@@ -76,8 +76,8 @@ impl<T: Element> Report<'_, T> {
     fn to_json(&self) -> Value {
         let mut v = self.keys_of_every_run();
         let r = self.r;
-        let w = r.plan().window();
-        if !r.plan().is_whole() {
+        let w = r.window();
+        if !r.rank_plan().is_whole() {
             v["window"] = json!(w.shape());
             v["from_window"] = json!(w.source_origin());
             v["to_window"] = json!(w.target_origin());
@@ -110,7 +110,7 @@ impl<T: Element> Report<'_, T> {
             measured,
         } = *self;
         let elem = std::mem::size_of::<T>();
-        let stats = r.plan().stats();
+        let elements = r.window().len();
         let ms = |v: &[f64]| median(v) * 1e3;
         let (exec, memcpy) = (&measured.exec, &measured.memcpy);
         json!({
@@ -123,12 +123,13 @@ impl<T: Element> Report<'_, T> {
             "strategy": r.strategy().to_string(),
             "remap": args.remap.to_string(),
             "reps": args.reps,
-            "elements": stats.elements,
-            "bytes_total": stats.elements * elem,
-            "bytes_moved": stats.moved * elem,
+            "elements": elements,
+            "bytes_total": elements * elem,
+            "bytes_moved": cost.moved * elem,
             "plan_ms": cost.plan_ms,
             "build_ms": cost.build_ms,
             "program_bytes": cost.program_bytes,
+            "plan_bytes": cost.plan_bytes,
             "exec_ms_median": ms(exec),
             "exec_ms_min": exec.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
             "memcpy_ms_median": (!memcpy.is_empty()).then(|| ms(memcpy)),

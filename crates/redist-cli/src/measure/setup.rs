@@ -97,6 +97,11 @@ pub(super) struct BuildCost {
     pub build_ms: f64,
     /// The largest copy program over the ranks, in bytes.
     pub program_bytes: u64,
+    /// The most any rank keeps for the redistribution, in bytes: its part
+    /// of the plan and its copy programs.
+    pub plan_bytes: u64,
+    /// Elements moved between ranks, over all ranks.
+    pub moved: usize,
 }
 
 /// Builds the redistribution from `from` on `grid_a` to `to` on `grid_b`
@@ -119,10 +124,15 @@ pub(super) fn build_redistribution<T: Element>(
     // Building is collective: the slowest rank's time, the largest program.
     let build_ms = max_over(comm, plan_ms);
     let program_bytes = max_over(comm, r.program_bytes() as u64);
+    let kept = r.program_bytes() + r.rank_plan().heap_bytes();
+    let plan_bytes = max_over(comm, kept as u64);
+    let (_, moved, _) = r.totals();
     let cost = BuildCost {
         plan_ms,
         build_ms,
         program_bytes,
+        plan_bytes,
+        moved,
     };
     Ok((r, cost))
 }

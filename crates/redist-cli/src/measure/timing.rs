@@ -125,7 +125,7 @@ pub(super) fn time_pdgemr2d<T: Element>(
     progress: &Progress,
 ) -> Result<Timing, CliError> {
     let tick = |rep| progress.tick("pdgemr2d", rep);
-    crate::pdgemr2d::time(r.plan().window(), src, dst, grid_a, grid_b, reps, &tick)
+    crate::pdgemr2d::time(r.window(), src, dst, grid_a, grid_b, reps, &tick)
 }
 
 /// The median of `v` (the upper one for an even count); 0 when empty.

@@ -109,30 +109,44 @@ pub(crate) fn agree<V>(
     fingerprint: u64,
     what: &'static str,
 ) -> Result<V, RedistError> {
+    agree_with(comm, local.map(|v| (v, [])), fingerprint, what).map(|(v, _)| v)
+}
+
+/// Like [`agree`], with `N` figures of every rank riding on the same
+/// all-reduce: each rank's value carries its own (zeros where it failed),
+/// and on success every rank gets each figure's maximum over the ranks.
+pub(crate) fn agree_with<V, const N: usize>(
+    comm: &SimpleCommunicator,
+    local: Result<(V, [u64; N]), RedistError>,
+    fingerprint: u64,
+    what: &'static str,
+) -> Result<(V, [u64; N]), RedistError> {
     let size = u64::try_from(comm.size()).unwrap_or(u64::MAX);
     let me = u64::try_from(comm.rank()).unwrap_or(0);
     let failed = local.is_err();
     // Maxima of: a failure flag, the fingerprint and its complement (so
-    // both the largest and the smallest fingerprint come back), and
-    // size - rank of failed ranks (the lowest failed rank).
-    let mine = [
+    // both the largest and the smallest fingerprint come back), size - rank
+    // of failed ranks (the lowest failed rank), and the figures.
+    let mut mine = vec![
         u64::from(failed),
         fingerprint,
         !fingerprint,
         if failed { size - me } else { 0 },
     ];
-    let mut all = [0u64; 4];
+    mine.extend(local.as_ref().map_or([0; N], |(_, f)| *f));
+    let mut all = vec![0u64; mine.len()];
     super::mpi_raw::all_reduce_max(comm, &mine, &mut all);
     if all[0] == 0 {
-        return if all[1] == !all[2] {
-            local
-        } else {
-            Err(RedistError::Disagreement {
+        if all[1] != !all[2] {
+            return Err(RedistError::Disagreement {
                 what,
                 detail: "ranks passed different layouts, grids, options or element types"
                     .to_string(),
-            })
-        };
+            });
+        }
+        let mut figures = [0u64; N];
+        figures.copy_from_slice(&all[4..]);
+        return local.map(|(v, _)| (v, figures));
     }
     // Some rank failed: the lowest one tells the others what kind of error.
     let root = size - all[3];

@@ -63,14 +63,15 @@ impl<T: Element> BareAlltoallv<T> {
         let size = usize::try_from(mpi::topology::Communicator::size(comm)).unwrap_or(0);
         let mut send = vec![0usize; size];
         let mut recv = vec![0usize; size];
-        for m in r.plan.messages() {
-            if m.from == r.me {
-                send[m.to] = m.len;
-            }
-            if m.to == r.me {
-                recv[m.from] = m.len;
-            }
+        let plan = r.rank_plan();
+        for l in plan.sends() {
+            send[l.peer] = l.len;
         }
+        for l in plan.recvs() {
+            recv[l.peer] = l.len;
+        }
+        send[plan.rank()] = plan.kept();
+        recv[plan.rank()] = plan.kept();
         let local = Self::counts(&send).and_then(|s| Ok((s, Self::counts(&recv)?)));
         let mut fits = 0i32;
         comm.all_reduce_into(&i32::from(local.is_ok()), &mut fits, SystemOperation::min());

@@ -25,7 +25,9 @@ mod agree;
 mod alltoallv;
 mod asynchronous;
 pub mod baseline;
+mod build;
 pub mod cost;
+mod figures;
 mod kernel;
 mod messages;
 mod mpi_raw;
@@ -35,13 +37,13 @@ mod route;
 mod scheduled;
 mod stream;
 
-use crate::{Options, Plan, RedistError, Strategy, Window};
+use crate::schedule::RankSchedule;
+use crate::{Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{DistArray, Element, Layout};
+use figures::Figures;
 use messages::RankMessages;
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
-use mpi::topology::Communicator;
 use procgrid::ProcGrid;
-use program::RankProgram;
 use std::fmt;
 
 /// A redistribution from one layout to another, planned once and executed
@@ -69,10 +71,14 @@ use std::fmt;
 /// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
 /// ```
 pub struct Redistribution<T: Element> {
-    plan: Plan,
+    /// This rank's part of the plan: its messages, rows and columns.
+    plan: RankPlan,
+    /// Its steps, for `scheduled`.
+    schedule: Option<RankSchedule>,
+    /// What every rank learnt of the others when the ranks agreed.
+    figures: Figures,
     source_grid: ProcGrid,
     target_grid: ProcGrid,
-    me: usize,
     strategy: Strategy,
     messages: RankMessages,
     exchange: Exchange<T>,
@@ -112,8 +118,8 @@ impl<T: Element> Redistribution<T> {
     ///   layouts have different shapes;
     /// - [`RedistError::Remap`]: `Remap::ClosedForm` where no closed form
     ///   applies;
-    /// - [`RedistError::Limit`]: a plan too large to hold (see
-    ///   [`Plan::new`]);
+    /// - [`RedistError::Limit`]: a rank's part of the plan too large to hold
+    ///   (see [`RankPlan::new`]);
     /// - [`RedistError::Disagreement`]: ranks passed different arguments;
     /// - [`RedistError::OtherRank`]: this rank's arguments were fine, another
     ///   rank's were not.
@@ -124,23 +130,26 @@ impl<T: Element> Redistribution<T> {
         target: &Layout,
         options: Options,
     ) -> Result<Redistribution<T>, RedistError> {
-        // Arrays of different shapes are Plan::new's ShapeMismatch, not a
-        // window that does not fit.
+        // Arrays of different shapes are a ShapeMismatch, not a window that
+        // does not fit.
         let shapes = if source.shape() == target.shape() {
             Ok(())
         } else {
-            Plan::new(source, target, options.remap).map(drop)
+            Err(RedistError::ShapeMismatch {
+                source_shape: source.shape().to_vec(),
+                target_shape: target.shape().to_vec(),
+            })
         };
         let window = Window::whole(source.shape());
-        Self::with_window_checked(
+        let request = build::Request {
             source_grid,
             source,
             target_grid,
             target,
-            &window,
+            window: &window,
             options,
-            shapes,
-        )
+        };
+        Self::build(&request, shapes)
     }
 
     /// Plans the redistribution of a window: the `window.shape()` elements
@@ -186,8 +195,8 @@ impl<T: Element> Redistribution<T> {
     ///
     /// # Errors
     ///
-    /// As [`new`](Self::new), with the window checked by
-    /// [`Plan::with_window`]: [`RedistError::InvalidArgument`] when the
+    /// As [`new`](Self::new), with the window checked as by
+    /// [`Plan::with_window`](crate::Plan::with_window): [`RedistError::InvalidArgument`] when the
     /// window does not fit inside either array or its number of dimensions
     /// is not the layouts', [`RedistError::Remap`] for
     /// `Remap::ClosedForm` on a window that is not the whole of both arrays;
@@ -200,220 +209,60 @@ impl<T: Element> Redistribution<T> {
         window: &Window,
         options: Options,
     ) -> Result<Redistribution<T>, RedistError> {
-        Self::with_window_checked(
+        let request = build::Request {
             source_grid,
             source,
             target_grid,
             target,
             window,
             options,
-            Ok(()),
-        )
-    }
-
-    /// [`with_window`](Self::with_window) after a verdict of the caller's
-    /// own on this rank.
-    fn with_window_checked(
-        source_grid: &ProcGrid,
-        source: &Layout,
-        target_grid: &ProcGrid,
-        target: &Layout,
-        window: &Window,
-        options: Options,
-        verdict: Result<(), RedistError>,
-    ) -> Result<Redistribution<T>, RedistError> {
-        const WHAT: &str = "building a redistribution";
-        let comm = source_grid.communicator();
-        let fingerprint = agree::Fingerprint::new()
-            .layout(source)
-            .layout(target)
-            .window(window)
-            .grid(source_grid)
-            .grid(target_grid)
-            .options(&options)
-            .number(std::mem::size_of::<T>() as u64)
-            .value();
-        let checked = verdict
-            .and_then(|()| {
-                Self::check_arguments(source_grid, source, target_grid, target, &options)
-            })
-            .and_then(|()| Plan::with_window(source, target, window, options.remap));
-        let plan = agree::agree(comm, checked, fingerprint, WHAT)?;
-        let built = Self::build(plan, source_grid, options);
-        let (plan, strategy, messages, routes) = agree::agree(comm, built, 0, WHAT)?;
-        Self::finish(
-            plan,
-            source_grid,
-            target_grid,
-            options,
-            strategy,
-            messages,
-            routes,
-        )
-    }
-
-    /// What can be wrong with the arguments of [`new`](Self::new) on this
-    /// rank alone.
-    fn check_arguments(
-        source_grid: &ProcGrid,
-        source: &Layout,
-        target_grid: &ProcGrid,
-        target: &Layout,
-        options: &Options,
-    ) -> Result<(), RedistError> {
-        if !source_grid.shares_communicator(target_grid) {
-            return Err(RedistError::InvalidArgument {
-                what: "grids",
-                value: format!("{source_grid} and {target_grid}"),
-                expected: "two grids over one communicator (GridBuilder::build_sharing)"
-                    .to_string(),
-            });
-        }
-        for (grid, layout) in [(source_grid, source), (target_grid, target)] {
-            if grid.extents() != layout.grid_extents() {
-                return Err(dist_array::DistError::GridMismatch {
-                    layout_grid: layout.grid_extents().to_vec(),
-                    grid: grid.extents().to_vec(),
-                }
-                .into());
-            }
-        }
-        if options.max_message_elements == 0 || options.max_message_elements > i32::MAX as usize {
-            return Err(RedistError::InvalidArgument {
-                what: "max_message_elements",
-                value: options.max_message_elements.to_string(),
-                expected: format!("1..={}", i32::MAX),
-            });
-        }
-        Ok(())
-    }
-
-    /// This rank's programs and routes for `plan`, and the strategy (the
-    /// cost model is collective: every rank gets here, the arguments
-    /// agreed on).
-    fn build(
-        plan: Plan,
-        source_grid: &ProcGrid,
-        options: Options,
-    ) -> Result<(Plan, Strategy, RankMessages, route::Routes), RedistError> {
-        let comm = source_grid.communicator();
-        let me = comm.rank() as usize;
-        // Copies run in parallel only where this rank has cores to itself:
-        // with as many ranks as cores on a node, extra threads only contend.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
-            crate::tuning::UNIT_BYTES / std::mem::size_of::<T>().max(1)
-        } else {
-            usize::MAX
         };
-        // Copies into target storage stream where this rank writes more of
-        // it than the cache would keep.
-        let written: usize = plan
-            .messages()
-            .iter()
-            .filter(|m| m.to == me)
-            .map(|m| m.len)
-            .sum();
-        let threshold = stream::threshold(
-            options.streaming,
-            stream::last_level_cache(),
-            procgrid::ranks_on_node(),
-        );
-        let size = std::mem::size_of::<T>().max(1);
-        let stream = (written.saturating_mul(size) >= threshold)
-            .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(size));
-        let program = RankProgram::new(&plan, me, unit_elements, stream);
-        // alltoallv addresses whole buffers with i32 counts and displacements.
-        let alltoallv_fits =
-            plan.messages().iter().all(|m| m.len <= i32::MAX as usize) && rank_totals_fit(&plan);
-        let strategy = match options.strategy {
-            Strategy::Auto => {
-                let model = cost::model_for(comm);
-                cost::choose(&model, &plan, std::mem::size_of::<T>(), alltoallv_fits)
-            }
-            Strategy::Alltoallv if !alltoallv_fits => {
-                return Err(RedistError::InvalidArgument {
-                    what: "strategy",
-                    value: "alltoallv".to_string(),
-                    expected: "scheduled or async: a rank exchanges more than 2^31-1 elements, \
-                               which one MPI_Alltoallv cannot address"
-                        .to_string(),
-                })
-            }
-            s => s,
-        };
-        let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
-        let routes = route::Routes::new(&program, &options, strategy, &elem)?;
-        Ok((plan, strategy, RankMessages::new(program, elem), routes))
+        Self::build(&request, Ok(()))
     }
 
-    /// Sets up the exchange (collective: the alltoallv variant and the
-    /// node-direct copies are decided together) once every rank has built
-    /// its part.
-    fn finish(
-        plan: Plan,
-        source_grid: &ProcGrid,
-        target_grid: &ProcGrid,
-        options: Options,
-        strategy: Strategy,
-        messages: RankMessages,
-        routes: route::Routes,
-    ) -> Result<Redistribution<T>, RedistError> {
-        let comm = source_grid.communicator();
-        let me = comm.rank() as usize;
-        let exchange = match strategy {
-            Strategy::Alltoallv | Strategy::Auto => {
-                // One MPI_Alltoallw over datatypes replaces the packed
-                // MPI_Alltoallv only if every rank can use it: decided
-                // together (one all-reduce).
-                let mut everywhere = 0i32;
-                comm.all_reduce_into(
-                    &i32::from(routes.all_typed()),
-                    &mut everywhere,
-                    SystemOperation::min(),
-                );
-                let size = comm.size() as usize;
-                // Counts fit MPI's i32 (checked when the strategy was chosen).
-                Exchange::Alltoallv(alltoallv::Alltoallv::new(
-                    &messages,
-                    routes,
-                    size,
-                    everywhere == 1,
-                )?)
-            }
-            Strategy::Scheduled => {
-                Exchange::Scheduled(scheduled::Scheduled::new(&plan, &messages, routes, me))
-            }
-            Strategy::Async => {
-                // Every rank evaluates the same condition, so all or none take part.
-                let node = (options.node_direct && plan.stats().messages > 0)
-                    .then(|| {
-                        node_direct::NodeDirect::new(
-                            comm,
-                            &plan,
-                            &messages.program,
-                            me,
-                            std::mem::size_of::<T>(),
-                        )
-                    })
-                    .flatten();
-                Exchange::Async(asynchronous::Async::new(routes, node))
-            }
-        };
-        Ok(Redistribution {
-            plan,
-            source_grid: source_grid.clone(),
-            target_grid: target_grid.clone(),
-            me,
-            strategy,
-            messages,
-            exchange,
-        })
-    }
-
-    /// The plan.
-    pub fn plan(&self) -> &Plan {
+    /// This rank's part of the plan: the messages it sends and receives,
+    /// what it keeps, and the runs of its rows and columns.
+    pub fn rank_plan(&self) -> &RankPlan {
         &self.plan
+    }
+
+    /// The window moved: the whole arrays unless built by
+    /// [`with_window`](Self::with_window).
+    pub fn window(&self) -> &Window {
+        self.plan.window()
+    }
+
+    /// This rank's schedule, when the strategy steps through one
+    /// (`scheduled`).
+    pub fn schedule(&self) -> Option<&RankSchedule> {
+        self.schedule.as_ref()
+    }
+
+    /// The most messages any rank sends or receives: the communication
+    /// graph's maximum degree, the fewest steps a schedule can have
+    /// (learnt when the ranks agreed; no communication).
+    pub fn max_degree(&self) -> usize {
+        self.figures.max_degree
+    }
+
+    /// What the whole redistribution moves, summed over the ranks:
+    /// `(elements kept on their rank, elements moved, messages between
+    /// ranks)`. Collective over the grids' communicator (one all-reduce).
+    pub fn totals(&self) -> (usize, usize, usize) {
+        let word = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        let mine = [
+            word(self.plan.kept()),
+            word(self.plan.elements_sent()),
+            word(self.plan.sends().len()),
+        ];
+        let mut all = [0u64; 3];
+        self.source_grid.communicator().all_reduce_into(
+            &mine[..],
+            &mut all[..],
+            SystemOperation::sum(),
+        );
+        let size = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        (size(all[0]), size(all[1]), size(all[2]))
     }
 
     /// The target layout, carrying the chosen rank map: arrays built on it
@@ -554,8 +403,9 @@ impl<T: Element> Redistribution<T> {
 
     /// The exchange itself, on checked arrays.
     fn exchange(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) -> Result<(), RedistError> {
-        if self.plan.stats().messages == 0 {
-            // Nothing crosses ranks (every rank knows it from the plan): no MPI call at all.
+        if !self.figures.messages {
+            // Nothing crosses ranks (every rank learnt it when the ranks
+            // agreed): no MPI call at all.
             self.messages
                 .copy_local(src.local_slice(), dst.local_slice_mut());
             return Ok(());
@@ -573,19 +423,13 @@ impl<T: Element> Redistribution<T> {
     }
 }
 
-/// Whether every rank's total send and receive counts fit MPI's `i32`.
-fn rank_totals_fit(plan: &Plan) -> bool {
-    let (send, recv) = plan.rank_volumes();
-    send.iter().chain(&recv).all(|&n| n <= i32::MAX as usize)
-}
-
 impl<T: Element> fmt::Debug for Redistribution<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Redistribution")
             .field("source", &self.plan.source().to_string())
             .field("target", &self.plan.target().to_string())
             .field("strategy", &self.strategy)
-            .field("rank", &self.me)
+            .field("rank", &self.plan.rank())
             .finish()
     }
 }

@@ -17,10 +17,10 @@
 
 use super::mpi_raw::Note;
 use super::program::RankProgram;
-use crate::Plan;
-use dist_array::{ReadMapping, SharedStorage};
+use dist_array::{Layout, ReadMapping, SharedStorage};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
-use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::topology::Communicator;
+use procgrid::Node;
 use std::collections::HashMap;
 
 /// Which messages of `async` may be read straight from the sender's shared
@@ -59,7 +59,7 @@ impl Near {
 /// What a receiver needs to read its senders' storage: their process ids,
 /// the size each sender's storage must have, and the mappings made so far.
 pub(crate) struct PeerReader {
-    /// Process id of every rank.
+    /// Per receive: the process id of its sender (0 off the node).
     pids: Vec<u32>,
     /// Per receive: the bytes the sender's source storage holds, from the
     /// plan; a note saying otherwise is not trusted.
@@ -69,43 +69,48 @@ pub(crate) struct PeerReader {
 }
 
 impl NodeDirect {
-    /// Collective over `comm`: `None` on every rank unless every rank can
-    /// map the storage of the ranks of its node it receives from.
+    /// Which messages of `program` stay within the rank's `node`, and
+    /// whether it can map the storage of the node's ranks it receives from
+    /// (arrays laid out as `source`, elements of `elem_bytes` bytes).
+    /// Collective over the node's ranks (each shares a probe and reads its
+    /// peers'); every rank of the communicator must call it, and the ranks
+    /// then agree on the verdicts before any uses the result.
     pub fn new(
-        comm: &SimpleCommunicator,
-        plan: &Plan,
+        node: &Node,
+        source: &Layout,
         program: &RankProgram,
-        me: usize,
         elem_bytes: usize,
-    ) -> Option<NodeDirect> {
-        let node = nodes(comm);
-        let same = |a: usize, b: usize| a != b && node[a] == node[b];
-        let recvs: Vec<bool> = program.recvs.iter().map(|t| same(t.peer, me)).collect();
-        let sends: Vec<bool> = program.sends.iter().map(|t| same(me, t.peer)).collect();
-        let read_from: Vec<usize> = program
+    ) -> (NodeDirect, bool) {
+        let recvs: Vec<bool> = program
             .recvs
             .iter()
-            .filter(|t| same(t.peer, me))
+            .map(|t| node.contains(t.peer))
+            .collect();
+        let sends: Vec<bool> = program
+            .sends
+            .iter()
+            .map(|t| node.contains(t.peer))
+            .collect();
+        let read_from: Vec<usize> = (program.recvs.iter())
+            .filter(|t| node.contains(t.peer))
             .map(|t| t.peer)
             .collect();
-        let mut pids = vec![0u32; comm.size() as usize];
-        comm.all_gather_into(&std::process::id(), &mut pids[..]);
-        if !can_map_peers(comm, &read_from) {
-            return None;
-        }
-        let expected = program
-            .recvs
-            .iter()
-            .map(|t| plan.source().local_len(t.peer).unwrap_or(0) * elem_bytes)
+        let can_map = can_map_peers(node, &read_from);
+        let pids = (program.recvs.iter())
+            .map(|t| node.pid_of(t.peer).unwrap_or(0))
             .collect();
-        Some(NodeDirect {
+        let expected = (program.recvs.iter())
+            .map(|t| source.local_len(t.peer).unwrap_or(0) * elem_bytes)
+            .collect();
+        let node_direct = NodeDirect {
             near: Near { sends, recvs },
             reader: PeerReader {
                 pids,
                 expected,
                 cache: PeerCache::default(),
             },
-        })
+        };
+        (node_direct, can_map)
     }
 
     /// The note a sender sends: whether its source storage is shared, and
@@ -141,7 +146,7 @@ impl PeerReader {
             return Ok(false);
         }
         let storage = SharedStorage {
-            pid: self.pids[peer],
+            pid: self.pids[i],
             fd: from_word(note[1]),
             id: note[2],
             bytes: from_word(note[3]),
@@ -203,17 +208,6 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// The node of every rank of `comm`, as the smallest rank on that node.
-/// Collective over `comm`.
-pub(crate) fn nodes(comm: &SimpleCommunicator) -> Vec<usize> {
-    let node = comm.split_shared(comm.rank());
-    let mut leader = 0i32;
-    node.all_reduce_into(&comm.rank(), &mut leader, SystemOperation::min());
-    let mut all = vec![0i32; comm.size() as usize];
-    comm.all_gather_into(&leader, &mut all[..]);
-    all.into_iter().map(|r| r as usize).collect()
-}
-
 /// The mapping of each peer's storage this rank reads, one per peer:
 /// repeated executions on the same arrays map nothing, and a peer's new
 /// array replaces its old mapping (storage ids are never reused).
@@ -257,16 +251,17 @@ impl PeerCache {
     }
 }
 
-/// Whether every rank can map the shared storage of each rank in its
-/// `read_from` list; the same verdict on every rank. Collective over `comm`:
-/// each rank shares a small probe storage, reads its peers' probes, and one
-/// all-reduce agrees.
-pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> bool {
+/// Whether this rank can map the shared storage of each rank of `node` in
+/// `read_from`. Collective over the node's ranks: each shares a small probe
+/// storage, reads its peers' probes, and they wait for each other (one
+/// all-reduce among them) before the probes go.
+fn can_map_peers(node: &Node, read_from: &[usize]) -> bool {
     const MAGIC: u64 = 0x6e64_6379_636c_6963;
+    let comm = node.communicator();
+    let me = node.ranks()[usize::try_from(comm.rank()).unwrap_or(0)];
     // A probe in shared storage, holding MAGIC ^ rank.
-    let probe = dist_array::storage::probe(MAGIC ^ comm.rank() as u64);
-    let mine = probe.as_ref().map(|p| p.info());
-    let entry = match mine {
+    let probe = dist_array::storage::probe(MAGIC ^ me as u64);
+    let entry = match probe.as_ref().map(|p| p.info()) {
         Some(s) => [
             1,
             u64::from(s.pid),
@@ -278,11 +273,15 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
         ],
         None => [0; 7],
     };
-    let mut all = vec![0u64; 7 * comm.size() as usize];
+    let mut all = vec![0u64; 7 * node.ranks().len()];
     comm.all_gather_into(&entry[..], &mut all[..]);
     let mut ok = true;
     for &r in read_from {
-        let e = &all[7 * r..7 * r + 7];
+        let Ok(i) = node.ranks().binary_search(&r) else {
+            ok = false;
+            continue;
+        };
+        let e = &all[7 * i..7 * i + 7];
         if e[0] == 0 {
             ok = false;
             continue;
@@ -300,11 +299,11 @@ pub(crate) fn can_map_peers(comm: &SimpleCommunicator, read_from: &[usize]) -> b
             .map_read_only()
             .is_ok_and(|m| unsafe { m.slice::<u64>() }.first() == Some(&(MAGIC ^ r as u64)));
     }
-    let mut every = 0i32;
-    comm.all_reduce_into(&i32::from(ok), &mut every, SystemOperation::min());
-    // The probe lives until every rank has read its peers'.
+    // The probe lives until every rank of the node has read its peers'.
+    let mut node_ok = 0i32;
+    comm.all_reduce_into(&i32::from(ok), &mut node_ok, SystemOperation::min());
     drop(probe);
-    every == 1
+    ok
 }
 
 #[cfg(test)]

@@ -335,7 +335,13 @@ mod tests {
         let s = Layout::parse(shape, from).unwrap().with_storage(order);
         let t = Layout::parse(shape, to).unwrap().with_storage(order);
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        MessageProgram::with_units(&plan, 0, 1, 1, usize::MAX)
+        MessageProgram::new(
+            plan.axes(),
+            (plan.source(), plan.target()),
+            (0, 1),
+            1,
+            usize::MAX,
+        )
     }
 
     /// The message from rank 0 to rank 1, row-major.

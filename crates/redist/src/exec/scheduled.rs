@@ -1,19 +1,21 @@
-//! `scheduled`: one `MPI_Sendrecv` per step of the plan's contention-free
+//! `scheduled`: one `MPI_Sendrecv` per step of the contention-free
 //! schedule (seeds 001 and 002): in every step each rank sends at most one
 //! message and receives at most one, so no rank is swamped, and the buffers
-//! are no larger than the largest message.
+//! are no larger than the largest message. A rank goes through its own
+//! steps only, in order: O(its messages), whatever the number of steps.
 
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
 use super::program::MessageProgram;
 use super::route::{Chunks, Cut, Recv, Routes, Send};
-use crate::{Plan, RedistError};
+use crate::{RankPlan, RedistError};
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 
 /// The `scheduled` exchange of one redistribution.
 pub(crate) struct Scheduled<T> {
-    /// Per schedule step: the index of this rank's send and receive, if any.
+    /// This rank's steps, in order: the index of its send and receive in
+    /// each, if any.
     steps: Vec<(Option<usize>, Option<usize>)>,
     routes: Routes,
     send_buf: Vec<T>,
@@ -21,26 +23,32 @@ pub(crate) struct Scheduled<T> {
 }
 
 impl<T: Element> Scheduled<T> {
-    /// The steps of `plan`'s schedule that concern rank `me`.
-    pub fn new(plan: &Plan, messages: &RankMessages, routes: Routes, me: usize) -> Scheduled<T> {
-        let steps = plan
-            .schedule()
-            .steps()
-            .iter()
-            .map(|step| {
-                let mut mine = (None, None);
-                for &i in step {
-                    let m = plan.messages()[i];
-                    if m.from == me {
-                        mine.0 = messages.sends().iter().position(|t| t.peer == m.to);
-                    }
-                    if m.to == me {
-                        mine.1 = messages.recvs().iter().position(|t| t.peer == m.from);
-                    }
-                }
-                mine
-            })
+    /// The steps of the rank whose plan is `plan`, in order: per step the
+    /// index of its send and of its receive in that step, if any.
+    pub fn new(plan: &RankPlan, routes: Routes) -> Scheduled<T> {
+        let mut entries: Vec<(usize, Option<usize>, Option<usize>)> = (plan.sends().iter())
+            .enumerate()
+            .map(|(i, l)| (l.step, Some(i), None))
+            .chain(
+                plan.recvs()
+                    .iter()
+                    .enumerate()
+                    .map(|(j, l)| (l.step, None, Some(j))),
+            )
             .collect();
+        entries.sort_by_key(|e| e.0);
+        let mut steps: Vec<(Option<usize>, Option<usize>)> = Vec::with_capacity(entries.len());
+        let mut last = None;
+        for (step, send, recv) in entries {
+            match steps.last_mut() {
+                Some(mine) if last == Some(step) => {
+                    mine.0 = mine.0.or(send);
+                    mine.1 = mine.1.or(recv);
+                }
+                _ => steps.push((send, recv)),
+            }
+            last = Some(step);
+        }
         Scheduled {
             steps,
             routes,

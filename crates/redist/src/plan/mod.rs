@@ -8,9 +8,11 @@
 //! the steps from [`schedule`].
 
 mod axis;
+mod rank;
 mod window;
 
-pub use axis::{AxisPlan, AxisView, Run, Segments};
+pub use axis::{AxisPlan, AxisView, Run, Segments, RUNS_MAX};
+pub use rank::{Link, RankPlan, RANK_MESSAGES_MAX};
 pub use window::Window;
 
 use crate::remap;

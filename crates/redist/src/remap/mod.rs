@@ -51,7 +51,7 @@ pub use closed_form::{
 };
 
 use crate::Remap;
-use crate::{AxisPlan, RedistError};
+use crate::{AxisPlan, AxisView, RedistError, Window};
 use dist_array::Layout;
 use procgrid::{coords_to_rank, rank_to_coords, Order};
 
@@ -124,6 +124,35 @@ pub(crate) fn position_volumes(
         }
     }
     out
+}
+
+/// The target layout with the rank map `remap` chooses for moving `window`
+/// of arrays laid out as `source` onto arrays laid out as `target` (with
+/// [`Remap::None`], `target` itself). Pure: every rank computes the same.
+pub(crate) fn target_for(
+    source: &Layout,
+    target: &Layout,
+    window: &Window,
+    remap: Remap,
+) -> Result<Layout, RedistError> {
+    crate::plan::check_window(source, target, window, remap)?;
+    let map = match remap {
+        Remap::None => return Ok(target.clone()),
+        Remap::ClosedForm => closed_form_rank_map(source, target)?,
+        Remap::Optimal => {
+            let axes = crate::plan::axis_plans(source, target, window, |_| AxisView::All)?;
+            let messages = message_count(source, &axes);
+            if messages > crate::plan::MESSAGES_MAX {
+                return Err(RedistError::Limit {
+                    what: "messages (rank pairs that exchange data) of a plan",
+                    value: messages as u128,
+                    limit: crate::plan::MESSAGES_MAX as u128,
+                });
+            }
+            optimal_rank_map(source, target, &position_volumes(source, target, &axes))?
+        }
+    };
+    Ok(target.clone().with_rank_map(map)?)
 }
 
 /// The target's rank map as `remap` allows, given the volumes `by_position`

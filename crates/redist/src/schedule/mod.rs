@@ -46,8 +46,10 @@
 mod colouring;
 #[cfg(test)]
 mod expansion;
+mod local;
 
 pub use colouring::greedy;
+pub use local::{assign_steps, Construction, RankSchedule};
 
 use std::collections::HashSet;
 

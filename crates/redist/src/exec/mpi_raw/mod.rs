@@ -16,8 +16,7 @@
 //!   [`Requests::wait_any`] returns `None` then. A list dropped with
 //!   requests pending waits for them, or aborts the job when the thread is
 //!   unwinding from a panic, so MPI never writes into freed memory;
-//! - [`AbortOnUnwind`], which aborts the job when an exchange panics;
-//! - [`handle_key`], the bytes of a communicator handle, to key caches.
+//! - [`AbortOnUnwind`], which aborts the job when an exchange panics.
 //!
 //! Element types are moved as bytes: an element of `n` bytes is a
 //! contiguous datatype of `n` `MPI_BYTE`s ([`Datatype::element`]), so any
@@ -577,18 +576,4 @@ impl Drop for AbortOnUnwind {
             }
         }
     }
-}
-
-/// The bytes of `comm`'s handle: a key for per-communicator caches (valid
-/// while the communicator lives; handles may be reused after it is freed).
-pub(crate) fn handle_key(comm: &SimpleCommunicator) -> Vec<u8> {
-    let raw = comm.as_raw();
-    // SAFETY: reads the bytes of a plain handle value (an int or a pointer).
-    unsafe {
-        std::slice::from_raw_parts(
-            (&raw as *const ffi::MPI_Comm).cast::<u8>(),
-            size_of::<ffi::MPI_Comm>(),
-        )
-    }
-    .to_vec()
 }

@@ -25,8 +25,8 @@
 //! together ([`MessageProgram::part`]).
 
 use super::kernel::{CopyOp, Out};
-use crate::Plan;
-use dist_array::Order;
+use crate::{AxisPlan, RankPlan};
+use dist_array::{Layout, Order};
 use rayon::prelude::*;
 use std::mem::size_of;
 use std::ops::Range;
@@ -60,7 +60,7 @@ fn strides(shape: &[usize], order: Order) -> Vec<usize> {
 }
 
 /// The copy program of one message between a source and a target rank.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MessageProgram {
     /// The other rank (target rank for a send, source rank for a receive).
     pub peer: usize,
@@ -84,16 +84,18 @@ pub(crate) struct MessageProgram {
 
 impl MessageProgram {
     /// The program of the message from source rank `from` to target rank
-    /// `to`, with units of parallel work of about `unit_elements` elements.
-    pub fn with_units(
-        plan: &Plan,
-        from: usize,
-        to: usize,
+    /// `to` of arrays laid out as `source` and `target`, whose runs per
+    /// dimension `axes` hold (the whole plan's, or a row of `from` or a
+    /// column of `to`: the runs of a pair are the same in each), with units
+    /// of parallel work of about `unit_elements` elements.
+    pub fn new(
+        axes: &[AxisPlan],
+        (source, target): (&Layout, &Layout),
+        (from, to): (usize, usize),
         peer: usize,
         unit_elements: usize,
     ) -> MessageProgram {
-        let src = plan.source();
-        let dst = plan.target();
+        let (src, dst) = (source, target);
         let a = src.coords_of_rank(from).expect("source rank in layout");
         let b = dst.coords_of_rank(to).expect("target rank in layout");
         let src_shape = src.local_shape(from).expect("source rank in layout");
@@ -106,7 +108,7 @@ impl MessageProgram {
         };
         let axes: Vec<AxisProgram> = order
             .iter()
-            .map(|&d| AxisProgram::new(&plan.axes()[d], a[d], b[d]))
+            .map(|&d| AxisProgram::new(&axes[d], a[d], b[d]))
             .collect();
         let extents: Vec<usize> = axes.iter().map(AxisProgram::len).collect();
         let mut buf_strides = vec![1usize; extents.len()];
@@ -403,7 +405,7 @@ fn units(len: usize, outer: usize, unit_elements: usize) -> usize {
 }
 
 /// What one rank sends, receives and copies locally in a redistribution.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct RankProgram {
     /// Messages this rank sends, by increasing target rank (itself excluded).
     pub sends: Vec<MessageProgram>,
@@ -414,39 +416,25 @@ pub(crate) struct RankProgram {
 }
 
 impl RankProgram {
-    /// The programs of rank `me`, with units of parallel work of about
-    /// `unit_elements` elements (`usize::MAX`: copies run on the calling
-    /// thread alone); copies into this rank's target storage stream as
-    /// [`MessageProgram::streaming`] says for `stream`.
-    pub fn new(plan: &Plan, me: usize, unit_elements: usize, stream: Option<usize>) -> RankProgram {
-        let mut sends = vec![];
-        let mut recvs = vec![];
-        let mut local = None;
-        for m in plan.messages() {
-            if m.len == 0 {
-                continue;
-            }
-            if m.from == me && m.to == me {
-                local = Some(
-                    MessageProgram::with_units(plan, me, me, me, unit_elements).streaming(stream),
-                );
-            } else if m.from == me {
-                sends.push(MessageProgram::with_units(
-                    plan,
-                    me,
-                    m.to,
-                    m.to,
-                    unit_elements,
-                ));
-            } else if m.to == me {
-                recvs.push(
-                    MessageProgram::with_units(plan, m.from, me, m.from, unit_elements)
-                        .streaming(stream),
-                );
-            }
-        }
-        sends.sort_by_key(|t| t.peer);
-        recvs.sort_by_key(|t| t.peer);
+    /// The programs of the messages of `plan` (one rank's), with units of
+    /// parallel work of about `unit_elements` elements (`usize::MAX`:
+    /// copies run on the calling thread alone); copies into the rank's
+    /// target storage stream as [`MessageProgram::streaming`] says for
+    /// `stream`. Sends and the local part come from the rank's rows,
+    /// receives from its columns.
+    pub fn new(plan: &RankPlan, unit_elements: usize, stream: Option<usize>) -> RankProgram {
+        let me = plan.rank();
+        let layouts = (plan.source(), plan.target());
+        let program = |axes: &[AxisPlan], from, to, peer| {
+            MessageProgram::new(axes, layouts, (from, to), peer, unit_elements)
+        };
+        let sends = (plan.sends().iter())
+            .map(|l| program(plan.rows(), me, l.peer, l.peer))
+            .collect();
+        let recvs = (plan.recvs().iter())
+            .map(|l| program(plan.columns(), l.peer, me, l.peer).streaming(stream))
+            .collect();
+        let local = (plan.kept() > 0).then(|| program(plan.rows(), me, me, me).streaming(stream));
         RankProgram {
             sends,
             recvs,

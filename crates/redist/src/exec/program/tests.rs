@@ -1,6 +1,23 @@
 use super::*;
 use crate::testing::{Pair, Windowed};
-use crate::Remap;
+use crate::{Plan, Remap};
+
+/// The program of the message from `from` to `to` of a whole plan.
+fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
+    MessageProgram::new(
+        plan.axes(),
+        (plan.source(), plan.target()),
+        (from, to),
+        to,
+        unit,
+    )
+}
+
+/// The programs of rank `r` of a whole plan, built as the rank builds them.
+fn rank_program(plan: &Plan, r: usize, unit: usize) -> RankProgram {
+    let mine = RankPlan::new(plan.source(), plan.target(), plan.window(), r).unwrap();
+    RankProgram::new(&mine, unit, None)
+}
 use dist_array::Layout;
 use mpi_harness::all_indices;
 use quickcheck::quickcheck;
@@ -43,7 +60,7 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
     let (s, t) = (plan.source(), plan.target());
     for m in plan.messages() {
         let want = pairs(plan, m.from, m.to);
-        let tr = MessageProgram::with_units(plan, m.from, m.to, m.to, unit);
+        let tr = program(plan, m.from, m.to, unit);
         if tr.len != want.len() || tr.len != m.len {
             return false;
         }
@@ -152,7 +169,7 @@ fn rank_program_splits_sends_receives_and_the_local_part() {
     let s = Layout::parse(&[12], "block@3").unwrap();
     let t = Layout::parse(&[12], "cyclic@3").unwrap();
     let plan = Plan::new(&s, &t, Remap::None).unwrap();
-    let p = RankProgram::new(&plan, 1, 1 << 18, None);
+    let p = rank_program(&plan, 1, 1 << 18);
     // Rank 1 holds 4..8 and keeps 4 and 7; 5 -> 2, 6 -> 0.
     assert_eq!(p.local.as_ref().map(|t| t.len), Some(2));
     assert_eq!(
@@ -200,7 +217,7 @@ fn tiny_blocks_and_long_extents() {
         ] {
             let plan = Plan::new(&s, &t, Remap::None).unwrap();
             for m in plan.messages() {
-                let tr = MessageProgram::with_units(&plan, m.from, m.to, m.to, 1 << 18);
+                let tr = program(&plan, m.from, m.to, 1 << 18);
                 tables += tr.axes.iter().filter(|a| a.offsets.is_some()).count();
             }
             for unit in [1, 7, 64, 1 << 20] {
@@ -228,7 +245,7 @@ fn program_size_does_not_grow_with_the_extent() {
             let t = Layout::parse(&[n], to).unwrap();
             let plan = Plan::new(&s, &t, Remap::None).unwrap();
             (0..plan.source().ranks())
-                .map(|r| RankProgram::new(&plan, r, 1 << 18, None).heap_bytes())
+                .map(|r| rank_program(&plan, r, 1 << 18).heap_bytes())
                 .max()
                 .unwrap()
         };
@@ -252,7 +269,7 @@ fn type_trees_do_not_grow_with_the_extent() {
         let s = Layout::parse(&[n, 64], from).unwrap();
         let t = Layout::parse(&[n, 64], to).unwrap();
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
-        let tr = MessageProgram::with_units(&plan, 0, 1, 1, usize::MAX);
+        let tr = program(&plan, 0, 1, usize::MAX);
         tr.type_tree(true).nodes() + tr.type_tree(false).nodes()
     };
     for (from, to, most) in [
@@ -264,5 +281,35 @@ fn type_trees_do_not_grow_with_the_extent() {
             let got = nodes(n, from, to);
             assert!(got <= most, "{from} -> {to} at n = {n}: {got} nodes");
         }
+    }
+}
+
+/// A rank's programs, built from its rows and columns, are the programs
+/// of the whole plan's messages of that rank.
+fn rank_programs_agree(plan: &Plan) -> bool {
+    let ranks = plan.source().ranks().max(plan.target().ranks());
+    (0..ranks).all(|r| {
+        let mine = rank_program(plan, r, 1 << 18);
+        let whole = |from, to| program(plan, from, to, 1 << 18);
+        let peer = |mut t: MessageProgram, peer| {
+            t.peer = peer;
+            t
+        };
+        mine.sends.iter().all(|t| *t == whole(r, t.peer))
+            && mine
+                .recvs
+                .iter()
+                .all(|t| *t == peer(whole(t.peer, r), t.peer))
+            && mine.local.iter().all(|t| *t == whole(r, r))
+    })
+}
+
+quickcheck! {
+    fn rank_programs_are_the_whole_plans(p: Pair) -> bool {
+        rank_programs_agree(&Plan::new(&p.0, &p.1, Remap::None).unwrap())
+    }
+
+    fn rank_programs_of_windows(w: Windowed) -> bool {
+        rank_programs_agree(&Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap())
     }
 }

@@ -1,0 +1,250 @@
+//! Building a redistribution, step by step:
+//!
+//! 1. this rank's plan (its sends, receives and local part, from its own
+//!    rows and columns of the 1-D plans) and, for `scheduled`, its steps —
+//!    pure, no communication;
+//! 2. the agreement: one all-reduce of every rank's verdict, a fingerprint
+//!    of its arguments and a few figures (the most messages, partners and
+//!    elements of any rank; whether any message moves; whether
+//!    `MPI_Alltoallv`'s counts fit), so bad input gives the same error on
+//!    every rank and every rank knows what it needs of the others;
+//! 3. the strategy, from those figures alone (the same on every rank);
+//! 4. this rank's copy programs and message routes — local;
+//! 5. for `async`, which messages stay within the node and whether this
+//!    rank can read its node peers' storage (collective among the node's
+//!    ranks only);
+//! 6. a second all-reduce: every rank's verdict on steps 4 and 5, and
+//!    whether every rank can use `MPI_Alltoallw` and node-direct copies.
+//!
+//! Nothing here holds or walks another rank's messages.
+
+use super::figures::{Figures, Words};
+use super::messages::RankMessages;
+use super::node_direct::NodeDirect;
+use super::program::RankProgram;
+use super::{agree, alltoallv, asynchronous, cost, mpi_raw, route, scheduled, stream};
+use super::{Exchange, Redistribution};
+use crate::schedule::{assign_steps, RankSchedule};
+use crate::{remap, Options, RankPlan, RedistError, Strategy, Window};
+use dist_array::{Element, Layout};
+use mpi::topology::Communicator;
+use procgrid::ProcGrid;
+
+/// What building needs besides the layouts: the grids, the window, the
+/// options.
+pub(super) struct Request<'a> {
+    pub source_grid: &'a ProcGrid,
+    pub source: &'a Layout,
+    pub target_grid: &'a ProcGrid,
+    pub target: &'a Layout,
+    pub window: &'a Window,
+    pub options: Options,
+}
+
+/// This rank's parts that need no other rank: its programs and routes.
+type LocalParts = (RankMessages, route::Routes);
+
+impl<T: Element> Redistribution<T> {
+    /// Builds the redistribution `req` describes, after `verdict`, the
+    /// caller's own check of the arguments on this rank. Collective.
+    pub(super) fn build(
+        req: &Request<'_>,
+        verdict: Result<(), RedistError>,
+    ) -> Result<Self, RedistError> {
+        const WHAT: &str = "building a redistribution";
+        let comm = req.source_grid.communicator();
+        let me = usize::try_from(comm.rank()).unwrap_or(0);
+        let planned = verdict
+            .and_then(|()| check_arguments(req))
+            .and_then(|()| plan_rank(req, me))
+            .map(|(plan, schedule)| {
+                let words = Figures::of(&plan);
+                ((plan, schedule), words)
+            });
+        let fingerprint = fingerprint::<T>(req);
+        let ((plan, schedule), words): (_, Words) =
+            agree::agree_with(comm, planned, fingerprint, WHAT)?;
+        let figures = Figures::from_maxima(words);
+        let strategy = strategy_for(
+            req.options.strategy,
+            &figures,
+            &plan,
+            std::mem::size_of::<T>(),
+        )?;
+        let parts = local_parts::<T>(&plan, &req.options, strategy);
+        // Which messages stay within the node: collective among the node's
+        // ranks, so every rank of it takes part, whatever its own verdict.
+        let node = (strategy == Strategy::Async && req.options.node_direct && figures.messages)
+            .then(|| {
+                let program = parts.as_ref().ok().map(|(m, _)| &m.program);
+                node_direct(req.source_grid, &plan, program, std::mem::size_of::<T>())
+            });
+        let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
+        let can_map = node.as_ref().is_none_or(|n| n.1);
+        let flags = [u64::from(!all_typed), u64::from(!can_map)];
+        let ((messages, routes), flags) =
+            agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT)?;
+        let exchange = match strategy {
+            Strategy::Alltoallv | Strategy::Auto => {
+                // One MPI_Alltoallw over datatypes replaces the packed
+                // MPI_Alltoallv only if every rank can use it. Counts fit
+                // MPI's i32 (checked when the strategy was chosen).
+                let size = usize::try_from(comm.size()).unwrap_or(0);
+                let typed = flags[0] == 0;
+                Exchange::Alltoallv(alltoallv::Alltoallv::new(&messages, routes, size, typed)?)
+            }
+            Strategy::Scheduled => Exchange::Scheduled(scheduled::Scheduled::new(&plan, routes)),
+            Strategy::Async => {
+                let node = node.filter(|_| flags[1] == 0).map(|(n, _)| n);
+                Exchange::Async(asynchronous::Async::new(routes, node))
+            }
+        };
+        Ok(Redistribution {
+            plan,
+            schedule,
+            figures,
+            source_grid: req.source_grid.clone(),
+            target_grid: req.target_grid.clone(),
+            strategy,
+            messages,
+            exchange,
+        })
+    }
+}
+
+/// A hash of everything that must be the same on every rank.
+fn fingerprint<T>(req: &Request<'_>) -> u64 {
+    agree::Fingerprint::new()
+        .layout(req.source)
+        .layout(req.target)
+        .window(req.window)
+        .grid(req.source_grid)
+        .grid(req.target_grid)
+        .options(&req.options)
+        .number(std::mem::size_of::<T>() as u64)
+        .value()
+}
+
+/// What can be wrong with the arguments on this rank alone.
+fn check_arguments(req: &Request<'_>) -> Result<(), RedistError> {
+    if !req.source_grid.shares_communicator(req.target_grid) {
+        return Err(RedistError::InvalidArgument {
+            what: "grids",
+            value: format!("{} and {}", req.source_grid, req.target_grid),
+            expected: "two grids over one communicator (GridBuilder::build_sharing)".to_string(),
+        });
+    }
+    for (grid, layout) in [(req.source_grid, req.source), (req.target_grid, req.target)] {
+        if grid.extents() != layout.grid_extents() {
+            return Err(dist_array::DistError::GridMismatch {
+                layout_grid: layout.grid_extents().to_vec(),
+                grid: grid.extents().to_vec(),
+            }
+            .into());
+        }
+    }
+    let max = req.options.max_message_elements;
+    if max == 0 || max > i32::MAX as usize {
+        return Err(RedistError::InvalidArgument {
+            what: "max_message_elements",
+            value: max.to_string(),
+            expected: format!("1..={}", i32::MAX),
+        });
+    }
+    Ok(())
+}
+
+/// This rank's plan, with the target's rank map as remapping chooses it
+/// (the same on every rank), and its steps when the strategy steps through
+/// a schedule.
+fn plan_rank(
+    req: &Request<'_>,
+    me: usize,
+) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
+    let target = remap::target_for(req.source, req.target, req.window, req.options.remap)?;
+    let mut plan = RankPlan::new(req.source, &target, req.window, me)?;
+    let schedule = (req.options.strategy == Strategy::Scheduled)
+        .then(|| assign_steps(&mut plan))
+        .transpose()?;
+    Ok((plan, schedule))
+}
+
+/// The strategy to run, from the figures every rank has: `auto`'s choice
+/// ([`cost::choose`]), or the one asked for where it can run.
+fn strategy_for(
+    asked: Strategy,
+    figures: &Figures,
+    plan: &RankPlan,
+    elem: usize,
+) -> Result<Strategy, RedistError> {
+    match asked {
+        Strategy::Auto => {
+            let load = cost::Load {
+                ranks: plan.source().ranks().max(plan.target().ranks()),
+                max_partners: figures.max_partners,
+                max_bytes: figures.max_volume.saturating_mul(elem),
+            };
+            Ok(cost::choose(&load, figures.counts_fit))
+        }
+        Strategy::Alltoallv if !figures.counts_fit => Err(RedistError::InvalidArgument {
+            what: "strategy",
+            value: "alltoallv".to_string(),
+            expected: "scheduled or async: a rank exchanges more than 2^31-1 elements, \
+                       which one MPI_Alltoallv cannot address"
+                .to_string(),
+        }),
+        s => Ok(s),
+    }
+}
+
+/// This rank's copy programs and message routes for `strategy`.
+fn local_parts<T: Element>(
+    plan: &RankPlan,
+    options: &Options,
+    strategy: Strategy,
+) -> Result<LocalParts, RedistError> {
+    let elem_bytes = std::mem::size_of::<T>().max(1);
+    // Copies run in parallel only where this rank has cores to itself:
+    // with as many ranks as cores on a node, extra threads only contend.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
+        crate::tuning::UNIT_BYTES / elem_bytes
+    } else {
+        usize::MAX
+    };
+    // Copies into target storage stream where this rank writes more of it
+    // than the cache would keep.
+    let written = plan.elements_received() + plan.kept();
+    let threshold = stream::threshold(
+        options.streaming,
+        stream::last_level_cache(),
+        procgrid::ranks_on_node(),
+    );
+    let stream = (written.saturating_mul(elem_bytes) >= threshold)
+        .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
+    let program = RankProgram::new(plan, unit_elements, stream);
+    let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
+    let routes = route::Routes::new(&program, options, strategy, &elem)?;
+    Ok((RankMessages::new(program, elem), routes))
+}
+
+/// Which of `program`'s messages stay within the node of the grid's
+/// communicator, and whether this rank can read the storage of the node's
+/// ranks it receives from. Collective over the node's ranks (and, on first
+/// use of the grid's communicator, over all of it: [`ProcGrid::node`]).
+/// `program` is `None` where building it failed on this rank: it takes part
+/// all the same, reading nothing.
+fn node_direct(
+    grid: &ProcGrid,
+    plan: &RankPlan,
+    program: Option<&RankProgram>,
+    elem_bytes: usize,
+) -> (NodeDirect, bool) {
+    let empty = RankProgram::default();
+    NodeDirect::new(
+        grid.node(),
+        plan.source(),
+        program.unwrap_or(&empty),
+        elem_bytes,
+    )
+}
