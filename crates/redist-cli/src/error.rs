@@ -169,6 +169,18 @@ pub enum CliError {
         reason: String,
     },
 
+    /// `redist plan --rank` named a rank of neither layout.
+    #[error(
+        "rank {rank} is in neither layout; expected a rank below {ranks} (the larger of the \
+         two layouts' rank counts)"
+    )]
+    NoSuchRank {
+        /// The rank asked for.
+        rank: usize,
+        /// The larger of the two rank counts.
+        ranks: usize,
+    },
+
     /// `redist chart` was given no record at all.
     #[error("the input holds no record; expected the JSON lines `redist run --json` prints")]
     NoRecords,

@@ -9,6 +9,8 @@
 //!   gives with a spec string;
 //! - [`show`]: `redist show`, who owns what in one layout;
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
+//! - [`rank_report`]: `redist plan --rank`, what one rank builds, at any
+//!   number of ranks;
 //! - [`measure`]: `redist run`, timing and verifying an execution next to a
 //!   bare `MPI_Alltoallv` of the same bytes (a folder: its arguments, set-up,
 //!   window, element values and check, timing, and report);
@@ -31,6 +33,7 @@ mod measure;
 mod memory;
 mod pdgemr2d;
 mod plan_report;
+mod rank_report;
 mod shape;
 mod show;
 

@@ -7,7 +7,8 @@
 //!   `steps`, `schedule_cost`, `target_rank_map`, `plan_ms`;
 //! - [`summary`]: the readable report, with the schedule drawn as a table of
 //!   steps (like seed 001's figures) when it is small ([`schedule_table`]);
-//! - [`run`]: the subcommand itself.
+//! - [`run`]: the subcommand itself; with `--rank`, [`crate::rank_report`]
+//!   reports one rank's part instead of the whole plan.
 
 use crate::error::CliError;
 use crate::shape::{layout_for, Shape};
@@ -37,6 +38,15 @@ pub struct PlanArgs {
     /// How the target's ranks may be relabelled: none, closed-form or optimal.
     #[arg(long, default_value = "none", value_name = "MODE")]
     pub remap: Remap,
+    /// Build only what rank R builds when the redistribution is set up
+    /// (its messages, schedule and copy programs; no MPI, no data) and
+    /// report that, at any number of ranks.
+    #[arg(long, value_name = "R")]
+    pub rank: Option<usize>,
+    /// With --rank, also list the rank's sends and receives: [rank,
+    /// elements, step] each.
+    #[arg(long, requires = "rank")]
+    pub list: bool,
     /// Print one JSON object on one line instead of the report.
     #[arg(long)]
     pub json: bool,
@@ -47,6 +57,9 @@ pub struct PlanArgs {
 pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let from = layout_for(&args.shape, &args.from)?;
     let to = layout_for(&args.shape, &args.to)?;
+    if let Some(rank) = args.rank {
+        return crate::rank_report::run(args, rank, (&from, &to), out);
+    }
     let start = Instant::now();
     let plan = Plan::new(&from, &to, args.remap)?;
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -207,6 +220,8 @@ mod tests {
             from: "cyclic(10)@5".parse().unwrap(),
             to: "cyclic(5)@5".parse().unwrap(),
             remap: "optimal".parse().unwrap(),
+            rank: None,
+            list: false,
             json: true,
         };
         let mut out = Vec::new();

@@ -81,7 +81,7 @@ pub mod tuning;
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
-pub use exec::{cost, Redistribution};
+pub use exec::{cost, RankPart, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
 pub use schedule::{Message, Schedule};

@@ -161,11 +161,30 @@ fn plan_rank(
     req: &Request<'_>,
     me: usize,
 ) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
-    let target = remap::target_for(req.source, req.target, req.window, req.options.remap)?;
-    let mut plan = RankPlan::new(req.source, &target, req.window, me)?;
-    let schedule = (req.options.strategy == Strategy::Scheduled)
-        .then(|| assign_steps(&mut plan))
-        .transpose()?;
+    let scheduled = req.options.strategy == Strategy::Scheduled;
+    plan_of(
+        req.source,
+        req.target,
+        req.window,
+        req.options.remap,
+        me,
+        scheduled,
+    )
+}
+
+/// Rank `me`'s plan of `window` from `source` to `target` relabelled as
+/// `remap` chooses, and its steps when `steps` asks for them. Pure.
+pub(super) fn plan_of(
+    source: &Layout,
+    target: &Layout,
+    window: &Window,
+    remap: crate::Remap,
+    me: usize,
+    steps: bool,
+) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
+    let target = remap::target_for(source, target, window, remap)?;
+    let mut plan = RankPlan::new(source, &target, window, me)?;
+    let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
     Ok((plan, schedule))
 }
 
@@ -203,7 +222,15 @@ fn local_parts<T: Element>(
     options: &Options,
     strategy: Strategy,
 ) -> Result<LocalParts, RedistError> {
-    let elem_bytes = std::mem::size_of::<T>().max(1);
+    let program = programs(plan, options, std::mem::size_of::<T>());
+    let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
+    let routes = route::Routes::new(&program, options, strategy, &elem)?;
+    Ok((RankMessages::new(program, elem), routes))
+}
+
+/// This rank's copy programs, for elements of `elem_bytes` bytes.
+pub(super) fn programs(plan: &RankPlan, options: &Options, elem_bytes: usize) -> RankProgram {
+    let elem_bytes = elem_bytes.max(1);
     // Copies run in parallel only where this rank has cores to itself:
     // with as many ranks as cores on a node, extra threads only contend.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -222,10 +249,7 @@ fn local_parts<T: Element>(
     );
     let stream = (written.saturating_mul(elem_bytes) >= threshold)
         .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
-    let program = RankProgram::new(plan, unit_elements, stream);
-    let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
-    let routes = route::Routes::new(&program, options, strategy, &elem)?;
-    Ok((RankMessages::new(program, elem), routes))
+    RankProgram::new(plan, unit_elements, stream)
 }
 
 /// Which of `program`'s messages stay within the node of the grid's

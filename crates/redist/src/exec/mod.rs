@@ -32,6 +32,7 @@ mod kernel;
 mod messages;
 mod mpi_raw;
 mod node_direct;
+mod part;
 mod program;
 mod route;
 mod scheduled;
@@ -43,6 +44,7 @@ use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
 use messages::RankMessages;
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
+pub use part::RankPart;
 use procgrid::ProcGrid;
 use std::fmt;
 

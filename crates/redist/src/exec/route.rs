@@ -204,8 +204,13 @@ impl Routes {
 
     /// Bytes these routes hold on the heap (datatypes aside, which MPI holds).
     pub fn heap_bytes(&self) -> usize {
-        self.send.capacity() * std::mem::size_of::<Send>()
-            + self.recv.capacity() * std::mem::size_of::<Recv>()
+        Routes::bytes_for(self.send.capacity(), self.recv.capacity())
+    }
+
+    /// Bytes the routes of `sends` sends and `recvs` receives hold on the
+    /// heap (datatypes aside).
+    pub fn bytes_for(sends: usize, recvs: usize) -> usize {
+        sends * std::mem::size_of::<Send>() + recvs * std::mem::size_of::<Recv>()
     }
 
     /// Whether every message of this rank is described by datatypes on

@@ -3,12 +3,12 @@
 //! and per-element offsets where a period's stretches are short.
 
 use crate::tuning::{OFFSETS_MAX, SHORT_STRETCH};
-use crate::AxisPlan;
+use crate::{AxisPlan, Run};
 
 /// `count` stretches of `len` indices of one dimension: stretch `i` starts
 /// at local index `src + i·src_step` on the source rank and `dst +
 /// i·dst_step` on the target rank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Line {
     pub(super) src: usize,
     pub(super) dst: usize,
@@ -110,6 +110,38 @@ fn normalise(lines: Vec<Line>) -> Vec<Line> {
     out
 }
 
+/// Folds the periods into the body when a period is one line the periods
+/// repeat at a constant step; then body and tail are one list.
+fn fold(mut d: Draft) -> Draft {
+    if d.periods == 0 {
+        d.body.clear();
+        return d;
+    }
+    if d.periods > 1 && d.body.len() == 1 {
+        let l = &mut d.body[0];
+        if l.count == 1 {
+            *l = Line {
+                count: d.periods,
+                src_step: d.src_stride,
+                dst_step: d.dst_stride,
+                ..*l
+            };
+            d.periods = 1;
+        } else if d.src_stride == l.count * l.src_step && d.dst_stride == l.count * l.dst_step {
+            l.count *= d.periods;
+            d.periods = 1;
+        }
+    }
+    if d.periods == 1 {
+        let mut all = std::mem::take(&mut d.body);
+        all.append(&mut d.tail);
+        d.body = normalise(all);
+        d.src_stride = 0;
+        d.dst_stride = 0;
+    }
+    d
+}
+
 /// Calls `f` with the part of line `l`, which starts at element `pos`,
 /// inside `u0..u1`; returns the position after the line, or `None` when `f`
 /// asked to stop.
@@ -165,7 +197,7 @@ pub(crate) struct Periods<'a> {
 /// The local offsets of every element of one period, relative to the
 /// period's start on each side: short stretches copied element by element
 /// from a table in cache, with no per-stretch branch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct OffsetTable {
     pub(super) src: Vec<u32>,
     pub(super) dst: Vec<u32>,
@@ -174,30 +206,44 @@ pub(crate) struct OffsetTable {
     pub(super) dst_span: usize,
 }
 
-/// The program of one dimension of one message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The program of one dimension of one message, its local offsets taken
+/// from where the message starts in that dimension on each side (its
+/// *placement*): messages of one rank whose stretches have the same shape
+/// share one program, at different placements.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct AxisProgram {
     /// The lines of the first period.
-    pub(super) body: Vec<Line>,
+    pub(super) body: Box<[Line]>,
     /// Whole periods.
     pub(super) periods: usize,
     /// Local offsets advance per period.
     pub(super) src_stride: usize,
     pub(super) dst_stride: usize,
     /// The lines after the last whole period (absolute offsets).
-    pub(super) tail: Vec<Line>,
+    pub(super) tail: Box<[Line]>,
     /// Elements of the body.
     pub(super) per_period: usize,
     /// Elements along this dimension.
     pub(super) len: usize,
     /// Per-element offsets of the body, when its stretches are short.
-    pub(super) offsets: Option<OffsetTable>,
+    pub(super) offsets: Option<Box<OffsetTable>>,
+}
+
+/// One period's lines and the tail, with the period count and strides:
+/// what [`fold`] reshapes before they become an [`AxisProgram`].
+struct Draft {
+    body: Vec<Line>,
+    periods: usize,
+    src_stride: usize,
+    dst_stride: usize,
+    tail: Vec<Line>,
 }
 
 impl AxisProgram {
-    /// The stretches moving from process `p` to process `q` of `plan`.
-    pub fn new(plan: &AxisPlan, p: usize, q: usize) -> AxisProgram {
-        let runs = plan.runs(p, q);
+    /// The stretches of `runs`, one pair's runs of one period of `plan`,
+    /// taken from their placement, which comes with them: the source and
+    /// target local offsets of the first stretch.
+    pub fn of_runs(runs: &[Run], plan: &AxisPlan) -> (AxisProgram, usize, usize) {
         let periods = plan.periods();
         let (ss, ds) = (plan.source_stride(), plan.target_stride());
         let line = |src, dst, len, count, src_step, dst_step| Line {
@@ -224,21 +270,33 @@ impl AxisProgram {
                 tail.push(line(s, d, partial, 1, partial, partial));
             }
         }
-        let mut a = AxisProgram {
+        let mut draft = fold(Draft {
             body: normalise(body),
             periods,
             src_stride: ss,
             dst_stride: ds,
             tail: normalise(tail),
-            per_period: 0,
-            len: 0,
+        });
+        let first = draft.body.first().or(draft.tail.first());
+        let (src0, dst0) = first.map_or((0, 0), |l| (l.src, l.dst));
+        for l in draft.body.iter_mut().chain(draft.tail.iter_mut()) {
+            l.src -= src0;
+            l.dst -= dst0;
+        }
+        let per_period = draft.body.iter().map(Line::elements).sum();
+        let tail_len: usize = draft.tail.iter().map(Line::elements).sum();
+        let mut a = AxisProgram {
+            body: draft.body.into_boxed_slice(),
+            periods: draft.periods,
+            src_stride: draft.src_stride,
+            dst_stride: draft.dst_stride,
+            tail: draft.tail.into_boxed_slice(),
+            per_period,
+            len: draft.periods * per_period + tail_len,
             offsets: None,
         };
-        a.fold();
-        a.per_period = a.body.iter().map(Line::elements).sum();
-        a.len = a.periods * a.per_period + a.tail.iter().map(Line::elements).sum::<usize>();
-        a.offsets = a.short_offsets();
-        a
+        a.offsets = a.short_offsets().map(Box::new);
+        (a, src0, dst0)
     }
 
     /// The body's per-element offsets, if copying by them pays: several
@@ -271,39 +329,6 @@ impl AxisProgram {
         Some(o)
     }
 
-    /// Folds the periods into the body when a period is one line the
-    /// periods repeat at a constant step; then body and tail are one list.
-    pub(super) fn fold(&mut self) {
-        if self.periods == 0 {
-            self.body.clear();
-            return;
-        }
-        if self.periods > 1 && self.body.len() == 1 {
-            let l = &mut self.body[0];
-            if l.count == 1 {
-                *l = Line {
-                    count: self.periods,
-                    src_step: self.src_stride,
-                    dst_step: self.dst_stride,
-                    ..*l
-                };
-                self.periods = 1;
-            } else if self.src_stride == l.count * l.src_step
-                && self.dst_stride == l.count * l.dst_step
-            {
-                l.count *= self.periods;
-                self.periods = 1;
-            }
-        }
-        if self.periods == 1 {
-            let mut all = std::mem::take(&mut self.body);
-            all.append(&mut self.tail);
-            self.body = normalise(all);
-            self.src_stride = 0;
-            self.dst_stride = 0;
-        }
-    }
-
     /// Elements along this dimension.
     pub fn len(&self) -> usize {
         self.len
@@ -311,9 +336,9 @@ impl AxisProgram {
 
     /// Bytes held on the heap.
     pub(super) fn heap_bytes(&self) -> usize {
-        (self.body.capacity() + self.tail.capacity()) * size_of::<Line>()
+        (self.body.len() + self.tail.len()) * size_of::<Line>()
             + self.offsets.as_ref().map_or(0, |o| {
-                (o.src.capacity() + o.dst.capacity()) * size_of::<u32>()
+                size_of::<OffsetTable>() + (o.src.capacity() + o.dst.capacity()) * size_of::<u32>()
             })
     }
 
@@ -378,7 +403,7 @@ impl AxisProgram {
                         repeat: whole_to - whole_from,
                         src_stride: self.src_stride,
                         dst_stride: self.dst_stride,
-                        offsets: self.offsets.as_ref(),
+                        offsets: self.offsets.as_deref(),
                     };
                     if !f(k * e, Lines::Periods(period)) {
                         return false;

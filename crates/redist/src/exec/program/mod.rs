@@ -25,11 +25,13 @@
 //! together ([`MessageProgram::part`]).
 
 use super::kernel::{CopyOp, Out};
-use crate::{AxisPlan, RankPlan};
+use crate::{AxisPlan, RankPlan, Run};
 use dist_array::{Layout, Order};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::mem::size_of;
 use std::ops::Range;
+use std::sync::Arc;
 
 mod axis;
 #[cfg(test)]
@@ -59,19 +61,72 @@ fn strides(shape: &[usize], order: Order) -> Vec<usize> {
     s
 }
 
-/// The copy program of one message between a source and a target rank.
+/// The copy program of one message between a source and a target rank: its
+/// shape, shared with the rank's other messages of the same shape, and
+/// where it lies in each dimension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MessageProgram {
     /// The other rank (target rank for a send, source rank for a receive).
     pub peer: usize,
     /// Elements in the message.
     pub len: usize,
+    /// Its dimensions' programs, strides and copy settings.
+    shape: Arc<Shape>,
+    /// Per dimension in loop order, the source and target local index where
+    /// its program starts.
+    at: Places,
+}
+
+/// Where each dimension's program of a message starts: held in place for
+/// up to two dimensions (the messages of a rank are many; each one
+/// allocation fewer counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Places {
+    Few([(usize, usize); 2]),
+    Many(Box<[(usize, usize)]>),
+}
+
+impl Places {
+    fn new(at: &[(usize, usize)]) -> Places {
+        match at.len() {
+            n @ 0..=2 => {
+                let mut few = [(0, 0); 2];
+                few[..n].copy_from_slice(at);
+                Places::Few(few)
+            }
+            _ => Places::Many(at.into()),
+        }
+    }
+
+    /// Bytes held on the heap.
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Places::Few(_) => 0,
+            Places::Many(all) => all.len() * size_of::<(usize, usize)>(),
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Places {
+    type Output = (usize, usize);
+
+    fn index(&self, d: usize) -> &(usize, usize) {
+        match self {
+            Places::Few(few) => &few[d],
+            Places::Many(all) => &all[d],
+        }
+    }
+}
+
+/// What a message program is apart from where it lies: many messages of a
+/// rank (a transpose's receives, say) differ only in that.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Shape {
     /// Per dimension, in loop order (slowest in source memory first).
-    axes: Vec<AxisProgram>,
-    /// Source, target and buffer strides in loop order (elements).
-    src_strides: Vec<usize>,
-    dst_strides: Vec<usize>,
-    buf_strides: Vec<usize>,
+    axes: Box<[Arc<AxisProgram>]>,
+    /// Per dimension in loop order, the source, target and buffer strides
+    /// (elements), three by three.
+    strides: Box<[usize]>,
     /// Elements per unit of parallel work (units are ranges of the
     /// outermost dimension's indices, computed when executing).
     unit_elements: usize,
@@ -88,67 +143,44 @@ impl MessageProgram {
     /// dimension `axes` hold (the whole plan's, or a row of `from` or a
     /// column of `to`: the runs of a pair are the same in each), with units
     /// of parallel work of about `unit_elements` elements.
+    #[cfg(test)]
     pub fn new(
         axes: &[AxisPlan],
-        (source, target): (&Layout, &Layout),
+        layouts: (&Layout, &Layout),
         (from, to): (usize, usize),
         peer: usize,
         unit_elements: usize,
     ) -> MessageProgram {
-        let (src, dst) = (source, target);
-        let a = src.coords_of_rank(from).expect("source rank in layout");
-        let b = dst.coords_of_rank(to).expect("target rank in layout");
-        let src_shape = src.local_shape(from).expect("source rank in layout");
-        let dst_shape = dst.local_shape(to).expect("target rank in layout");
-        let ss = strides(&src_shape, src.storage());
-        let ds = strides(&dst_shape, dst.storage());
-        let order: Vec<usize> = match src.storage() {
-            Order::RowMajor => (0..src.ndim()).collect(),
-            Order::ColumnMajor => (0..src.ndim()).rev().collect(),
-        };
-        let axes: Vec<AxisProgram> = order
-            .iter()
-            .map(|&d| AxisProgram::new(&axes[d], a[d], b[d]))
-            .collect();
-        let extents: Vec<usize> = axes.iter().map(AxisProgram::len).collect();
-        let mut buf_strides = vec![1usize; extents.len()];
-        for d in (0..extents.len().saturating_sub(1)).rev() {
-            buf_strides[d] = buf_strides[d + 1] * extents[d + 1];
-        }
-        let len = extents.iter().product();
-        debug_assert!(axes.iter().zip(&order).all(|(ax, &d)| {
-            let (s, t) = ax.ends();
-            s <= src_shape[d] && t <= dst_shape[d]
-        }));
-        MessageProgram {
-            peer,
-            len,
-            axes,
-            src_strides: order.iter().map(|&d| ss[d]).collect(),
-            dst_strides: order.iter().map(|&d| ds[d]).collect(),
-            buf_strides,
-            unit_elements,
-            stream_unpack: false,
-            stream_direct: false,
-        }
+        Builder::new(layouts, unit_elements).message(axes, (from, to), peer, None)
     }
 
-    /// This program, with copies into target storage streaming or not:
-    /// with `Some(n)`, unpacking streams, and a straight copy when its
-    /// source runs average at least `n` elements (see
-    /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES));
-    /// with `None`, nothing streams.
-    pub fn streaming(mut self, stream: Option<usize>) -> MessageProgram {
-        let source_run = self.len / self.type_tree(true).leaf_runs().max(1);
-        self.stream_unpack = stream.is_some();
-        self.stream_direct = stream.is_some_and(|n| source_run >= n);
-        self
+    /// Loop dimension `d`'s program.
+    fn axis(&self, d: usize) -> &AxisProgram {
+        &self.shape.axes[d]
     }
 
-    /// Bytes this program holds on the heap.
-    pub fn heap_bytes(&self) -> usize {
-        self.axes.iter().map(AxisProgram::heap_bytes).sum::<usize>()
-            + self.axes.len() * (size_of::<AxisProgram>() + 3 * size_of::<usize>())
+    /// Loop dimensions.
+    fn ndim(&self) -> usize {
+        self.shape.axes.len()
+    }
+
+    /// The source, target and buffer strides of loop dimension `d`.
+    fn strides_at(&self, d: usize) -> (usize, usize, usize) {
+        let s = &self.shape.strides;
+        (s[3 * d], s[3 * d + 1], s[3 * d + 2])
+    }
+
+    /// Where loop dimension `d`'s program starts, in elements of source and
+    /// target storage.
+    fn placed_at(&self, d: usize) -> (usize, usize) {
+        let (ss, ds, _) = self.strides_at(d);
+        (self.at[d].0 * ss, self.at[d].1 * ds)
+    }
+
+    /// Bytes of this program's own allocations, its dimensions' shared
+    /// programs aside.
+    fn own_bytes(&self) -> usize {
+        self.at.heap_bytes()
     }
 
     /// Runs `sides` over the outermost indices `u0..u1`, cut into units of
@@ -163,12 +195,12 @@ impl MessageProgram {
         buf_start: usize,
     ) {
         let outer = u1.saturating_sub(u0);
-        let units = units(outer * self.outer_stride(), outer, self.unit_elements);
+        let units = units(outer * self.outer_stride(), outer, self.shape.unit_elements);
         // Only target storage streams: a packed buffer is read again at once.
         let stream = match sides {
             Sides::Pack => false,
-            Sides::Unpack => self.stream_unpack,
-            Sides::Direct => self.stream_direct,
+            Sides::Unpack => self.shape.stream_unpack,
+            Sides::Direct => self.shape.stream_direct,
         };
         let walk = Walk {
             sides,
@@ -194,7 +226,7 @@ impl MessageProgram {
     /// packed message made of whole multiples of it packs and unpacks on
     /// its own.
     pub fn outer_stride(&self) -> usize {
-        self.buf_strides.first().copied().unwrap_or(1).max(1)
+        self.shape.strides.get(2).copied().unwrap_or(1).max(1)
     }
 
     /// The outermost indices of the elements `range` of the message (in
@@ -224,7 +256,7 @@ impl MessageProgram {
     /// evenly, as a range of its elements in buffer order. Parts `0..parts`
     /// cover the message in order.
     pub fn part(&self, k: usize, parts: usize) -> Range<usize> {
-        let outer = self.axes.first().map_or(0, AxisProgram::len);
+        let outer = self.shape.axes.first().map_or(0, |a| a.len());
         let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
         let stride = self.outer_stride();
         (cut(k) * stride).min(self.len)..(cut(k + 1) * stride).min(self.len)
@@ -302,14 +334,12 @@ impl MessageProgram {
     /// tree of runs, repeats and sequences over local storage, in message
     /// order: what a derived datatype describes. O(lines per period) nodes.
     pub fn type_tree(&self, source: bool) -> TypeTree {
-        let strides = if source {
-            &self.src_strides
-        } else {
-            &self.dst_strides
-        };
+        let side = usize::from(!source);
         let mut tree = TypeTree::Run(1);
-        for (axis, &stride) in self.axes.iter().zip(strides).rev() {
-            tree = axis.type_tree(source, stride, &tree);
+        for (d, axis) in self.shape.axes.iter().enumerate().rev() {
+            let stride = self.shape.strides[3 * d + side];
+            let at = if source { self.at[d].0 } else { self.at[d].1 };
+            tree = TypeTree::seq([(at * stride, axis.type_tree(source, stride, &tree))]);
         }
         tree
     }
@@ -336,19 +366,15 @@ impl MessageProgram {
         max_runs: usize,
         mut f: impl FnMut(usize, usize),
     ) -> Option<usize> {
-        let inner = *if source {
-            &self.src_strides
-        } else {
-            &self.dst_strides
-        }
-        .last()?;
+        let last = self.ndim().checked_sub(1)?;
+        let inner = self.shape.strides[3 * last + usize::from(!source)];
         if inner != 1 || self.len == 0 {
             return None;
         }
         let mut pending: Option<(usize, usize)> = None;
         let mut emitted = 0;
         let mut ok = true;
-        let outer = self.axes[0].len();
+        let outer = self.axis(0).len();
         let walk = Walk {
             sides: if source { Sides::Pack } else { Sides::Unpack },
             tables: false,
@@ -419,22 +445,20 @@ impl RankProgram {
     /// The programs of the messages of `plan` (one rank's), with units of
     /// parallel work of about `unit_elements` elements (`usize::MAX`:
     /// copies run on the calling thread alone); copies into the rank's
-    /// target storage stream as [`MessageProgram::streaming`] says for
-    /// `stream`. Sends and the local part come from the rank's rows,
+    /// target storage stream as [`Shape`] says for `stream` (see
+    /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES)).
+    /// Sends and the local part come from the rank's rows,
     /// receives from its columns.
     pub fn new(plan: &RankPlan, unit_elements: usize, stream: Option<usize>) -> RankProgram {
         let me = plan.rank();
-        let layouts = (plan.source(), plan.target());
-        let program = |axes: &[AxisPlan], from, to, peer| {
-            MessageProgram::new(axes, layouts, (from, to), peer, unit_elements)
-        };
+        let mut build = Builder::new((plan.source(), plan.target()), unit_elements);
         let sends = (plan.sends().iter())
-            .map(|l| program(plan.rows(), me, l.peer, l.peer))
+            .map(|l| build.message(plan.rows(), (me, l.peer), l.peer, None))
             .collect();
         let recvs = (plan.recvs().iter())
-            .map(|l| program(plan.columns(), l.peer, me, l.peer).streaming(stream))
+            .map(|l| build.message(plan.columns(), (l.peer, me), l.peer, stream))
             .collect();
-        let local = (plan.kept() > 0).then(|| program(plan.rows(), me, me, me).streaming(stream));
+        let local = (plan.kept() > 0).then(|| build.message(plan.rows(), (me, me), me, stream));
         RankProgram {
             sends,
             recvs,
@@ -447,17 +471,294 @@ impl RankProgram {
         self.recvs
             .iter()
             .chain(&self.local)
-            .any(|t| t.stream_unpack || t.stream_direct)
+            .any(|t| t.shape.stream_unpack || t.shape.stream_direct)
     }
 
-    /// Bytes the programs hold on the heap.
+    /// Bytes the programs hold on the heap, each shared shape and
+    /// dimension program counted once.
     pub fn heap_bytes(&self) -> usize {
-        self.sends
-            .iter()
-            .chain(&self.recvs)
-            .chain(&self.local)
-            .map(MessageProgram::heap_bytes)
-            .sum::<usize>()
-            + (self.sends.capacity() + self.recvs.capacity()) * size_of::<MessageProgram>()
+        let all = || self.sends.iter().chain(&self.recvs).chain(&self.local);
+        let own: usize = all().map(MessageProgram::own_bytes).sum();
+        let mut shapes = HashSet::new();
+        let mut axes = HashSet::new();
+        let mut shared = 0;
+        for t in all().filter(|t| shapes.insert(Arc::as_ptr(&t.shape))) {
+            shared += size_of::<Shape>() + t.shape.strides.len() * size_of::<usize>();
+            for a in t.shape.axes.iter() {
+                shared += size_of::<Arc<AxisProgram>>();
+                if axes.insert(Arc::as_ptr(a)) {
+                    shared += axis_bytes(a);
+                }
+            }
+        }
+        own + shared + (self.sends.capacity() + self.recvs.capacity()) * size_of::<MessageProgram>()
     }
+}
+
+/// Builds the programs of one rank's messages: each dimension's program of
+/// a pair of coordinates built once, programs and message shapes of the
+/// same content shared, the rank's own side of every message (its
+/// coordinates, local shape and strides) worked out once.
+struct Builder<'a> {
+    layouts: (&'a Layout, &'a Layout),
+    unit_elements: usize,
+    /// The loop order: array dimensions, slowest in source memory first.
+    order: Vec<usize>,
+    /// Per array dimension, the last pair of coordinates asked for
+    /// (messages in rank order repeat the slower dimensions' pairs, and
+    /// move the faster ones' runs along).
+    last: Vec<Option<Last>>,
+    /// Dimension programs by content.
+    programs: HashSet<Arc<AxisProgram>>,
+    /// Message shapes by content, and the last one made.
+    shapes: HashSet<Arc<Shape>>,
+    last_shape: Option<Arc<Shape>>,
+    /// Coordinates and strides of the two ranks of the message being
+    /// built, per array dimension: (source, target).
+    coords: (Vec<usize>, Vec<usize>),
+    strides: (Vec<usize>, Vec<usize>),
+    /// The rank whose coordinates and strides `coords` and `strides` hold,
+    /// per side.
+    ranks: (Option<usize>, Option<usize>),
+    /// Room reused from one message to the next.
+    scratch: Scratch,
+}
+
+/// Room a [`Builder`] reuses from one message to the next.
+#[derive(Default)]
+struct Scratch {
+    programs: Vec<Arc<AxisProgram>>,
+    strides: Vec<usize>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(layouts: (&'a Layout, &'a Layout), unit_elements: usize) -> Builder<'a> {
+        let order: Vec<usize> = match layouts.0.storage() {
+            Order::RowMajor => (0..layouts.0.ndim()).collect(),
+            Order::ColumnMajor => (0..layouts.0.ndim()).rev().collect(),
+        };
+        Builder {
+            layouts,
+            unit_elements,
+            order,
+            last: vec![None; layouts.0.ndim()],
+            programs: HashSet::new(),
+            shapes: HashSet::new(),
+            last_shape: None,
+            coords: (Vec::new(), Vec::new()),
+            strides: (Vec::new(), Vec::new()),
+            ranks: (None, None),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Sets `coords` and `strides` of one side to those of `rank` in
+    /// `layout` (nothing to do when they are its already).
+    fn side(
+        layout: &Layout,
+        rank: usize,
+        held: &mut Option<usize>,
+        coords: &mut Vec<usize>,
+        strides: &mut Vec<usize>,
+    ) {
+        if *held == Some(rank) {
+            return;
+        }
+        let grid = layout.grid_extents();
+        let mut position = layout.position_of(rank).expect("a rank of the layout");
+        coords.clear();
+        coords.resize(grid.len(), 0);
+        for d in (0..grid.len()).rev() {
+            coords[d] = position % grid[d];
+            position /= grid[d];
+        }
+        let shape: Vec<usize> = (layout.axes().iter().zip(coords.iter()))
+            .map(|(a, &c)| a.local_extent(c))
+            .collect();
+        *strides = self::strides(&shape, layout.storage());
+        *held = Some(rank);
+    }
+
+    /// Dimension `d`'s program between coordinates `p` and `q`, from the
+    /// runs of `axes[d]`, and where it starts. Where the pair's runs are the
+    /// last pair's moved by the same amount on each side (and no partial
+    /// period can cut them differently), the last program serves as it is.
+    fn placed(
+        &mut self,
+        axes: &[AxisPlan],
+        d: usize,
+        (p, q): (usize, usize),
+    ) -> (Arc<AxisProgram>, (usize, usize)) {
+        let plan = &axes[d];
+        let runs = plan.runs(p, q);
+        if let Some(last) = &mut self.last[d] {
+            if last.pair == (p, q) {
+                return (Arc::clone(&last.program), last.at);
+            }
+            if plan.tail() == 0 && translated(&last.runs, runs) {
+                last.pair = (p, q);
+                last.at = runs.first().map_or((0, 0), |r| (r.src, r.dst));
+                last.runs.clear();
+                last.runs.extend_from_slice(runs);
+                return (Arc::clone(&last.program), last.at);
+            }
+        }
+        let (program, src, dst) = AxisProgram::of_runs(runs, plan);
+        let program = share(&mut self.programs, program);
+        self.last[d] = Some(Last {
+            pair: (p, q),
+            runs: runs.to_vec(),
+            program: Arc::clone(&program),
+            at: (src, dst),
+        });
+        (program, (src, dst))
+    }
+
+    /// The program of the message from source rank `from` to target rank
+    /// `to`, `axes` holding its runs (see [`MessageProgram::new`]); copies
+    /// into the target stream as [`Shape`] says for `stream`: unpacking
+    /// when it is `Some`, straight copies when their source runs average
+    /// at least its number of elements.
+    fn message(
+        &mut self,
+        axes: &[AxisPlan],
+        (from, to): (usize, usize),
+        peer: usize,
+        stream: Option<usize>,
+    ) -> MessageProgram {
+        let (src, dst) = self.layouts;
+        Self::side(
+            src,
+            from,
+            &mut self.ranks.0,
+            &mut self.coords.0,
+            &mut self.strides.0,
+        );
+        Self::side(
+            dst,
+            to,
+            &mut self.ranks.1,
+            &mut self.coords.1,
+            &mut self.strides.1,
+        );
+        let order = std::mem::take(&mut self.order);
+        let mut programs = std::mem::take(&mut self.scratch.programs);
+        let mut strides = std::mem::take(&mut self.scratch.strides);
+        programs.clear();
+        strides.clear();
+        let mut at = Vec::with_capacity(order.len());
+        for &d in &order {
+            let (program, place) = self.placed(axes, d, (self.coords.0[d], self.coords.1[d]));
+            programs.push(program);
+            at.push(place);
+        }
+        debug_assert!(order.iter().enumerate().all(|(i, &d)| {
+            let (s, t) = programs[i].ends();
+            let extent = |l: &Layout, c: usize| l.axes()[d].local_extent(c);
+            at[i].0 + s <= extent(src, self.coords.0[d])
+                && at[i].1 + t <= extent(dst, self.coords.1[d])
+        }));
+        // Buffer strides: the elements of the dimensions inside each.
+        let mut inner = 1;
+        for (i, &d) in order.iter().enumerate().rev() {
+            strides.extend([inner, self.strides.1[d], self.strides.0[d]]);
+            inner *= programs[i].len();
+        }
+        strides.reverse();
+        let len = inner;
+        let at = Places::new(&at);
+        self.order = order;
+        let stream_direct = stream.filter(|&n| len >= n).is_some_and(|n| {
+            // A message shorter than `n` has no run of `n`: no tree to build.
+            let probe = self.shape(&programs, &strides, false, false);
+            let t = MessageProgram {
+                peer,
+                len,
+                shape: probe,
+                at: at.clone(),
+            };
+            len / t.type_tree(true).leaf_runs().max(1) >= n
+        });
+        let shape = self.shape(&programs, &strides, stream.is_some(), stream_direct);
+        self.scratch.programs = programs;
+        self.scratch.strides = strides;
+        MessageProgram {
+            peer,
+            len,
+            shape,
+            at,
+        }
+    }
+
+    /// The shape of these programs and strides with these stream settings:
+    /// the last one made, one made before, or a new one.
+    fn shape(
+        &mut self,
+        programs: &[Arc<AxisProgram>],
+        strides: &[usize],
+        stream_unpack: bool,
+        stream_direct: bool,
+    ) -> Arc<Shape> {
+        if let Some(last) = &self.last_shape {
+            let same = (last.axes.iter().zip(programs)).all(|(a, b)| Arc::ptr_eq(a, b))
+                && last.axes.len() == programs.len()
+                && *last.strides == *strides
+                && (last.stream_unpack, last.stream_direct) == (stream_unpack, stream_direct)
+                && last.unit_elements == self.unit_elements;
+            if same {
+                return Arc::clone(last);
+            }
+        }
+        let shape = Shape {
+            axes: programs.into(),
+            strides: strides.into(),
+            unit_elements: self.unit_elements,
+            stream_unpack,
+            stream_direct,
+        };
+        let shared = share(&mut self.shapes, shape);
+        self.last_shape = Some(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// The last pair of coordinates a [`Builder`] made a dimension's program
+/// for: the pair, its runs, the program and where it starts.
+#[derive(Clone)]
+struct Last {
+    pair: (usize, usize),
+    runs: Vec<Run>,
+    program: Arc<AxisProgram>,
+    at: (usize, usize),
+}
+
+/// Whether `runs` are `last` moved along, each by the same amounts on the
+/// source and on the target side (their positions in the period aside).
+fn translated(last: &[Run], runs: &[Run]) -> bool {
+    let (Some(a), Some(b)) = (last.first(), runs.first()) else {
+        return false;
+    };
+    last.len() == runs.len()
+        && last.iter().zip(runs).all(|(x, y)| {
+            x.src.wrapping_sub(a.src) == y.src.wrapping_sub(b.src)
+                && x.dst.wrapping_sub(a.dst) == y.dst.wrapping_sub(b.dst)
+                && (x.len, x.count, x.src_step, x.dst_step)
+                    == (y.len, y.count, y.src_step, y.dst_step)
+        })
+}
+
+/// `value`, or the equal value `set` holds already, as a shared pointer
+/// held in `set`.
+fn share<T: Eq + std::hash::Hash>(set: &mut HashSet<Arc<T>>, value: T) -> Arc<T> {
+    if let Some(shared) = set.get(&value) {
+        return Arc::clone(shared);
+    }
+    let shared = Arc::new(value);
+    set.insert(Arc::clone(&shared));
+    shared
+}
+
+/// Bytes of one dimension program, its reference counts included.
+fn axis_bytes(a: &AxisProgram) -> usize {
+    a.heap_bytes() + size_of::<AxisProgram>() + 2 * size_of::<usize>()
 }

@@ -142,19 +142,24 @@ impl MessageProgram {
         base: Base,
         f: &mut impl FnMut(CopyOp<'_>) -> bool,
     ) -> bool {
-        if d + 1 == self.axes.len() {
+        // The dimension's lines count from its placement.
+        let (at_src, at_dst) = self.placed_at(d);
+        let base = (base.0 + at_src, base.1 + at_dst, base.2);
+        if d + 1 == self.ndim() {
             return self.walk_innermost(walk, d, (u0, u1), base, f);
         }
         // The last dimension one stretch on both sides: each stretch of
         // this dimension is one line of such stretches, one per index.
-        if d + 2 == self.axes.len() {
-            if let Some(st) = self.axes[d + 1].single_stretch() {
+        if d + 2 == self.ndim() {
+            if let Some(st) = self.axis(d + 1).single_stretch() {
+                let (s1, d1) = self.at[d + 1];
+                let st = st.shifted(s1, d1);
                 return self.walk_over_stretch(walk, d, st, (u0, u1), base, f);
             }
         }
-        let inner = self.axes[d + 1].len();
+        let inner = self.axis(d + 1).len();
         let (ss, ds, bs) = self.strides_of(d);
-        self.axes[d].lines(u0, u1, &mut |pos, l| {
+        self.axis(d).lines(u0, u1, &mut |pos, l| {
             for i in 0..l.count {
                 for j in 0..l.len {
                     let b = (
@@ -177,11 +182,7 @@ impl MessageProgram {
 
     /// Source, target and buffer strides of dimension `d`.
     fn strides_of(&self, d: usize) -> (usize, usize, usize) {
-        (
-            self.src_strides[d],
-            self.dst_strides[d],
-            self.buf_strides[d],
-        )
+        self.strides_at(d)
     }
 
     /// The innermost dimension `d`: its lines, or whole periods through
@@ -201,7 +202,7 @@ impl MessageProgram {
             base,
             buf_start: walk.buf_start,
         };
-        let axis = &self.axes[d];
+        let axis = self.axis(d);
         axis.lines_or_tables(u0, u1, walk.tables, &mut |pos, piece| match piece {
             Lines::One(l) => f(at.line(pos, &l, (0, 0))),
             Lines::Periods(p) => {
@@ -269,7 +270,7 @@ impl MessageProgram {
     ) -> bool {
         let (ss, ds, bs) = self.strides_of(d);
         let (ss1, ds1, bs1) = self.strides_of(d + 1);
-        self.axes[d].lines(u0, u1, &mut |pos, l| {
+        self.axis(d).lines(u0, u1, &mut |pos, l| {
             for i in 0..l.count {
                 let src = Stretch {
                     at: base.0 + (l.src + i * l.src_step) * ss + st.src * ss1,

@@ -172,6 +172,9 @@ pub struct AxisPlan {
     pairs: Vec<PairRuns>,
     /// The runs of every pair, pair after pair, each pair's by global offset.
     runs: Vec<Run>,
+    /// For a row or column: per process of the other side, 1 + the index of
+    /// its pair in `pairs`, or 0 when it has none (empty for `All`).
+    index: Vec<u32>,
 }
 
 impl AxisPlan {
@@ -252,13 +255,38 @@ impl AxisPlan {
             _ => (n, n.max(1), usize::from(n > 0)),
         };
         let tail = n - period * periods;
-        let mut walk = walk::PeriodWalk::new(src, src_origin, dst, dst_origin, span);
-        let mut found: Vec<(usize, usize, Run)> = Vec::new();
-        walk.walk(view, &mut |run| {
-            let (p, q) = walk_pair(src, src_origin, dst, dst_origin, run.global);
-            found.push((p, q, run));
-        })?;
-        let (pairs, runs) = by_pair(found, periods, tail);
+        let walk = || walk::PeriodWalk::new(src, src_origin, dst, dst_origin, span);
+        let pair_of = |g| walk_pair(src, src_origin, dst, dst_origin, g);
+        let (mut pairs, runs, index) = match view {
+            AxisView::All => {
+                let mut found: Vec<(usize, usize, Run)> = Vec::new();
+                walk().walk(view, &mut |run| {
+                    let (p, q) = pair_of(run.global);
+                    found.push((p, q, run));
+                })?;
+                let (pairs, runs) = by_pair(found);
+                (pairs, runs, Vec::new())
+            }
+            AxisView::Source(p) => by_other(
+                dst.procs(),
+                |f| walk().walk(view, &mut |run| f(pair_of(run.global).1, run)),
+                |q| (p, q),
+            )?,
+            AxisView::Target(q) => by_other(
+                src.procs(),
+                |f| walk().walk(view, &mut |run| f(pair_of(run.global).0, run)),
+                |p| (p, q),
+            )?,
+        };
+        for x in &mut pairs {
+            x.volume = runs[x.start..x.end]
+                .iter()
+                .map(|r| {
+                    let (whole, partial) = r.clipped(tail);
+                    r.elements() * periods + whole * r.len + partial
+                })
+                .sum();
+        }
         Ok(AxisPlan {
             src: *src,
             dst: *dst,
@@ -269,6 +297,7 @@ impl AxisPlan {
             view,
             pairs,
             runs,
+            index,
         })
     }
 
@@ -305,10 +334,19 @@ impl AxisPlan {
 
     /// The pair `(p, q)`, if it has data and the plan covers it.
     fn pair(&self, p: usize, q: usize) -> Option<&PairRuns> {
-        self.pairs
-            .binary_search_by_key(&(p, q), |x| (x.p, x.q))
-            .ok()
-            .map(|i| &self.pairs[i])
+        let at = |x: usize| {
+            let i = *self.index.get(x)? as usize;
+            i.checked_sub(1).map(|i| &self.pairs[i])
+        };
+        match self.view {
+            AxisView::Source(me) if !self.index.is_empty() => at(q).filter(|_| p == me),
+            AxisView::Target(me) if !self.index.is_empty() => at(p).filter(|_| q == me),
+            _ => self
+                .pairs
+                .binary_search_by_key(&(p, q), |x| (x.p, x.q))
+                .ok()
+                .map(|i| &self.pairs[i]),
+        }
     }
 
     /// Runs from source process `p` to target process `q` in one period
@@ -347,6 +385,7 @@ impl AxisPlan {
     pub fn heap_bytes(&self) -> usize {
         self.pairs.capacity() * std::mem::size_of::<PairRuns>()
             + self.runs.capacity() * std::mem::size_of::<Run>()
+            + self.index.capacity() * std::mem::size_of::<u32>()
     }
 
     /// Source local offset advance per period (`L / P`).
@@ -507,15 +546,20 @@ fn walk_pair(src: &AxisMap, so: usize, dst: &AxisMap, to: usize, g: usize) -> (u
     (src.owner(so + g), dst.owner(to + g))
 }
 
+/// Whether `run` continues `last` everywhere (global, source and target
+/// offsets), so the two are one stretch.
+fn continues(last: &Run, run: &Run) -> bool {
+    last.count == 1
+        && run.count == 1
+        && last.global + last.len == run.global
+        && last.src + last.len == run.src
+        && last.dst + last.len == run.dst
+}
+
 /// The runs found, gathered by pair: each pair's runs in the order found,
 /// a stretch that continues the pair's previous one everywhere merged into
-/// it; each pair's volume over `periods` whole periods and a tail of
-/// `tail` indices.
-fn by_pair(
-    mut found: Vec<(usize, usize, Run)>,
-    periods: usize,
-    tail: usize,
-) -> (Vec<PairRuns>, Vec<Run>) {
+/// it (volumes to be filled in).
+fn by_pair(mut found: Vec<(usize, usize, Run)>) -> (Vec<PairRuns>, Vec<Run>) {
     // Stable: each pair keeps its runs in the order of the walk.
     found.sort_by_key(|&(p, q, _)| (p, q));
     let mut pairs: Vec<PairRuns> = Vec::new();
@@ -524,12 +568,7 @@ fn by_pair(
         match pairs.last_mut() {
             Some(x) if (x.p, x.q) == (p, q) => {
                 let last = runs.last_mut().expect("a pair has a run");
-                if last.count == 1
-                    && run.count == 1
-                    && last.global + last.len == run.global
-                    && last.src + last.len == run.src
-                    && last.dst + last.len == run.dst
-                {
+                if continues(last, &run) {
                     last.len += run.len;
                 } else {
                     runs.push(run);
@@ -548,17 +587,71 @@ fn by_pair(
             }
         }
     }
-    for x in &mut pairs {
-        x.volume = runs[x.start..x.end]
-            .iter()
-            .map(|r| {
-                let (whole, partial) = r.clipped(tail);
-                r.elements() * periods + whole * r.len + partial
-            })
-            .sum();
-    }
     runs.shrink_to_fit();
     (pairs, runs)
+}
+
+/// Pairs, their runs, and per process of the other side 1 + the index of
+/// its pair (0: none).
+type Gathered = (Vec<PairRuns>, Vec<Run>, Vec<u32>);
+
+/// The runs of one process's pairs (a row or a column), gathered by the
+/// other process, without holding them twice: `walk(f)` calls `f(other,
+/// run)` for every run, and is called twice — once to count each other
+/// process's runs, once to put each in its place — and `pair(other)` names
+/// the pair. Returns the pairs (volumes to be filled in), the runs, and
+/// per other process 1 + its pair's index (0: none).
+fn by_other(
+    procs: usize,
+    walk: impl Fn(&mut dyn FnMut(usize, Run)) -> Result<(), RedistError>,
+    pair: impl Fn(usize) -> (usize, usize),
+) -> Result<Gathered, RedistError> {
+    let mut count = vec![0u32; procs];
+    walk(&mut |other, _| count[other] += 1)?;
+    // Where each other process's runs start, in process order.
+    let mut start = Vec::with_capacity(procs + 1);
+    let mut total = 0usize;
+    for &c in &count {
+        start.push(total);
+        total += c as usize;
+    }
+    let mut runs = vec![Run::single(0, 0, 0, 0); total];
+    let mut next = start.clone();
+    walk(&mut |other, run| {
+        runs[next[other]] = run;
+        next[other] += 1;
+    })?;
+    // Merge each pair's stretches that continue each other, in place.
+    let (mut pairs, mut index) = (Vec::new(), vec![0u32; procs]);
+    let mut kept = 0;
+    for other in 0..procs {
+        let (from, to) = (start[other], start[other] + count[other] as usize);
+        if from == to {
+            continue;
+        }
+        let first = kept;
+        for i in from..to {
+            let run = runs[i];
+            if kept > first && continues(&runs[kept - 1], &run) {
+                runs[kept - 1].len += run.len;
+            } else {
+                runs[kept] = run;
+                kept += 1;
+            }
+        }
+        let (p, q) = pair(other);
+        pairs.push(PairRuns {
+            p,
+            q,
+            start: first,
+            end: kept,
+            volume: 0,
+        });
+        index[other] = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+    }
+    runs.truncate(kept);
+    runs.shrink_to_fit();
+    Ok((pairs, runs, index))
 }
 
 #[cfg(test)]
