@@ -10,7 +10,10 @@
 //! `elements_sent`, `elements_received`, `steps` (the schedule's length,
 //! built apart in `schedule_ms`: only `scheduled` needs it), `schedule` (how
 //! it was found) and `max_degree_bound` (the product graph's maximum
-//! degree, which no schedule beats by more than one); with
+//! degree, which no schedule beats by more than one); with `--remap
+//! optimal` also `remap_method`, `remap_kept` (elements the relabelling
+//! keeps on their rank, over all ranks), `remap_bound` (no relabelling keeps
+//! more) and `remap_exact`; with
 //! `--list` also `send_list` and `recv_list`, each a list of `[rank,
 //! elements, step]`.
 
@@ -89,6 +92,12 @@ fn to_json(
         "schedule": format!("{:?}", schedule.construction).to_lowercase(),
         "max_degree_bound": schedule.degree,
     });
+    if let Some(r) = part.relabelling() {
+        v["remap_method"] = json!(format!("{:?}", r.method).to_lowercase());
+        v["remap_kept"] = json!(r.kept);
+        v["remap_bound"] = json!(r.bound);
+        v["remap_exact"] = json!(r.is_exact());
+    }
     if args.list {
         let list = |links: &[Link]| -> Vec<[usize; 3]> {
             links.iter().map(|l| [l.peer, l.len, l.step]).collect()
@@ -122,7 +131,14 @@ fn summary(v: &Value) -> String {
         ("steps", "steps"),
         ("schedule", "schedule"),
         ("max_degree_bound", "max degree <="),
+        ("remap_method", "remapped by"),
+        ("remap_kept", "remap keeps"),
+        ("remap_bound", "no remap keeps >"),
+        ("remap_exact", "remap exact"),
     ] {
+        if v[key].is_null() {
+            continue;
+        }
         out += &format!("{label:<18} {}\n", v[key]);
     }
     for (key, label) in [("send_list", "sends to"), ("recv_list", "receives from")] {

@@ -24,6 +24,7 @@ use super::node_direct::NodeDirect;
 use super::program::RankProgram;
 use super::{agree, alltoallv, asynchronous, cost, mpi_raw, route, scheduled, stream};
 use super::{Exchange, Redistribution};
+use crate::remap::Relabelling;
 use crate::schedule::{assign_steps, RankSchedule};
 use crate::{remap, Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{Element, Layout};
@@ -162,18 +163,14 @@ fn plan_rank(
     me: usize,
 ) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
     let scheduled = req.options.strategy == Strategy::Scheduled;
-    plan_of(
-        req.source,
-        req.target,
-        req.window,
-        req.options.remap,
-        me,
-        scheduled,
-    )
+    let (source, target, window) = (req.source, req.target, req.window);
+    let (plan, schedule, _) = plan_of(source, target, window, req.options.remap, me, scheduled)?;
+    Ok((plan, schedule))
 }
 
 /// Rank `me`'s plan of `window` from `source` to `target` relabelled as
-/// `remap` chooses, and its steps when `steps` asks for them. Pure.
+/// `remap` chooses (with what the relabelling keeps, for `optimal`), and
+/// its steps when `steps` asks for them. Pure.
 pub(super) fn plan_of(
     source: &Layout,
     target: &Layout,
@@ -181,11 +178,11 @@ pub(super) fn plan_of(
     remap: crate::Remap,
     me: usize,
     steps: bool,
-) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
-    let target = remap::target_for(source, target, window, remap)?;
+) -> Result<(RankPlan, Option<RankSchedule>, Option<Relabelling>), RedistError> {
+    let (target, relabelling) = remap::target_for(source, target, window, remap)?;
     let mut plan = RankPlan::new(source, &target, window, me)?;
     let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
-    Ok((plan, schedule))
+    Ok((plan, schedule, relabelling))
 }
 
 /// The strategy to run, from the figures every rank has: `auto`'s choice

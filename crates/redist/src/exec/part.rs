@@ -7,6 +7,7 @@
 
 use super::build::{plan_of, programs};
 use super::program::RankProgram;
+use crate::remap::Relabelling;
 use crate::schedule::RankSchedule;
 use crate::{Options, RankPlan, RedistError, Window};
 use dist_array::Layout;
@@ -31,6 +32,7 @@ use std::mem::size_of;
 pub struct RankPart {
     plan: RankPlan,
     program: RankProgram,
+    relabelling: Option<Relabelling>,
 }
 
 impl RankPart {
@@ -50,14 +52,24 @@ impl RankPart {
         rank: usize,
         elem_bytes: usize,
     ) -> Result<RankPart, RedistError> {
-        let (plan, _) = plan_of(source, target, window, options.remap, rank, false)?;
+        let (plan, _, relabelling) = plan_of(source, target, window, options.remap, rank, false)?;
         let program = programs(&plan, &options, elem_bytes);
-        Ok(RankPart { plan, program })
+        Ok(RankPart {
+            plan,
+            program,
+            relabelling,
+        })
     }
 
     /// The rank's plan.
     pub fn plan(&self) -> &RankPlan {
         &self.plan
+    }
+
+    /// With [`Remap::Optimal`](crate::Remap::Optimal): the relabelling,
+    /// what it keeps and how close to the optimum.
+    pub fn relabelling(&self) -> Option<&Relabelling> {
+        self.relabelling.as_ref()
     }
 
     /// The rank's schedule, its steps set in the plan's messages.

@@ -75,10 +75,8 @@ impl Plan {
     ///
     /// - [`RedistError::ShapeMismatch`] when the two layouts have different shapes;
     /// - [`RedistError::Limit`] when a dimension has more than 2^21 runs in
-    ///   its basic period ([`AxisPlan::new`]), when the plan
-    ///   would list more than [`MESSAGES_MAX`] messages, or, with [`Remap::Optimal`],
-    ///   when the target has more than
-    ///   [`OPTIMAL_RANKS_MAX`](crate::remap::OPTIMAL_RANKS_MAX) ranks;
+    ///   its basic period ([`AxisPlan::new`]), or when the plan
+    ///   would list more than [`MESSAGES_MAX`] messages;
     /// - [`RedistError::Remap`] with [`Remap::ClosedForm`] when the two grids differ in
     ///   shape or no closed form covers some dimension.
     pub fn new(source: &Layout, target: &Layout, remap: Remap) -> Result<Plan, RedistError> {
@@ -137,8 +135,8 @@ impl Plan {
         // Volumes from source ranks to target grid positions (row-major index
         // of the target coordinates), before any rank map.
         let by_position = remap::position_volumes(source, target, &axes);
-        let rank_map = remap::target_rank_map(source, target, &by_position, remap)?;
-        let target = target.clone().with_rank_map(rank_map.clone())?;
+        let (target, _) = remap::target_for(source, target, window, remap)?;
+        let rank_map = target.rank_map();
         let mut messages: Vec<Message> = by_position
             .iter()
             .map(|&(from, position, len)| Message {
@@ -626,14 +624,12 @@ mod tests {
             Remap::None,
         );
         assert!(what.contains("messages"), "{what}");
-        // An optimal remapping of 4900 ranks.
-        let what = limit(
-            "block,block@70x70",
-            "block,block@70x70",
-            &[700, 700],
-            Remap::Optimal,
-        );
-        assert!(what.contains("optimal remapping"), "{what}");
+        // An optimal remapping of 4900 ranks is no longer refused: its
+        // volume matrix has one non-zero per rank (the sparse assignment).
+        let s = Layout::parse(&[700, 700], "block,block@70x70").unwrap();
+        let t = Layout::parse(&[700, 700], "block,block@70x70").unwrap();
+        let plan = Plan::new(&s, &t, Remap::Optimal).unwrap();
+        assert_eq!(plan.stats().kept_local, 700 * 700);
         // A basic period of three million single-element runs.
         let what = limit("cyclic@1024", "cyclic(3)@1021", &[1 << 40], Remap::None);
         assert!(what.contains("runs in one basic period"), "{what}");

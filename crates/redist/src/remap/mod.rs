@@ -40,6 +40,8 @@
 mod assignment;
 mod axis;
 mod closed_form;
+mod relabel;
+mod sparse;
 #[cfg(test)]
 mod test_util;
 
@@ -49,14 +51,16 @@ pub use closed_form::{
     block_to_cyclic, closed_form, closed_form_mapping, cyclic_to_block, merge_blocks, split_blocks,
     ClosedForm, ClosedFormRule,
 };
+pub use relabel::{optimal_relabelling, Method, Relabelling, SPARSE_PER_RANK};
 
 use crate::Remap;
-use crate::{AxisPlan, AxisView, RedistError, Window};
+use crate::{AxisPlan, RedistError, Window};
 use dist_array::Layout;
 use procgrid::{coords_to_rank, rank_to_coords, Order};
 
-/// Most target ranks [`Remap::Optimal`] solves for: 4096 (an assignment on a
-/// 4096 × 4096 matrix, O(R³): seconds). Above, use a closed form or none.
+/// Most target ranks for which [`Remap::Optimal`] solves the dense
+/// assignment, O(R³) (seconds at 4096); above, it solves on the volume
+/// matrix's non-zeros, or per dimension ([`optimal_relabelling`]).
 pub const OPTIMAL_RANKS_MAX: usize = 1 << 12;
 
 /// How many (source rank, target position) pairs exchange data, counted
@@ -128,73 +132,27 @@ pub(crate) fn position_volumes(
 
 /// The target layout with the rank map `remap` chooses for moving `window`
 /// of arrays laid out as `source` onto arrays laid out as `target` (with
-/// [`Remap::None`], `target` itself). Pure: every rank computes the same.
+/// [`Remap::None`], `target` itself), and for [`Remap::Optimal`] what the
+/// relabelling keeps and how close to the optimum it is. Pure: every rank
+/// computes the same.
 pub(crate) fn target_for(
     source: &Layout,
     target: &Layout,
     window: &Window,
     remap: Remap,
-) -> Result<Layout, RedistError> {
+) -> Result<(Layout, Option<Relabelling>), RedistError> {
     crate::plan::check_window(source, target, window, remap)?;
-    let map = match remap {
-        Remap::None => return Ok(target.clone()),
-        Remap::ClosedForm => closed_form_rank_map(source, target)?,
-        Remap::Optimal => {
-            let axes = crate::plan::axis_plans(source, target, window, |_| AxisView::All)?;
-            let messages = message_count(source, &axes);
-            if messages > crate::plan::MESSAGES_MAX {
-                return Err(RedistError::Limit {
-                    what: "messages (rank pairs that exchange data) of a plan",
-                    value: messages as u128,
-                    limit: crate::plan::MESSAGES_MAX as u128,
-                });
-            }
-            optimal_rank_map(source, target, &position_volumes(source, target, &axes))?
-        }
-    };
-    Ok(target.clone().with_rank_map(map)?)
-}
-
-/// The target's rank map as `remap` allows, given the volumes `by_position`
-/// from [`position_volumes`]: the target layout's own map, the exact optimum
-/// ([`assign_max`] on the rank × position volume matrix), or the composition
-/// of per-dimension closed forms ([`fn@closed_form`]).
-pub(crate) fn target_rank_map(
-    source: &Layout,
-    target: &Layout,
-    by_position: &[(usize, usize, usize)],
-    remap: Remap,
-) -> Result<Vec<usize>, RedistError> {
     match remap {
-        Remap::None => Ok(target.rank_map()),
-        Remap::Optimal => optimal_rank_map(source, target, by_position),
-        Remap::ClosedForm => closed_form_rank_map(source, target),
-    }
-}
-
-/// The rank map that keeps the most data local: a maximum-weight assignment
-/// of ranks to target positions.
-fn optimal_rank_map(
-    source: &Layout,
-    target: &Layout,
-    by_position: &[(usize, usize, usize)],
-) -> Result<Vec<usize>, RedistError> {
-    let n = target.ranks();
-    if n > OPTIMAL_RANKS_MAX {
-        return Err(RedistError::Limit {
-            what: "target ranks of an optimal remapping (an assignment on a ranks × ranks matrix)",
-            value: n as u128,
-            limit: OPTIMAL_RANKS_MAX as u128,
-        });
-    }
-    let mut weights = vec![vec![0u64; n]; n];
-    for &(rank, position, v) in by_position {
-        if rank < n {
-            weights[rank][position] += v as u64;
+        Remap::None => Ok((target.clone(), None)),
+        Remap::ClosedForm => {
+            let map = closed_form_rank_map(source, target)?;
+            Ok((target.clone().with_rank_map(map)?, None))
+        }
+        Remap::Optimal => {
+            let r = optimal_relabelling(source, target, window)?;
+            Ok((target.clone().with_rank_map(r.map.clone())?, Some(r)))
         }
     }
-    let _ = source;
-    assign_max(&weights)
 }
 
 /// The composition of per-dimension closed-form relabellings.

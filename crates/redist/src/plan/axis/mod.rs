@@ -123,6 +123,8 @@ pub enum AxisView {
     Source(usize),
     /// The pairs of this target process.
     Target(usize),
+    /// This one pair: (source process, target process).
+    Pair(usize, usize),
 }
 
 /// The runs and volume of one (source, target) pair with data.
@@ -277,6 +279,12 @@ impl AxisPlan {
                 |f| walk().walk(view, &mut |run| f(pair_of(run.global).0, run)),
                 |p| (p, q),
             )?,
+            AxisView::Pair(p, q) => {
+                let mut found = Vec::new();
+                walk().walk(view, &mut |run| found.push((p, q, run)))?;
+                let (pairs, runs) = by_pair(found);
+                (pairs, runs, Vec::new())
+            }
         };
         for x in &mut pairs {
             x.volume = runs[x.start..x.end]
@@ -530,6 +538,8 @@ fn check_window(
         AxisView::All => return Ok(()),
         AxisView::Source(p) => (p, src.procs(), "source"),
         AxisView::Target(q) => (q, dst.procs(), "target"),
+        AxisView::Pair(_, q) if q >= dst.procs() => (q, dst.procs(), "target"),
+        AxisView::Pair(p, _) => (p, src.procs(), "source"),
     };
     if process >= procs {
         return Err(RedistError::InvalidArgument {

@@ -253,6 +253,7 @@ fn view_agrees(whole: &AxisPlan, view: &AxisPlan) -> bool {
         AxisView::All => true,
         AxisView::Source(x) => p == x,
         AxisView::Target(y) => q == y,
+        AxisView::Pair(x, y) => (p, q) == (x, y),
     };
     let expected: Vec<_> = whole.pairs().filter(|&(p, q, _)| covered(p, q)).collect();
     expected == view.pairs().collect::<Vec<_>>()
@@ -269,6 +270,8 @@ fn views_agree(src: &AxisMap, so: usize, dst: &AxisMap, to: usize, len: usize) -
     let view = |v| AxisPlan::view(src, so, dst, to, len, v).unwrap();
     (0..src.procs()).all(|p| view_agrees(&whole, &view(AxisView::Source(p))))
         && (0..dst.procs()).all(|q| view_agrees(&whole, &view(AxisView::Target(q))))
+        && (0..src.procs())
+            .all(|p| (0..dst.procs()).all(|q| view_agrees(&whole, &view(AxisView::Pair(p, q)))))
 }
 
 quickcheck! {
@@ -335,7 +338,7 @@ fn a_view_costs_its_own_runs() {
         let expected = match v {
             AxisView::Source(p) => block.local_extent(p),
             AxisView::Target(q) => cyclic.local_extent(q),
-            AxisView::All => n,
+            AxisView::All | AxisView::Pair(..) => n,
         };
         assert_eq!(moved, expected, "{v:?}");
     }

@@ -131,6 +131,10 @@ impl<'a> PeriodWalk<'a> {
             (AxisView::All, _) => None,
             (AxisView::Source(p), true) | (AxisView::Target(p), false) => Some((false, p)),
             (AxisView::Source(p), false) | (AxisView::Target(p), true) => Some((true, p)),
+            (AxisView::Pair(p, q), target_outer) => {
+                let (x, y) = if target_outer { (q, p) } else { (p, q) };
+                return self.pair(x, y, push);
+            }
         };
         match fixed {
             None => {
@@ -166,6 +170,23 @@ impl<'a> PeriodWalk<'a> {
                         g = end;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The runs between outer process `x` and inner process `y`: in each of
+    /// `x`'s outer blocks, `y`'s pieces as
+    /// [`outer_block_for`](Self::outer_block_for) (or, where an outer block
+    /// is shorter than an inner cycle, [`pieces_of`](Self::pieces_of)) finds
+    /// them. O(`x`'s blocks in the period).
+    fn pair(&mut self, x: usize, y: usize, push: &mut impl FnMut(Run)) -> Result<(), RedistError> {
+        let (outer, inner) = (self.outer(), self.inner());
+        for (x0, x1) in outer.blocks_of(x, 0, self.span) {
+            if outer.block() >= inner.cycle() {
+                self.outer_block_for(y, x0, x1, push)?;
+            } else {
+                self.pieces_of(y, x0, x1, push)?;
             }
         }
         Ok(())
