@@ -4,90 +4,15 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
+use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{all_indices, ensure, ensure_eq, MpiTest, TestResult};
-use ndarray::IxDyn;
+use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
 use procgrid::{balanced_extents, ProcGrid};
 use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window};
 
-struct Lcg(u64);
+mod common;
 
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-/// A random factorisation of `n` into `k` extents.
-fn random_extents(rng: &mut Lcg, n: usize, k: usize) -> Vec<usize> {
-    let mut out = vec![1; k];
-    let mut rest = n;
-    let mut f = 2;
-    while rest > 1 {
-        while rest % f != 0 {
-            f += 1;
-        }
-        out[rng.below(k)] *= f;
-        rest /= f;
-    }
-    out
-}
-
-fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
-    let dists: Vec<Dist> = grid
-        .iter()
-        .map(|&p| {
-            let first = rng.below(p);
-            match rng.below(4) {
-                0 if p == 1 => Dist::Collapsed,
-                0 | 1 => Dist::block().starting_at(first),
-                _ => Dist::cyclic(rng.below(4) + 1).starting_at(first),
-            }
-        })
-        .collect();
-    let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
-    if rng.below(3) == 0 {
-        let mut map: Vec<usize> = (0..l.ranks()).collect();
-        for i in (1..map.len()).rev() {
-            map.swap(i, rng.below(i + 1));
-        }
-        l = l.with_rank_map(map).unwrap();
-    }
-    if rng.below(3) == 0 {
-        l = l.with_storage(Order::ColumnMajor);
-    }
-    l
-}
-
-fn code(g: &[usize]) -> f64 {
-    g.iter().fold(0.0, |acc, &x| acc * 1000.0 + x as f64 + 1.0)
-}
-
-/// Every local element of `a` holds `f` of its global index.
-fn check<T: Element>(a: &DistArray<T>, f: impl Fn(&[usize]) -> T) -> TestResult {
-    let Some(rank) = a.rank() else { return Ok(()) };
-    let local = a.local();
-    for l in all_indices(local.shape()) {
-        let g = a
-            .layout()
-            .local_to_global(rank, &l)
-            .map_err(|e| e.to_string())?;
-        ensure_eq!(
-            local[IxDyn(&l)],
-            f(&g),
-            "local {:?} global {:?} of {}",
-            l,
-            g,
-            a.layout()
-        );
-    }
-    Ok(())
-}
+use common::{check, code, random_extents, random_layout, Lcg};
 
 const STRATEGIES: [Strategy; 4] = [
     Strategy::Alltoallv,

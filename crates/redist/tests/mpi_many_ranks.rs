@@ -1,0 +1,101 @@
+//! Redistribution on many ranks: launched by the harness with 32 and 64
+//! ranks (more than this machine's cores; waits yield), random layout pairs
+//! of every strategy verified element by element, and the small
+//! redistribution whose set-up and execution once grew with the rank count.
+#![allow(clippy::cast_possible_truncation, reason = "test values are small")]
+
+use dist_array::DistArray;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use procgrid::ProcGrid;
+use redist::{Options, Redistribution, Remap, Strategy};
+
+mod common;
+
+use common::{check, code, random_extents, random_layout, Lcg};
+
+/// Random layout pairs on grids of every shape the rank count allows: each
+/// executed and checked against the value of every global index, on
+/// every strategy and with and without remapping.
+fn random_pairs(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(53);
+    let strategies = [
+        Strategy::Auto,
+        Strategy::Alltoallv,
+        Strategy::Scheduled,
+        Strategy::Async,
+    ];
+    for case in 0..8 {
+        let ndim = case % 3 + 1;
+        let max = [400, 40, 12][ndim - 1];
+        let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let (ga, gb) = (
+            random_extents(&mut rng, n, ndim),
+            random_extents(&mut rng, n, ndim),
+        );
+        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &shape, &ga);
+        let to = random_layout(&mut rng, &shape, &gb);
+        let options = Options {
+            remap: [Remap::None, Remap::Optimal][rng.below(2)],
+            strategy: strategies[case % 4],
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+            .map_err(|e| format!("{from} -> {to}: {e}"))?;
+        let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        if case % 2 == 0 {
+            a = a.into_shared();
+        }
+        let b = r
+            .execute(&a)
+            .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
+        check(&b, code).map_err(|e| format!("{from} -> {to} ({:?}): {e}", r.strategy()))?;
+        ensure!(r.strategy() != Strategy::Auto, "auto chose itself");
+    }
+    Ok(())
+}
+
+/// 200 elements, BLOCK to CYCLIC(3) on every rank: each rank talks to a
+/// few others, and nothing about it may grow with the rank count but what
+/// MPI needs.
+fn a_small_redistribution(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let from =
+        dist_array::Layout::parse(&[200], &format!("block@{n}")).map_err(|e| e.to_string())?;
+    let to =
+        dist_array::Layout::parse(&[200], &format!("cyclic(3)@{n}")).map_err(|e| e.to_string())?;
+    let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, Options::default())
+        .map_err(|e| e.to_string())?;
+    let plan = r.rank_plan();
+    ensure!(
+        plan.sends().len() <= 4 && plan.recvs().len() <= 4,
+        "{} sends",
+        plan.sends().len()
+    );
+    let a = DistArray::from_fn(&grid, from, code).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, to).map_err(|e| e.to_string())?;
+    for _ in 0..3 {
+        r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+    }
+    check(&b, code)?;
+    let (kept, moved, _) = r.totals();
+    ensure_eq!(kept + moved, 200);
+    Ok(())
+}
+
+fn main() {
+    mpi_harness::run_with_ranks(
+        "many ranks",
+        &[32, 64],
+        &[
+            MpiTest::new("random_pairs", random_pairs),
+            MpiTest::new("a_small_redistribution", a_small_redistribution),
+        ],
+    );
+}
