@@ -46,7 +46,6 @@ mod launch;
 pub use examples::{run_examples, Example};
 
 use launch::{launch, Report};
-use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::time::{Duration, Instant};
 
@@ -256,7 +255,7 @@ fn run_rank(suite: &str, tests: &[MpiTest]) {
             std::thread::sleep(Duration::from_millis(300));
             world.abort(1);
         }
-        world.barrier();
+        procgrid::waits::barrier(&world);
         if rank == 0 {
             println!(
                 "  {suite}::{} ok ({:.2} s)",

@@ -445,12 +445,12 @@ impl ProcGrid {
     }
 
     /// The ranks of the grid's communicator on the calling rank's node
-    /// (shared memory), with their process ids.
+    /// ([`Node`]).
     ///
     /// Found on the first call on any grid sharing this grid's communicator:
-    /// that call is collective over the communicator (one split, one gather
-    /// among the node's ranks), so every rank of it must make it at the same
-    /// point; later calls cost nothing.
+    /// that call is collective over the communicator (one all-gather of a
+    /// key per rank), so every rank of it must make it at the same point;
+    /// later calls cost nothing.
     pub fn node(&self) -> &Node {
         self.node.get_or_init(|| Node::of(&self.parent))
     }

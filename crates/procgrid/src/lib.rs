@@ -12,6 +12,8 @@
 //!   communicators), neighbour shifts, grids over a subset of the ranks;
 //! - [`node`]: [`Node`], the ranks of a communicator sharing the calling
 //!   rank's node, found once per grid communicator ([`ProcGrid::node`]);
+//! - [`waits`]: barrier, all-reduce and all-gather that, on a node with more
+//!   ranks than cores, test and yield instead of spinning inside MPI;
 //! - [`runtime`]: [`init`], which starts MPI with a panic hook that aborts the
 //!   job and a check for a mismatched `mpirun`, and [`ranks_on_node`];
 //! - [`error`]: [`GridError`], the one error type.
@@ -36,6 +38,7 @@ pub mod error;
 pub mod grid;
 pub mod node;
 pub mod runtime;
+pub mod waits;
 
 pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use dims::balanced_extents;

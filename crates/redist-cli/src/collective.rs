@@ -4,7 +4,7 @@
 //! communicator, in the same order.
 
 use crate::error::CliError;
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
@@ -13,21 +13,21 @@ use std::io;
 /// The maximum of `x` over the ranks of `comm`.
 pub(crate) fn max_over<T: Equivalence + Default>(comm: &SimpleCommunicator, x: T) -> T {
     let mut m = T::default();
-    comm.all_reduce_into(&x, &mut m, SystemOperation::max());
+    procgrid::waits::all_reduce_into(comm, &x, &mut m, SystemOperation::max());
     m
 }
 
 /// The sum of `x` over the ranks of `comm`.
 pub(crate) fn sum_over<T: Equivalence + Default>(comm: &SimpleCommunicator, x: T) -> T {
     let mut total = T::default();
-    comm.all_reduce_into(&x, &mut total, SystemOperation::sum());
+    procgrid::waits::all_reduce_into(comm, &x, &mut total, SystemOperation::sum());
     total
 }
 
 /// Whether `holds` is true on every rank of `comm`.
 pub(crate) fn on_every_rank(comm: &SimpleCommunicator, holds: bool) -> bool {
     let mut all = 0i32;
-    comm.all_reduce_into(&i32::from(holds), &mut all, SystemOperation::min());
+    procgrid::waits::all_reduce_into(comm, &i32::from(holds), &mut all, SystemOperation::min());
     all == 1
 }
 

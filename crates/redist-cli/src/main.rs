@@ -39,7 +39,6 @@ mod show;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
-use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use std::io;
 use std::process::ExitCode;
@@ -114,7 +113,7 @@ fn run_mpi(args: &measure::RunArgs) -> ExitCode {
     let world = universe.world();
     let result = measure::run(args, &world, &mut io::stdout().lock());
     let code = report(result, world.rank() == 0);
-    world.barrier();
+    procgrid::waits::barrier(&world);
     // Every grid, communicator and array of the run is gone; finalize.
     drop(world);
     drop(universe);
@@ -155,7 +154,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
             if world.rank() == 0 {
                 let _ = e.print();
             }
-            world.barrier();
+            procgrid::waits::barrier(&world);
         }
         None if rank == 0 => {
             let _ = e.print();

@@ -86,7 +86,7 @@ pub fn time<T: Element>(
     scalapack::pdgemr2d(window, src, &desc_a, &mut dst, &desc_b, &everyone)?; // warm-up
     let mut times = Vec::with_capacity(reps);
     for rep in 0..reps {
-        comm.barrier();
+        procgrid::waits::barrier(comm);
         let t = mpi::time();
         scalapack::pdgemr2d(window, src, &desc_a, &mut dst, &desc_b, &everyone)?;
         times.push(max_over(comm, mpi::time() - t));

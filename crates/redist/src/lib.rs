@@ -34,24 +34,30 @@
 //!
 //! The pipeline reads as a row of small steps, one module each:
 //!
-//! - [`plan`]: [`Plan`], every n-D message (the Cartesian product of the 1-D
-//!   runs), its statistics, remapping and schedule; its `axis.rs` holds
-//!   [`AxisPlan`], the 1-D plan of one dimension — the runs of one basic
-//!   period between every source and target process;
+//! - [`plan`]: [`RankPlan`], one rank's sends, receives and local part,
+//!   built from the 1-D plans at its own coordinates (`rank.rs`) — what a
+//!   [`Redistribution`] holds; [`Plan`], every n-D message of every rank,
+//!   for tools and statistics; `axis/` holds [`AxisPlan`], the 1-D plan of
+//!   one dimension — the runs of one basic period between every source and
+//!   target process, or only one process's ([`AxisView`]);
 //! - [`remap`]: relabelling the target's ranks so data stays put — the exact
-//!   optimum by linear assignment (`assignment.rs`), the papers' closed forms
-//!   (`closed_form.rs`), 1-D relabellings (`axis.rs`), the n-D choice
-//!   (`mod.rs`);
-//! - [`schedule`]: contention-free steps — an edge colouring with the fewest
-//!   steps that takes the longest messages first to lower the total cost
+//!   optimum by linear assignment, dense (`assignment.rs`) or on the
+//!   non-zeros (`sparse.rs`), at any rank count from the dimensions' volume
+//!   matrices (`relabel.rs`), the papers' closed forms (`closed_form.rs`),
+//!   1-D relabellings (`axis.rs`), the n-D choice (`mod.rs`);
+//! - [`schedule`]: contention-free steps — schedules one rank computes
+//!   alone from the dimensions' colourings (`local.rs`: the shift where
+//!   everyone talks to everyone, else a product of 1-D colourings), an
+//!   edge colouring of the whole graph with the fewest steps for tools
 //!   (`colouring.rs`); the tests keep Walker and Otto's closed form for
 //!   r → Kr as a referee (`expansion.rs`);
-//! - [`exec`]: [`Redistribution`], a plan executed under MPI — copy
-//!   programs, message routes, one file or folder per exchange strategy
+//! - [`exec`]: [`Redistribution`], a rank's plan executed under MPI — its
+//!   set-up in named steps (`build.rs`), what a rank builds without MPI
+//!   ([`RankPart`]), the figures it needs of the others (`figures.rs`),
+//!   copy programs, message routes, one file or folder per exchange strategy
 //!   (`alltoallv`, `scheduled`, `async`), one-pass copies between ranks of
-//!   one node, the
-//!   `auto` cost model ([`cost`]), and the bare all-to-all it is measured
-//!   against ([`BareAlltoallv`]);
+//!   one node, the `auto` cost model ([`cost`]), and the bare all-to-all it
+//!   is measured against ([`BareAlltoallv`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
 //!   mode, when copies stream ([`Streaming`]) and thresholds on run lengths
 //!   ([`MinRun`]);
@@ -61,8 +67,10 @@
 //! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
 //!   `pdgemr2d` on ndcyclic's arrays.
 //!
-//! Everything up to the schedule is pure: every rank computes the same plan
-//! from the two layouts, with no communication.
+//! Everything up to the schedule is pure and rank-local: a rank computes its
+//! own part from the two layouts with no communication, in time and memory
+//! of its own messages; one all-reduce then gives it the few figures it
+//! needs of the others ([`exec`]).
 #![deny(missing_docs)]
 
 mod arith;

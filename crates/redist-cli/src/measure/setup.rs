@@ -14,7 +14,7 @@ use crate::error::CliError;
 use crate::memory;
 use crate::shape::layout_for;
 use dist_array::{Element, Layout};
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Window};
@@ -178,7 +178,7 @@ pub(super) fn check_memory<T: Element>(
     // shortfall from u64::MAX, the smallest share.
     let mine = [need, u64::MAX - available];
     let mut all = [0u64; 2];
-    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+    procgrid::waits::all_reduce_into(comm, &mine[..], &mut all[..], SystemOperation::max());
     let (needed, available) = (all[0], u64::MAX - all[1]);
     if needed <= available {
         return Ok(());

@@ -11,7 +11,6 @@ use crate::collective::{max_over, on_every_rank};
 use crate::error::CliError;
 use crate::pdgemr2d::Timing;
 use dist_array::{DistArray, Element};
-use mpi::collective::CommunicatorCollectives;
 use mpi::topology::SimpleCommunicator;
 use procgrid::ProcGrid;
 use redist::{BareAlltoallv, RedistError, Redistribution};
@@ -34,7 +33,7 @@ pub(super) fn time_executions<T: Element>(
     r.execute_into(src, dst)?; // warm-up: buffers, connections
     let mut exec = Vec::with_capacity(reps);
     for rep in 0..reps {
-        comm.barrier();
+        procgrid::waits::barrier(comm);
         let t = mpi::time();
         r.execute_into(src, dst)?;
         exec.push(max_over(comm, mpi::time() - t));
@@ -56,7 +55,7 @@ pub(super) fn time_memcpy<T: Element>(
     if on_every_rank(comm, small) {
         let mut copy_target = src.local_slice().to_vec();
         for _ in 0..reps.max(1) {
-            comm.barrier();
+            procgrid::waits::barrier(comm);
             let t = mpi::time();
             copy_target.copy_from_slice(src.local_slice());
             memcpy.push(max_over(comm, mpi::time() - t));
@@ -104,7 +103,7 @@ pub(super) fn time_alltoallv<T: IndexValue>(
     bare.run(&send, &mut recv)?; // warm-up
     let mut times = Vec::with_capacity(reps);
     for rep in 0..reps {
-        comm.barrier();
+        procgrid::waits::barrier(comm);
         let t = mpi::time();
         bare.run(&send, &mut recv)?;
         times.push(max_over(comm, mpi::time() - t));

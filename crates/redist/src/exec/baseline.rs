@@ -7,7 +7,7 @@ use super::mpi_raw::{self, count, Datatype};
 use super::Redistribution;
 use crate::RedistError;
 use dist_array::Element;
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::Count;
 use procgrid::ProcGrid;
@@ -74,7 +74,8 @@ impl<T: Element> BareAlltoallv<T> {
         recv[plan.rank()] = plan.kept();
         let local = Self::counts(&send).and_then(|s| Ok((s, Self::counts(&recv)?)));
         let mut fits = 0i32;
-        comm.all_reduce_into(&i32::from(local.is_ok()), &mut fits, SystemOperation::min());
+        let ok = i32::from(local.is_ok());
+        procgrid::waits::all_reduce_into(comm, &ok, &mut fits, SystemOperation::min());
         let ((scounts, sdispls, send_len), (rcounts, rdispls, recv_len)) = match local {
             Ok(c) if fits == 1 => c,
             Err(e) => return Err(e),

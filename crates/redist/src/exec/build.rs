@@ -11,8 +11,8 @@
 //! 3. the strategy, from those figures alone (the same on every rank);
 //! 4. this rank's copy programs and message routes — local;
 //! 5. for `async`, which messages stay within the node and whether this
-//!    rank can read its node peers' storage (collective among the node's
-//!    ranks only);
+//!    rank can read the storage of the node's ranks it receives from (a
+//!    probe each rank shows the node's ranks it sends to, point to point);
 //! 6. a second all-reduce: every rank's verdict on steps 4 and 5, and
 //!    whether every rank can use `MPI_Alltoallw` and node-direct copies.
 //!
@@ -73,18 +73,23 @@ impl<T: Element> Redistribution<T> {
             std::mem::size_of::<T>(),
         )?;
         let parts = local_parts::<T>(&plan, &req.options, strategy);
-        // Which messages stay within the node: collective among the node's
-        // ranks, so every rank of it takes part, whatever its own verdict.
+        // Which messages stay within the node: every rank takes part,
+        // whatever its own verdict, and keeps its probe until the ranks
+        // have agreed.
         let node = (strategy == Strategy::Async && req.options.node_direct && figures.messages)
             .then(|| {
-                let program = parts.as_ref().ok().map(|(m, _)| &m.program);
-                node_direct(req.source_grid, &plan, program, std::mem::size_of::<T>())
+                let node = req.source_grid.node();
+                NodeDirect::new(comm, node, &plan, std::mem::size_of::<T>())
             });
         let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
         let can_map = node.as_ref().is_none_or(|n| n.1);
         let flags = [u64::from(!all_typed), u64::from(!can_map)];
-        let ((messages, routes), flags) =
-            agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT)?;
+        let agreed = agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT);
+        let node = node.map(|(n, _, probe)| {
+            drop(probe);
+            n
+        });
+        let ((messages, routes), flags) = agreed?;
         let exchange = match strategy {
             Strategy::Alltoallv | Strategy::Auto => {
                 // One MPI_Alltoallw over datatypes replaces the packed
@@ -96,7 +101,7 @@ impl<T: Element> Redistribution<T> {
             }
             Strategy::Scheduled => Exchange::Scheduled(scheduled::Scheduled::new(&plan, routes)),
             Strategy::Async => {
-                let node = node.filter(|_| flags[1] == 0).map(|(n, _)| n);
+                let node = node.filter(|_| flags[1] == 0);
                 Exchange::Async(asynchronous::Async::new(routes, node))
             }
         };
@@ -247,25 +252,4 @@ pub(super) fn programs(plan: &RankPlan, options: &Options, elem_bytes: usize) ->
     let stream = (written.saturating_mul(elem_bytes) >= threshold)
         .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
     RankProgram::new(plan, unit_elements, stream)
-}
-
-/// Which of `program`'s messages stay within the node of the grid's
-/// communicator, and whether this rank can read the storage of the node's
-/// ranks it receives from. Collective over the node's ranks (and, on first
-/// use of the grid's communicator, over all of it: [`ProcGrid::node`]).
-/// `program` is `None` where building it failed on this rank: it takes part
-/// all the same, reading nothing.
-fn node_direct(
-    grid: &ProcGrid,
-    plan: &RankPlan,
-    program: Option<&RankProgram>,
-    elem_bytes: usize,
-) -> (NodeDirect, bool) {
-    let empty = RankProgram::default();
-    NodeDirect::new(
-        grid.node(),
-        plan.source(),
-        program.unwrap_or(&empty),
-        elem_bytes,
-    )
 }

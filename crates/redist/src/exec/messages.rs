@@ -19,6 +19,9 @@ pub(crate) const NOTE: Tag = 1001;
 /// Tag of a receiver's answer to a note: it copied the message straight
 /// from the sender, or asks for it as messages.
 pub(crate) const ANSWER: Tag = 1002;
+/// Tag of the probe descriptions ranks of one node exchange while a
+/// redistribution is built (whether one can read another's storage).
+pub(crate) const PROBE: Tag = 1003;
 
 /// This rank's part of a redistribution, shared by every strategy: the
 /// copy programs of its sends, receives and local part, where each message

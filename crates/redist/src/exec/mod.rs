@@ -43,7 +43,7 @@ use crate::{Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
 use messages::RankMessages;
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::collective::SystemOperation;
 pub use part::RankPart;
 use procgrid::ProcGrid;
 use std::fmt;
@@ -258,11 +258,8 @@ impl<T: Element> Redistribution<T> {
             word(self.plan.sends().len()),
         ];
         let mut all = [0u64; 3];
-        self.source_grid.communicator().all_reduce_into(
-            &mine[..],
-            &mut all[..],
-            SystemOperation::sum(),
-        );
+        let comm = self.source_grid.communicator();
+        procgrid::waits::all_reduce_into(comm, &mine[..], &mut all[..], SystemOperation::sum());
         let size = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         (size(all[0]), size(all[1]), size(all[2]))
     }

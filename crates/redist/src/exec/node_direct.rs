@@ -15,11 +15,13 @@
 //! the sender's storage id (never reused), so repeated executions on the
 //! same arrays map nothing.
 
+use super::messages::PROBE;
 use super::mpi_raw::Note;
-use super::program::RankProgram;
-use dist_array::{Layout, ReadMapping, SharedStorage};
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
-use mpi::topology::Communicator;
+use crate::{Link, RankPlan};
+use dist_array::storage::Probe;
+use dist_array::{ReadMapping, SharedStorage};
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
 use std::collections::HashMap;
 
@@ -69,37 +71,34 @@ pub(crate) struct PeerReader {
 }
 
 impl NodeDirect {
-    /// Which messages of `program` stay within the rank's `node`, and
-    /// whether it can map the storage of the node's ranks it receives from
-    /// (arrays laid out as `source`, elements of `elem_bytes` bytes).
-    /// Collective over the node's ranks (each shares a probe and reads its
-    /// peers'); every rank of the communicator must call it, and the ranks
-    /// then agree on the verdicts before any uses the result.
+    /// Which messages of `plan` stay within the rank's `node`, and whether
+    /// it can map the storage of the node's ranks it receives from (arrays
+    /// laid out as the plan's source, elements of `elem_bytes` bytes), with
+    /// the probe the ranks it sends to read: keep it until every rank has
+    /// agreed on the verdicts. Point to point over `comm` with the node's
+    /// ranks this rank exchanges messages with ([`exchange_probes`]);
+    /// every rank of `comm` must call it.
     pub fn new(
+        comm: &SimpleCommunicator,
         node: &Node,
-        source: &Layout,
-        program: &RankProgram,
+        plan: &RankPlan,
         elem_bytes: usize,
-    ) -> (NodeDirect, bool) {
-        let recvs: Vec<bool> = program
-            .recvs
-            .iter()
-            .map(|t| node.contains(t.peer))
-            .collect();
-        let sends: Vec<bool> = program
-            .sends
-            .iter()
-            .map(|t| node.contains(t.peer))
-            .collect();
-        let read_from: Vec<usize> = (program.recvs.iter())
-            .filter(|t| node.contains(t.peer))
-            .map(|t| t.peer)
-            .collect();
-        let can_map = can_map_peers(node, &read_from);
-        let pids = (program.recvs.iter())
-            .map(|t| node.pid_of(t.peer).unwrap_or(0))
-            .collect();
-        let expected = (program.recvs.iter())
+    ) -> (NodeDirect, bool, ProbeKept) {
+        let near =
+            |links: &[Link]| -> Vec<bool> { links.iter().map(|t| node.contains(t.peer)).collect() };
+        let (sends, recvs) = (near(plan.sends()), near(plan.recvs()));
+        let (probe, entries) = exchange_probes(comm, plan, &sends, &recvs);
+        let mut can_map = true;
+        let mut pids = vec![0u32; recvs.len()];
+        for ((t, entry), pid) in plan.recvs().iter().zip(&entries).zip(&mut pids) {
+            if let Some(e) = entry {
+                let storage = e.and_then(|e| probe_storage(&e));
+                can_map &= storage.as_ref().is_some_and(|s| reads_probe(s, t.peer));
+                *pid = storage.map_or(0, |s| s.pid);
+            }
+        }
+        let source = plan.source();
+        let expected = (plan.recvs().iter())
             .map(|t| source.local_len(t.peer).unwrap_or(0) * elem_bytes)
             .collect();
         let node_direct = NodeDirect {
@@ -110,7 +109,7 @@ impl NodeDirect {
                 cache: PeerCache::default(),
             },
         };
-        (node_direct, can_map)
+        (node_direct, can_map, ProbeKept(probe))
     }
 
     /// The note a sender sends: whether its source storage is shared, and
@@ -251,17 +250,41 @@ impl PeerCache {
     }
 }
 
-/// Whether this rank can map the shared storage of each rank of `node` in
-/// `read_from`. Collective over the node's ranks: each shares a small probe
-/// storage, reads its peers' probes, and they wait for each other (one
-/// all-reduce among them) before the probes go.
-fn can_map_peers(node: &Node, read_from: &[usize]) -> bool {
+/// The probe a rank shows the ranks of its node that read from it: shared
+/// storage holding a known value. Dropped only after the ranks have agreed
+/// that each could read its senders' probes.
+pub(crate) struct ProbeKept(#[allow(dead_code, reason = "held, never read")] Option<Probe>);
+
+/// A probe's description as sent: present (1 or 0), then the process id,
+/// descriptor, storage id, bytes, device and inode of its storage.
+type ProbeEntry = [u64; 7];
+
+/// The value a probe of `rank` holds.
+fn probe_value(rank: usize) -> u64 {
     const MAGIC: u64 = 0x6e64_6379_636c_6963;
-    let comm = node.communicator();
-    let me = node.ranks()[usize::try_from(comm.rank()).unwrap_or(0)];
-    // A probe in shared storage, holding MAGIC ^ rank.
-    let probe = dist_array::storage::probe(MAGIC ^ me as u64);
-    let entry = match probe.as_ref().map(|p| p.info()) {
+    MAGIC ^ rank as u64
+}
+
+/// Makes this rank's probe and exchanges probe descriptions with the
+/// ranks of its node it sends to (`near_sends`, by send) and receives from
+/// (`near_recvs`, by receive): sends its own to each, and returns it with,
+/// per receive, `Some(entry)` from a rank of its node (`None` from one
+/// that sent nothing usable) or `None` off the node. Point to point with
+/// those ranks only, waits as [`procgrid::waits::complete`] does.
+fn exchange_probes(
+    comm: &SimpleCommunicator,
+    plan: &RankPlan,
+    near_sends: &[bool],
+    near_recvs: &[bool],
+) -> (Option<Probe>, Vec<Option<Option<ProbeEntry>>>) {
+    let me = usize::try_from(comm.rank()).unwrap_or(0);
+    let probe = near_recvs
+        .iter()
+        .chain(near_sends)
+        .any(|&n| n)
+        .then(|| dist_array::storage::probe(probe_value(me)))
+        .flatten();
+    let mine: ProbeEntry = match probe.as_ref().map(Probe::info) {
         Some(s) => [
             1,
             u64::from(s.pid),
@@ -273,37 +296,46 @@ fn can_map_peers(node: &Node, read_from: &[usize]) -> bool {
         ],
         None => [0; 7],
     };
-    let mut all = vec![0u64; 7 * node.ranks().len()];
-    comm.all_gather_into(&entry[..], &mut all[..]);
-    let mut ok = true;
-    for &r in read_from {
-        let Ok(i) = node.ranks().binary_search(&r) else {
-            ok = false;
-            continue;
-        };
-        let e = &all[7 * i..7 * i + 7];
-        if e[0] == 0 {
-            ok = false;
-            continue;
+    let mut got = vec![[0u64; 7]; near_recvs.len()];
+    mpi::request::scope(|scope| {
+        let rank = |peer: usize| comm.process_at_rank(i32::try_from(peer).unwrap_or(i32::MAX));
+        let mut requests = Vec::new();
+        for (buf, (t, _)) in got
+            .iter_mut()
+            .zip(plan.recvs().iter().zip(near_recvs))
+            .filter(|(_, (_, &n))| n)
+        {
+            requests.push(rank(t.peer).immediate_receive_into_with_tag(scope, &mut buf[..], PROBE));
         }
-        let s = SharedStorage {
-            pid: from_word(e[1]),
-            fd: from_word(e[2]),
-            id: e[3],
-            bytes: from_word(e[4]),
-            dev: e[5],
-            ino: e[6],
-        };
-        // SAFETY: the probe holds u64s and is not written after creation.
-        ok &= s
-            .map_read_only()
-            .is_ok_and(|m| unsafe { m.slice::<u64>() }.first() == Some(&(MAGIC ^ r as u64)));
-    }
-    // The probe lives until every rank of the node has read its peers'.
-    let mut node_ok = 0i32;
-    comm.all_reduce_into(&i32::from(ok), &mut node_ok, SystemOperation::min());
-    drop(probe);
-    ok
+        for (t, _) in plan.sends().iter().zip(near_sends).filter(|(_, &n)| n) {
+            requests.push(rank(t.peer).immediate_send_with_tag(scope, &mine[..], PROBE));
+        }
+        requests.into_iter().for_each(procgrid::waits::complete);
+    });
+    let entries = (got.into_iter().zip(near_recvs))
+        .map(|(e, &n)| n.then_some((e[0] == 1).then_some(e)))
+        .collect();
+    (probe, entries)
+}
+
+/// The storage a probe entry describes.
+fn probe_storage(e: &ProbeEntry) -> Option<SharedStorage> {
+    (e[0] == 1).then(|| SharedStorage {
+        pid: from_word(e[1]),
+        fd: from_word(e[2]),
+        id: e[3],
+        bytes: from_word(e[4]),
+        dev: e[5],
+        ino: e[6],
+    })
+}
+
+/// Whether this rank can map `s`, the probe of `rank`, and reads the
+/// value that rank's probe holds.
+fn reads_probe(s: &SharedStorage, rank: usize) -> bool {
+    // SAFETY: a probe holds u64s and is not written after creation.
+    s.map_read_only()
+        .is_ok_and(|m| unsafe { m.slice::<u64>() }.first() == Some(&probe_value(rank)))
 }
 
 #[cfg(test)]

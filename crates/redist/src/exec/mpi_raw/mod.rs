@@ -519,38 +519,10 @@ fn addr_mut<T>(buf: &mut [T]) -> *mut T {
 }
 
 /// The element-wise maximum of every rank's `mine` over `comm`, into `all`
-/// (collective). On a node with more ranks than cores the wait tests and
-/// yields instead of spinning inside MPI, which would take the core from
-/// the ranks it waits for.
+/// (collective), waiting as [`procgrid::waits::complete`] does.
 pub(crate) fn all_reduce_max(comm: &SimpleCommunicator, mine: &[u64], all: &mut [u64]) {
-    use mpi::collective::{CommunicatorCollectives, SystemOperation};
-    if !oversubscribed() {
-        comm.all_reduce_into(mine, all, SystemOperation::max());
-        return;
-    }
-    mpi::request::scope(|scope| {
-        let mut request = comm.immediate_all_reduce_into(scope, mine, all, SystemOperation::max());
-        loop {
-            match request.test() {
-                Ok(_) => break,
-                Err(pending) => {
-                    request = pending;
-                    std::thread::yield_now();
-                }
-            }
-        }
-    });
-}
-
-/// Whether this node runs more of the job's ranks than it has cores (from
-/// the launcher's environment, decided once): then waits poll and yield
-/// instead of spinning inside MPI.
-fn oversubscribed() -> bool {
-    static OVERSUBSCRIBED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OVERSUBSCRIBED.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        procgrid::ranks_on_node() > cores
-    })
+    let max = mpi::collective::SystemOperation::max();
+    procgrid::waits::all_reduce_into(comm, mine, all, max);
 }
 
 /// Aborts the job if dropped while the thread unwinds from a panic: an

@@ -2,7 +2,7 @@
 //! ([`Requests`]), kept in a [`RequestStore`] reused from one execution to
 //! the next, and what [`Requests::wait_any`] reports ([`Event`]).
 
-use super::{check, count, null_request, oversubscribed, Datatype, SendBuf, What};
+use super::{check, count, null_request, Datatype, SendBuf, What};
 use crate::RedistError;
 use bytemuck::Pod;
 use mpi::ffi;
@@ -461,7 +461,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         }
         let n = count(self.store.raw.len(), "pending requests")?;
         let mut index: c_int = 0;
-        if oversubscribed() {
+        if procgrid::waits::oversubscribed() {
             // More ranks than cores: a rank spinning in MPI_Waitany takes the
             // core the rank it waits for needs. Test, and give the core away
             // between tests.
