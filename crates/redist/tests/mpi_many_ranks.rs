@@ -12,13 +12,12 @@ use redist::{Options, Redistribution, Remap, Strategy};
 
 mod common;
 
-use common::{check, code, random_extents, random_layout, Lcg};
+use common::{check, code, random_case, Lcg};
 
 /// Random layout pairs on grids of every shape the rank count allows: each
 /// executed and checked against the value of every global index, on
 /// every strategy and with and without remapping.
 fn random_pairs(world: &SimpleCommunicator) -> TestResult {
-    let n = world.size() as usize;
     let mut rng = Lcg(53);
     let strategies = [
         Strategy::Auto,
@@ -29,17 +28,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
     for case in 0..8 {
         let ndim = case % 3 + 1;
         let max = [400, 40, 12][ndim - 1];
-        let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
-        let (ga, gb) = (
-            random_extents(&mut rng, n, ndim),
-            random_extents(&mut rng, n, ndim),
-        );
-        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
-        let grid_b = ProcGrid::builder(&gb)
-            .build_sharing(&grid_a)
-            .map_err(|e| e.to_string())?;
-        let from = random_layout(&mut rng, &shape, &ga);
-        let to = random_layout(&mut rng, &shape, &gb);
+        let (grid_a, from, grid_b, to) = random_case(&mut rng, world, ndim, max)?;
         let options = Options {
             remap: [Remap::None, Remap::Optimal][rng.below(2)],
             strategy: strategies[case % 4],

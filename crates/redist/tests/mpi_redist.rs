@@ -12,7 +12,7 @@ use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window
 
 mod common;
 
-use common::{check, code, random_extents, random_layout, Lcg};
+use common::{check, code, random_case, random_extents, random_layout, Lcg};
 
 const STRATEGIES: [Strategy; 4] = [
     Strategy::Alltoallv,
@@ -23,22 +23,11 @@ const STRATEGIES: [Strategy; 4] = [
 const REMAPS: [Remap; 2] = [Remap::None, Remap::Optimal];
 
 fn random_pairs(world: &SimpleCommunicator) -> TestResult {
-    let n = world.size() as usize;
     let mut rng = Lcg(23);
     for case in 0..12 {
         let ndim = case % 4 + 1;
         let max = [40, 13, 7, 5][ndim - 1];
-        let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
-        let (ga, gb) = (
-            random_extents(&mut rng, n, ndim),
-            random_extents(&mut rng, n, ndim),
-        );
-        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
-        let grid_b = ProcGrid::builder(&gb)
-            .build_sharing(&grid_a)
-            .map_err(|e| e.to_string())?;
-        let from = random_layout(&mut rng, &shape, &ga);
-        let to = random_layout(&mut rng, &shape, &gb);
+        let (grid_a, from, grid_b, to) = random_case(&mut rng, world, ndim, max)?;
         let options = Options {
             remap: REMAPS[rng.below(2)],
             strategy: STRATEGIES[rng.below(4)],

@@ -73,6 +73,8 @@ impl<T: Element> Redistribution<T> {
             std::mem::size_of::<T>(),
         )?;
         let parts = local_parts::<T>(&plan, &req.options, strategy);
+        let mut plan = plan;
+        plan.release_runs();
         // Which messages stay within the node: every rank takes part,
         // whatever its own verdict, and keeps its probe until the ranks
         // have agreed.

@@ -10,7 +10,7 @@
 //! - `scheduled`: `α·steps + β·C`, with `C` the schedule's cost (Σ over
 //!   steps of the longest message) — never below `async`'s (steps ≥ δ,
 //!   `C ≥ B`), so `auto` does not consider it (see
-//!   [`Strategy::Scheduled`](crate::Strategy::Scheduled)).
+//!   [`Strategy::Scheduled`]).
 //!
 //! `auto` takes the strategy whose prediction is lowest for *every* α and β
 //! that could be measured — one whose coefficients of α and β are both no

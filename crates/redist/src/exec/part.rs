@@ -52,8 +52,10 @@ impl RankPart {
         rank: usize,
         elem_bytes: usize,
     ) -> Result<RankPart, RedistError> {
-        let (plan, _, relabelling) = plan_of(source, target, window, options.remap, rank, false)?;
+        let (mut plan, _, relabelling) =
+            plan_of(source, target, window, options.remap, rank, false)?;
         let program = programs(&plan, &options, elem_bytes);
+        plan.release_runs();
         Ok(RankPart {
             plan,
             program,

@@ -140,18 +140,28 @@ impl RankPlan {
             .is_whole(self.source.shape(), self.target.shape())
     }
 
-    /// Per dimension, the row of this rank's source coordinate (empty when
-    /// the rank holds no source data): the runs of every message it sends,
-    /// and of the part it keeps.
+    /// Per dimension, the row of this rank's source coordinate: the runs of
+    /// every message it sends, and of the part it keeps. Empty when the
+    /// rank holds no source data, and in the plan a
+    /// [`Redistribution`](crate::Redistribution) or
+    /// [`RankPart`](crate::RankPart) keeps: its copy programs hold the runs.
     pub fn rows(&self) -> &[AxisPlan] {
         &self.rows
     }
 
-    /// Per dimension, the column of this rank's target coordinate (empty
-    /// when it receives no target data): the runs of every message it
-    /// receives.
+    /// Per dimension, the column of this rank's target coordinate: the runs
+    /// of every message it receives. Empty when it receives no target data,
+    /// and in the plan a [`Redistribution`](crate::Redistribution) or
+    /// [`RankPart`](crate::RankPart) keeps.
     pub fn columns(&self) -> &[AxisPlan] {
         &self.columns
+    }
+
+    /// Lets go of the rows and columns once the copy programs hold their
+    /// runs: what a redistribution keeps of its plan is its messages.
+    pub(crate) fn release_runs(&mut self) {
+        self.rows = Vec::new();
+        self.columns = Vec::new();
     }
 
     /// The messages to other ranks, by target rank.

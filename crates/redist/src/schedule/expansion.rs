@@ -495,6 +495,21 @@ mod tests {
     /// against brute force over one superblock.
     fn expansion_holds(processes: usize, factor: usize) -> Result<(), String> {
         let s = expansion(processes, factor).map_err(|e| e.to_string())?;
+        let derived = sends_hold(&s, processes, factor)?;
+        receives_match(&s, &derived, processes, factor)?;
+        columns_hold(&s, processes, factor)?;
+        step_pairs_match(&s, processes, factor)
+    }
+
+    /// The send side: each entry a block of its process, with its local
+    /// block and destination right, and every step a permutation. Returns
+    /// the receive side derived from it (per step, the block reaching each
+    /// process).
+    fn sends_hold(
+        s: &ExpansionSchedule,
+        processes: usize,
+        factor: usize,
+    ) -> Result<Vec<Vec<Option<usize>>>, String> {
         let pk = processes * factor;
         // Receive schedule derived from the send side: in each step, the
         // block that reaches q is the one whose destination is q.
@@ -517,6 +532,17 @@ mod tests {
                 }
             }
         }
+        Ok(derived)
+    }
+
+    /// The receive side's closed form agrees with the one derived from the
+    /// sends.
+    fn receives_match(
+        s: &ExpansionSchedule,
+        derived: &[Vec<Option<usize>>],
+        processes: usize,
+        factor: usize,
+    ) -> Result<(), String> {
         for (k, row) in derived.iter().enumerate() {
             for (q, &block) in row.iter().enumerate() {
                 let r = s.receive(k, q).ok_or("receive out of range")?;
@@ -536,6 +562,12 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Each process sends each of its blocks once, to the brute-force
+    /// destinations, and each receiver fills each slot once.
+    fn columns_hold(s: &ExpansionSchedule, processes: usize, factor: usize) -> Result<(), String> {
         // Permutation condition 2: column p holds each of p's blocks
         // b·P + p, b in 0..K, exactly once — so its destinations are exactly
         // the brute-force destinations ((b·P + p) / K) mod P with multiplicity.
@@ -572,7 +604,15 @@ mod tests {
                 return Err(format!("process {q} fills slots {slots:?}"));
             }
         }
-        // step_pairs lists the send side.
+        Ok(())
+    }
+
+    /// `step_pairs` lists the send side.
+    fn step_pairs_match(
+        s: &ExpansionSchedule,
+        processes: usize,
+        factor: usize,
+    ) -> Result<(), String> {
         let pairs = s.step_pairs();
         if pairs.len() != factor
             || pairs.iter().enumerate().any(|(k, step)| {

@@ -8,8 +8,10 @@
 )]
 
 use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
+use mpi::topology::SimpleCommunicator;
 use mpi_harness::{all_indices, ensure_eq, TestResult};
 use ndarray::IxDyn;
+use procgrid::ProcGrid;
 
 /// A linear congruential generator: the same cases on every rank.
 pub struct Lcg(pub u64);
@@ -63,6 +65,28 @@ pub fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
         l = l.with_storage(Order::ColumnMajor);
     }
     l
+}
+
+/// A random case on the `world.size()` ranks of `world`: a shape of `ndim`
+/// dimensions of at most `max` indices, two grids over all ranks (the
+/// second sharing the first's communicator) and a random layout on each.
+pub fn random_case(
+    rng: &mut Lcg,
+    world: &SimpleCommunicator,
+    ndim: usize,
+    max: usize,
+) -> Result<(ProcGrid, Layout, ProcGrid, Layout), String> {
+    use mpi::topology::Communicator;
+    let n = world.size() as usize;
+    let shape: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+    let (ga, gb) = (random_extents(rng, n, ndim), random_extents(rng, n, ndim));
+    let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+    let grid_b = ProcGrid::builder(&gb)
+        .build_sharing(&grid_a)
+        .map_err(|e| e.to_string())?;
+    let from = random_layout(rng, &shape, &ga);
+    let to = random_layout(rng, &shape, &gb);
+    Ok((grid_a, from, grid_b, to))
 }
 
 pub fn code(g: &[usize]) -> f64 {

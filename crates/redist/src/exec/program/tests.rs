@@ -57,57 +57,88 @@ fn programs_match_scan(p: Pair, unit: usize) -> bool {
 
 /// [`programs_match_scan`] for any plan, windowed or whole.
 fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
-    let (s, t) = (plan.source(), plan.target());
-    for m in plan.messages() {
+    plan.messages().iter().all(|m| {
         let want = pairs(plan, m.from, m.to);
         let tr = program(plan, m.from, m.to, unit);
         if tr.len != want.len() || tr.len != m.len {
             return false;
         }
         // The source holds its own flat offsets.
-        let src: Vec<u64> = (0..s.local_len(m.from).unwrap() as u64).collect();
-        let mut buf = vec![u64::MAX; tr.len];
-        tr.pack(&src, tr.whole(), &mut buf);
-        // The buffer is in source memory order.
-        let mut sorted = want.iter().map(|&(a, _)| a as u64).collect::<Vec<_>>();
-        sorted.sort();
-        if buf != sorted {
+        let src: Vec<u64> = (0..plan.source().local_len(m.from).unwrap() as u64).collect();
+        let n = plan.target().local_len(m.to).unwrap();
+        let Some((buf, expect)) = copies_match(&tr, &want, &src, n) else {
             return false;
-        }
-        let n = t.local_len(m.to).unwrap();
-        let mut dst = vec![u64::MAX; n];
-        tr.unpack(tr.whole(), &buf, &mut dst);
-        let mut direct = vec![u64::MAX; n];
-        tr.copy(&src, tr.whole(), &mut direct);
-        let mut expect = vec![u64::MAX; n];
-        for &(a, b) in &want {
-            expect[b] = a as u64;
-        }
-        if dst != expect || direct != expect {
+        };
+        let Some(on_target) = trees_match(&tr, &buf, &expect, src.len(), n) else {
             return false;
-        }
-        // The datatype trees list each side's offsets in message order:
-        // the source side as packed, the target side as unpacked.
-        let mut on_source = vec![];
-        let tree = tr.type_tree(true);
-        tree.each_element(0, &mut |o| on_source.push(o as u64));
-        if on_source != buf || tree.elements() != tr.len || tree.span() > src.len() {
-            return false;
-        }
-        let tree = tr.type_tree(false);
-        let mut on_target = vec![];
-        tree.each_element(0, &mut |o| on_target.push(o));
-        if on_target.len() != tr.len || tree.span() > n {
-            return false;
-        }
-        if on_target.iter().zip(&buf).any(|(&b, &a)| expect[b] != a) {
-            return false;
-        }
-        // A piece of whole outer indices lies in target storage as one run
-        // exactly when its elements' target offsets count up by one.
-        let stride = tr.outer_stride();
-        for per_piece in [stride, 3 * stride, tr.len.max(1)] {
-            for o in (0..tr.len).step_by(per_piece) {
+        };
+        target_runs_match(&tr, &on_target)
+            && parts_match(&tr, &src, &buf, &expect)
+            && runs_match(&tr, &want)
+    })
+}
+
+/// Packing, unpacking and the straight copy move each element where the
+/// scan says; returns the packed buffer and the target as expected.
+fn copies_match(
+    tr: &MessageProgram,
+    want: &[(usize, usize)],
+    src: &[u64],
+    n: usize,
+) -> Option<(Vec<u64>, Vec<u64>)> {
+    let mut buf = vec![u64::MAX; tr.len];
+    tr.pack(src, tr.whole(), &mut buf);
+    // The buffer is in source memory order.
+    let mut sorted = want.iter().map(|&(a, _)| a as u64).collect::<Vec<_>>();
+    sorted.sort();
+    if buf != sorted {
+        return None;
+    }
+    let mut dst = vec![u64::MAX; n];
+    tr.unpack(tr.whole(), &buf, &mut dst);
+    let mut direct = vec![u64::MAX; n];
+    tr.copy(src, tr.whole(), &mut direct);
+    let mut expect = vec![u64::MAX; n];
+    for &(a, b) in want {
+        expect[b] = a as u64;
+    }
+    (dst == expect && direct == expect).then_some((buf, expect))
+}
+
+/// The datatype trees list each side's offsets in message order: the
+/// source side as packed, the target side as unpacked. Returns the target
+/// side's offsets.
+fn trees_match(
+    tr: &MessageProgram,
+    buf: &[u64],
+    expect: &[u64],
+    src_len: usize,
+    n: usize,
+) -> Option<Vec<usize>> {
+    let mut on_source = vec![];
+    let tree = tr.type_tree(true);
+    tree.each_element(0, &mut |o| on_source.push(o as u64));
+    if on_source != buf || tree.elements() != tr.len || tree.span() > src_len {
+        return None;
+    }
+    let tree = tr.type_tree(false);
+    let mut on_target = vec![];
+    tree.each_element(0, &mut |o| on_target.push(o));
+    if on_target.len() != tr.len || tree.span() > n {
+        return None;
+    }
+    let agree = on_target.iter().zip(buf).all(|(&b, &a)| expect[b] == a);
+    agree.then_some(on_target)
+}
+
+/// A piece of whole outer indices lies in target storage as one run
+/// exactly when its elements' target offsets count up by one.
+fn target_runs_match(tr: &MessageProgram, on_target: &[usize]) -> bool {
+    let stride = tr.outer_stride();
+    [stride, 3 * stride, tr.len.max(1)]
+        .into_iter()
+        .all(|per_piece| {
+            (0..tr.len).step_by(per_piece).all(|o| {
                 let n = per_piece.min(tr.len - o);
                 let run = &on_target[o..o + n];
                 let want = run
@@ -115,38 +146,41 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
                     .enumerate()
                     .all(|(j, &b)| b == run[0] + j)
                     .then_some(run[0]);
-                if tr.target_run(o..o + n) != want {
-                    return false;
-                }
-            }
+                tr.target_run(o..o + n) == want
+            })
+        })
+}
+
+/// Packing in parts, the local copy in parts: the same as whole.
+fn parts_match(tr: &MessageProgram, src: &[u64], buf: &[u64], expect: &[u64]) -> bool {
+    [1, 2, 5].into_iter().all(|parts| {
+        let mut by_parts = vec![u64::MAX; tr.len];
+        let mut direct_parts = vec![u64::MAX; expect.len()];
+        let mut covered = 0;
+        for k in 0..parts {
+            let r = tr.part(k, parts);
+            covered += r.len();
+            tr.pack(src, r.clone(), &mut by_parts[r.clone()]);
+            tr.copy(src, r, &mut direct_parts);
         }
-        // Packing in parts, the local copy in parts: the same as whole.
-        for parts in [1, 2, 5] {
-            let mut by_parts = vec![u64::MAX; tr.len];
-            let mut direct_parts = vec![u64::MAX; n];
-            let mut covered = 0;
-            for k in 0..parts {
-                let r = tr.part(k, parts);
-                covered += r.len();
-                tr.pack(&src, r.clone(), &mut by_parts[r.clone()]);
-                tr.copy(&src, r, &mut direct_parts);
-            }
-            if by_parts != buf || direct_parts != expect || covered != tr.len {
+        by_parts == buf && direct_parts == expect && covered == tr.len
+    })
+}
+
+/// Each side's runs, where the program lists them, cover exactly that
+/// side's elements.
+fn runs_match(tr: &MessageProgram, want: &[(usize, usize)]) -> bool {
+    for source in [true, false] {
+        if let Some(runs) = tr.runs(source, usize::MAX) {
+            let mut covered: Vec<usize> = runs.iter().flat_map(|&(o, l)| o..o + l).collect();
+            covered.sort();
+            let mut side: Vec<usize> = want
+                .iter()
+                .map(|&(a, b)| if source { a } else { b })
+                .collect();
+            side.sort();
+            if covered != side {
                 return false;
-            }
-        }
-        for source in [true, false] {
-            if let Some(runs) = tr.runs(source, usize::MAX) {
-                let mut covered: Vec<usize> = runs.iter().flat_map(|&(o, l)| o..o + l).collect();
-                covered.sort();
-                let mut side: Vec<usize> = want
-                    .iter()
-                    .map(|&(a, b)| if source { a } else { b })
-                    .collect();
-                side.sort();
-                if covered != side {
-                    return false;
-                }
             }
         }
     }
