@@ -1,0 +1,270 @@
+//! Runs `redist run --verify` across emulated nodes (`scripts/cluster.sh`:
+//! network namespaces on a bridge, each with its own host name), so that
+//! messages really travel between nodes while ranks of one node copy
+//! directly: 2 nodes × 2 ranks and 3 nodes of 2, 1 and 2 ranks, over every
+//! strategy, windows and remapping, and a usage error that must reach every
+//! rank of every node without a hang. The ADI solver gives the checksum it
+//! gives on one node.
+//!
+//! Needs root and network namespaces; elsewhere each test says why it did
+//! not run and passes. Not yet part of the suite (`#[ignore]`, run them with
+//! `cargo test --release -p redist-cli --test cli_cluster -- --ignored`):
+//! several cases finish and print their verified report, then every rank
+//! waits in `MPI_Finalize` over UCX's TCP transport (MPICH 4.0.2) — e.g.
+//! `block@4 → cyclic(7)@4` on 1000 elements with `--no-node-direct`, and
+//! the 3-node cases with every strategy — while others (2048²
+//! `cyclic(64)²@2x2 → @4x1`, the ADI solver) pass.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// One emulated cluster at a time (2 cores: concurrent jobs crawl).
+static LAUNCH: Mutex<()> = Mutex::new(());
+
+/// Seconds before a launch is killed: a hang fails the test.
+const TIMEOUT_S: &str = "240";
+
+fn script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/cluster.sh")
+}
+
+/// Why emulated nodes cannot run here, if they cannot.
+fn unavailable() -> Option<String> {
+    let probe = Command::new(script())
+        .args(["--nodes", "1", "--ranks-per-node", "1", "--", "true"])
+        .output()
+        .expect("bash runs scripts/cluster.sh");
+    (!probe.status.success()).then(|| String::from_utf8_lossy(&probe.stderr).trim().to_string())
+}
+
+/// `PROGRAM ARGS` on `nodes` emulated nodes of `per_node` ranks each.
+fn on_cluster(nodes: usize, per_node: &str, program: &str, args: &[&str]) -> Output {
+    let nodes = nodes.to_string();
+    Command::new("timeout")
+        .args(["-s", "TERM", TIMEOUT_S])
+        .arg(script())
+        .args([
+            "--nodes",
+            &nodes,
+            "--ranks-per-node",
+            per_node,
+            "--",
+            program,
+        ])
+        .args(args)
+        .output()
+        .expect("timeout runs scripts/cluster.sh")
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The last line of standard output as JSON.
+fn json(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", describe(out)))
+}
+
+/// Runs every case through `redist run --verify --json` on the cluster and
+/// checks each verified on all ranks.
+fn verify_cases(nodes: usize, per_node: &str, ranks: usize, cases: &[&[&str]]) {
+    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = unavailable() {
+        eprintln!("not run: emulated nodes are unavailable here: {why}");
+        return;
+    }
+    for case in cases {
+        let mut args = vec!["run", "--reps", "2", "--verify", "--json"];
+        args.extend_from_slice(case);
+        let out = on_cluster(nodes, per_node, env!("CARGO_BIN_EXE_redist"), &args);
+        assert!(out.status.success(), "{case:?}:\n{}", describe(&out));
+        let report = json(&out);
+        assert_eq!(report["verified"], Value::Bool(true), "{case:?}: {report}");
+        assert_eq!(report["ranks"], Value::from(ranks), "{case:?}: {report}");
+    }
+}
+
+#[test]
+#[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
+fn random_layouts_verify_on_two_nodes_of_two() {
+    verify_cases(
+        2,
+        "2",
+        4,
+        &[
+            &[
+                "--shape",
+                "2048x2048",
+                "--from",
+                "cyclic(64),cyclic(64)@2x2",
+                "--to",
+                "cyclic(64),cyclic(64)@4x1",
+            ],
+            &[
+                "--shape",
+                "300x200",
+                "--from",
+                "block,*@4x1",
+                "--to",
+                "*,block@1x4",
+                "--strategy",
+                "scheduled",
+            ],
+            &[
+                "--shape",
+                "301x77",
+                "--from",
+                "cyclic(3),block@2x2",
+                "--to",
+                "cyclic(5),cyclic(2)@1x4",
+                "--strategy",
+                "alltoallv",
+                "--remap",
+                "optimal",
+            ],
+            &[
+                "--shape",
+                "1000",
+                "--from",
+                "block@4",
+                "--to",
+                "cyclic(7)@4",
+                "--strategy",
+                "async",
+                "--no-node-direct",
+            ],
+            &[
+                "--shape",
+                "40x30x20",
+                "--from",
+                "block,*,*@4x1x1",
+                "--to",
+                "*,cyclic(3),block@1x2x2",
+            ],
+            &[
+                "--shape",
+                "256x256",
+                "--from",
+                "cyclic,cyclic@2x2",
+                "--to",
+                "cyclic(2),cyclic(2)@4x1",
+                "--window",
+                "190x95",
+                "--from-window",
+                "10,5",
+            ],
+        ],
+    );
+}
+
+#[test]
+#[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
+fn random_layouts_verify_on_three_uneven_nodes() {
+    verify_cases(
+        3,
+        "2,1,2",
+        5,
+        &[
+            &[
+                "--shape",
+                "257x129",
+                "--from",
+                "cyclic(4),*@5x1",
+                "--to",
+                "*,cyclic(3)@1x5",
+            ],
+            &[
+                "--shape",
+                "99999",
+                "--from",
+                "cyclic(3)@5",
+                "--to",
+                "block@5",
+                "--remap",
+                "optimal",
+                "--strategy",
+                "scheduled",
+            ],
+            &[
+                "--shape",
+                "64x50",
+                "--from",
+                "block,block@5x1",
+                "--to",
+                "cyclic(2),cyclic(5)@1x5",
+                "--strategy",
+                "alltoallv",
+            ],
+        ],
+    );
+}
+
+#[test]
+#[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
+fn a_usage_error_reaches_every_node_without_a_hang() {
+    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = unavailable() {
+        eprintln!("not run: emulated nodes are unavailable here: {why}");
+        return;
+    }
+    // A grid of 6 ranks on 4: refused on every rank, exit code 2.
+    let args = [
+        "run",
+        "--shape",
+        "100x100",
+        "--from",
+        "block,*@6x1",
+        "--to",
+        "*,block@1x4",
+    ];
+    let out = on_cluster(2, "2", env!("CARGO_BIN_EXE_redist"), &args);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("error:").count(), 1, "{}", describe(&out));
+    assert!(!stderr.contains("panicked"), "{}", describe(&out));
+}
+
+#[test]
+#[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
+fn the_adi_solver_gives_its_single_node_checksum_on_two_nodes() {
+    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = unavailable() {
+        eprintln!("not run: emulated nodes are unavailable here: {why}");
+        return;
+    }
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_redist"));
+    let adi = bin.with_file_name("examples").join("adi");
+    if !adi.exists() {
+        eprintln!(
+            "not run: {} is not built (cargo test --workspace builds it)",
+            adi.display()
+        );
+        return;
+    }
+    let adi = adi.to_str().expect("a UTF-8 path");
+    let args = ["--n", "64", "--steps", "5", "--json"];
+    let one = Command::new("mpirun")
+        .args(["-n", "4", adi])
+        .args(args)
+        .output()
+        .expect("mpirun runs");
+    assert!(one.status.success(), "{}", describe(&one));
+    let two = on_cluster(2, "2", adi, &args);
+    assert!(two.status.success(), "{}", describe(&two));
+    assert_eq!(
+        json(&one)["checksum"],
+        json(&two)["checksum"],
+        "{}",
+        describe(&two)
+    );
+    assert_eq!(json(&two)["ranks"], Value::from(4));
+}
