@@ -39,6 +39,15 @@ fn unavailable() -> Option<String> {
     (!probe.status.success()).then(|| String::from_utf8_lossy(&probe.stderr).trim().to_string())
 }
 
+/// Whether emulated nodes can run here; says why not when they cannot.
+fn available() -> bool {
+    let why = unavailable();
+    if let Some(why) = &why {
+        eprintln!("not run: emulated nodes are unavailable here: {why}");
+    }
+    why.is_none()
+}
+
 /// `PROGRAM ARGS` on `nodes` emulated nodes of `per_node` ranks each.
 fn on_cluster(nodes: usize, per_node: &str, program: &str, args: &[&str]) -> Output {
     let nodes = nodes.to_string();
@@ -78,8 +87,7 @@ fn json(out: &Output) -> Value {
 /// checks each verified on all ranks.
 fn verify_cases(nodes: usize, per_node: &str, ranks: usize, cases: &[&[&str]]) {
     let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = unavailable() {
-        eprintln!("not run: emulated nodes are unavailable here: {why}");
+    if !available() {
         return;
     }
     for case in cases {
@@ -212,8 +220,7 @@ fn random_layouts_verify_on_three_uneven_nodes() {
 #[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
 fn a_usage_error_reaches_every_node_without_a_hang() {
     let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = unavailable() {
-        eprintln!("not run: emulated nodes are unavailable here: {why}");
+    if !available() {
         return;
     }
     // A grid of 6 ranks on 4: refused on every rank, exit code 2.
@@ -237,8 +244,7 @@ fn a_usage_error_reaches_every_node_without_a_hang() {
 #[ignore = "ranks hang in MPI_Finalize over UCX's TCP in some cases; see the module doc"]
 fn the_adi_solver_gives_its_single_node_checksum_on_two_nodes() {
     let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = unavailable() {
-        eprintln!("not run: emulated nodes are unavailable here: {why}");
+    if !available() {
         return;
     }
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_redist"));

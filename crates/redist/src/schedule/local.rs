@@ -152,8 +152,8 @@ pub fn assign_steps(plan: &mut RankPlan) -> Result<RankSchedule, RedistError> {
     let graphs = axis_graphs(&source, &target, plan);
     let shift = |a: usize, b: usize| (b + ranks - a % ranks) % ranks;
     let me = plan.rank();
-    let Some(graphs) = graphs else {
-        // A dimension too large to colour: the shift on ranks.
+    // Message a -> b in step (b - a) mod ranks, on both of its sides.
+    let by_shift = |plan: &mut RankPlan, construction, degree| {
         set_steps(plan, |send, peer| {
             if send {
                 shift(me, peer)
@@ -161,29 +161,22 @@ pub fn assign_steps(plan: &mut RankPlan) -> Result<RankSchedule, RedistError> {
                 shift(peer, me)
             }
         });
-        return Ok(RankSchedule {
-            construction: Construction::RankShift,
+        Ok(RankSchedule {
+            construction,
             steps: ranks.saturating_sub(1),
-            degree: degree(&[]),
-        });
+            degree,
+        })
+    };
+    let Some(graphs) = graphs else {
+        // A dimension too large to colour: the shift on ranks.
+        return by_shift(plan, Construction::RankShift, degree(&[]));
     };
     let degree = degree(&graphs);
     if graphs
         .iter()
         .all(|g| matches!(g, AxisGraph::Complete { .. }))
     {
-        set_steps(plan, |send, peer| {
-            if send {
-                shift(me, peer)
-            } else {
-                shift(peer, me)
-            }
-        });
-        return Ok(RankSchedule {
-            construction: Construction::Shift,
-            steps: ranks.saturating_sub(1),
-            degree,
-        });
+        return by_shift(plan, Construction::Shift, degree);
     }
     let product = Product::new(&graphs);
     let coords = |l: &Layout, rank: usize| l.coords_of_rank(rank).unwrap_or_default();
