@@ -168,6 +168,34 @@ exec ip netns exec "${tag}\$host" unshare --uts sh -c 'hostname "\$0"; exec sh -
 EOF
 chmod +x "$standin"
 
+# MPICH 4.0's UCX netmod closes its endpoints in MPI_Finalize by flushing
+# each one and waiting, and only then meets the other ranks in a PMI
+# barrier: over UCX's TCP transport a flush may need the peer's reply, and a
+# peer that has closed its own endpoints already waits in the barrier and
+# replies no more, so ranks hang in MPI_Finalize after their work is done
+# (later MPICH meets in the barrier first). Ranks get a small library,
+# preloaded, whose ucp_disconnect_nb leaves the endpoint open: the barrier
+# comes next and ucp_worker_destroy then closes every endpoint without
+# waiting. CLUSTER_FINALIZE_FIX=0 runs without it.
+finalize_fix=()
+if [ "$mpi" = mpich ] && [ "${CLUSTER_FINALIZE_FIX:-1}" != 0 ] \
+   && mpichversion 2>/dev/null | grep -q 'Device:.*ucx' \
+   && mpichversion 2>/dev/null | grep -Eq 'Version:[[:space:]]+(3\.|4\.0)'; then
+  cat > "$work/finalize-fix.c" <<'EOF'
+#include <ucp/api/ucp.h>
+ucs_status_ptr_t ucp_disconnect_nb(ucp_ep_h ep)
+{
+    (void)ep;
+    return UCS_STATUS_PTR(UCS_OK);
+}
+EOF
+  if cc -shared -fPIC -O2 -o "$work/finalize-fix.so" "$work/finalize-fix.c" 2>"$work/finalize-fix.log"; then
+    finalize_fix=(-genv LD_PRELOAD "$work/finalize-fix.so")
+  else
+    echo "cluster.sh: warning: could not build the MPI_Finalize fix (needs cc and libucx-dev); ranks may hang in MPI_Finalize" >&2
+  fi
+fi
+
 host_list="" ranks=0
 for i in $(seq 1 "$nodes"); do
   host_list+="${host_list:+,}n$i:${counts[$((i - 1))]}"
@@ -177,7 +205,7 @@ done
 case "$mpi" in
   mpich)
     launch=("$launcher" -launcher ssh -launcher-exec "$standin" -hosts "$host_list" -n "$ranks"
-            -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 "$@") ;;
+            -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 ${finalize_fix[@]+"${finalize_fix[@]}"} "$@") ;;
   openmpi)
     launch=("$launcher" --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$standin"
             --host "$host_list" -np "$ranks" --mca btl self,vader,tcp --mca btl_tcp_if_include eth0

@@ -25,6 +25,8 @@ done
 export MPICC=/usr/bin/mpicc.openmpi
 export CARGO_TARGET_DIR=${NDCYCLIC_OPENMPI_TARGET:-${CARGO_TARGET_DIR:-target}/openmpi}
 export NDCYCLIC_MPIRUN=/usr/bin/mpirun.openmpi
+# Tests across emulated nodes start Open MPI's launcher (scripts/cluster.sh --mpi openmpi).
+export NDCYCLIC_CLUSTER_MPI=openmpi
 # Run as root (containers, CI) and with more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -32,6 +34,8 @@ export NDCYCLIC_MPI_RANKS=${NDCYCLIC_MPI_RANKS:-1,2,3,4}
 
 start=$(date +%s)
 echo "test-openmpi: $("$NDCYCLIC_MPIRUN" --version 2>&1 | head -n 1), ranks $NDCYCLIC_MPI_RANKS, target $CARGO_TARGET_DIR"
+# The examples first: tests compare their results on one node and across nodes.
+cargo build --workspace --release --examples
 # Unit tests and every test program (the MPI ones launch themselves under
 # $NDCYCLIC_MPIRUN); doc tests are MPICH's run's.
 cargo test --workspace --release --tests

@@ -67,8 +67,13 @@ pub struct MpiTest {
 
 impl MpiTest {
     /// A test called `name` running `body`.
-    pub fn new(name: &'static str, body: fn(&SimpleCommunicator) -> TestResult) -> Self {
+    pub const fn new(name: &'static str, body: fn(&SimpleCommunicator) -> TestResult) -> Self {
         MpiTest { name, body }
+    }
+
+    /// The test's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
     }
 }
 
@@ -153,6 +158,13 @@ pub fn ranks() -> usize {
         .unwrap_or(1)
 }
 
+/// Whether this process is a rank started by the launcher (rather than the
+/// launcher itself, started by `cargo test`): a suite that prepares its
+/// launches (e.g. picks a launcher) does so only when this is false.
+pub fn is_rank() -> bool {
+    std::env::var_os(CHILD_VAR).is_some()
+}
+
 /// Runs a suite: as the launcher under `cargo test`, or as a rank under `mpirun`.
 /// Uses [`DEFAULT_RANK_COUNTS`]. Exits the process with a failure status when
 /// any launch fails.
@@ -170,7 +182,7 @@ pub fn run_with_ranks(suite: &str, rank_counts: &[usize], tests: &[MpiTest]) {
         })
         .copied()
         .collect();
-    if std::env::var_os(CHILD_VAR).is_some() {
+    if is_rank() {
         run_rank(suite, &selected);
     } else {
         let ok = launch_all(suite, &args, &selected);
