@@ -109,7 +109,48 @@ fn verify_cases(nodes: usize, per_node: &str, ranks: usize, cases: &[&[&str]]) {
         let report = json(&out);
         assert_eq!(report["verified"], Value::Bool(true), "{case:?}: {report}");
         assert_eq!(report["ranks"], Value::from(ranks), "{case:?}: {report}");
+        assert_eq!(report["nodes"], Value::from(nodes), "{case:?}: {report}");
+        let between = report["bytes_between_nodes"].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            between > 0 && between <= report["bytes_moved"].as_u64().unwrap_or(0),
+            "{case:?}: {report}"
+        );
     }
+}
+
+#[test]
+fn what_crosses_between_nodes_is_counted() {
+    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    if !available() {
+        return;
+    }
+    // Rows to columns on 5 ranks: every rank sends a fifth of its rows to
+    // each other rank, 20 messages of 60x40 f64; on nodes of 2, 1 and 2
+    // ranks, the 4 between the ranks of node 1 and of node 3 stay inside.
+    let args = [
+        "run",
+        "--shape",
+        "300x200",
+        "--from",
+        "block,*@5x1",
+        "--to",
+        "*,block@1x5",
+        "--json",
+    ];
+    let out = on_cluster(3, "2,1,2", env!("CARGO_BIN_EXE_redist"), &args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let report = json(&out);
+    assert_eq!(report["nodes"], Value::from(3), "{report}");
+    assert_eq!(
+        report["messages_between_nodes"],
+        Value::from(16),
+        "{report}"
+    );
+    assert_eq!(
+        report["bytes_between_nodes"],
+        Value::from(16 * 60 * 40 * 8),
+        "{report}"
+    );
 }
 
 #[test]

@@ -309,6 +309,10 @@ fn a_small_run_prints_one_json_line() {
         assert!(v["exec_ms_median"].is_number(), "{launch}");
         assert!(v["alltoallv_ms_median"].is_number(), "{launch}");
         assert_eq!(v["storage"], "row-major", "{launch}");
+        // One node: nothing crosses between nodes.
+        assert_eq!(v["nodes"], 1, "{launch}");
+        assert_eq!(v["bytes_between_nodes"], 0, "{launch}");
+        assert_eq!(v["messages_between_nodes"], 0, "{launch}");
     }
 }
 

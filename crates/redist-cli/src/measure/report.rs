@@ -126,6 +126,9 @@ impl<T: Element> Report<'_, T> {
             "elements": elements,
             "bytes_total": elements * elem,
             "bytes_moved": cost.moved * elem,
+            "nodes": cost.between_nodes.nodes,
+            "bytes_between_nodes": cost.between_nodes.elements * elem,
+            "messages_between_nodes": cost.between_nodes.messages,
             "plan_ms": cost.plan_ms,
             "build_ms": cost.build_ms,
             "program_bytes": cost.program_bytes,
@@ -193,6 +196,12 @@ fn heading(v: &Value) -> String {
         v["bytes_moved"],
         v["bytes_total"]
     );
+    if v["nodes"].as_u64().is_some_and(|n| n > 1) {
+        s += &format!(
+            "on {} nodes: {} bytes in {} messages between nodes\n",
+            v["nodes"], v["bytes_between_nodes"], v["messages_between_nodes"]
+        );
+    }
     s
 }
 

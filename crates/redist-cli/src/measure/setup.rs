@@ -102,6 +102,51 @@ pub(super) struct BuildCost {
     pub plan_bytes: u64,
     /// Elements moved between ranks, over all ranks.
     pub moved: usize,
+    /// What crosses from node to node.
+    pub between_nodes: BetweenNodes,
+}
+
+/// Where a job's ranks are and what crosses between its nodes (a node as
+/// [`procgrid::Node`] finds it: ranks that share a kernel and namespaces).
+pub(super) struct BetweenNodes {
+    /// Nodes the job's ranks are on.
+    pub nodes: usize,
+    /// Messages from a rank on one node to a rank on another, over all ranks.
+    pub messages: usize,
+    /// Elements those messages carry.
+    pub elements: usize,
+}
+
+impl BetweenNodes {
+    /// The figures of `r` built on `grid_a` (whose communicator numbers
+    /// the plan's peers). Collective over that communicator.
+    fn of<T: Element>(r: &Redistribution<T>, grid_a: &ProcGrid) -> BetweenNodes {
+        let comm = grid_a.communicator();
+        let node = grid_a.node();
+        let me = usize::try_from(comm.rank()).unwrap_or(usize::MAX);
+        // One rank per node counts it: the node's first.
+        let first = node.ranks().first() == Some(&me);
+        let far = r
+            .rank_plan()
+            .sends()
+            .iter()
+            .filter(|l| !node.contains(l.peer));
+        let (messages, elements) = far.fold((0u64, 0u64), |(m, e), l| (m + 1, e + l.len as u64));
+        let mut sums = [0u64; 3];
+        procgrid::waits::all_reduce_into(
+            comm,
+            &[u64::from(first), messages, elements][..],
+            &mut sums[..],
+            SystemOperation::sum(),
+        );
+        let [nodes, messages, elements] = sums;
+        let size = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        BetweenNodes {
+            nodes: size(nodes),
+            messages: size(messages),
+            elements: size(elements),
+        }
+    }
 }
 
 /// Builds the redistribution from `from` on `grid_a` to `to` on `grid_b`
@@ -127,12 +172,14 @@ pub(super) fn build_redistribution<T: Element>(
     let kept = r.program_bytes() + r.rank_plan().heap_bytes();
     let plan_bytes = max_over(comm, kept as u64);
     let (_, moved, _) = r.totals();
+    let between_nodes = BetweenNodes::of(&r, grid_a);
     let cost = BuildCost {
         plan_ms,
         build_ms,
         program_bytes,
         plan_bytes,
         moved,
+        between_nodes,
     };
     Ok((r, cost))
 }
