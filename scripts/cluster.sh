@@ -23,7 +23,9 @@
 #
 # Traffic between nodes really crosses the links: MPICH's UCX is told to use
 # TCP (UCX_TLS=tcp,self; within a node MPICH uses its own shared memory),
-# Open MPI uses the tcp BTL between nodes (vader within one). Everything the
+# Open MPI uses the tcp BTL between nodes (vader within one). The nodes share
+# this machine's cores: with more ranks than cores the ranks are told
+# NDCYCLIC_OVERSUBSCRIBED=1 (waits test and yield). Everything the
 # script made is removed when it ends, on failure and on Ctrl-C. Needs root
 # (network namespaces).
 #
@@ -32,7 +34,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -202,14 +204,21 @@ for i in $(seq 1 "$nodes"); do
   ranks=$((ranks + counts[i - 1]))
 done
 
+# The nodes share this machine's cores, which each node's launcher counts
+# as its own: where the ranks outnumber the cores, tell ndcyclic so (its
+# waits then test and yield instead of spinning inside MPI).
+oversubscribed=${NDCYCLIC_OVERSUBSCRIBED:-$([ "$ranks" -gt "$(nproc)" ] && echo 1 || echo 0)}
+
 case "$mpi" in
   mpich)
     launch=("$launcher" -launcher ssh -launcher-exec "$standin" -hosts "$host_list" -n "$ranks"
-            -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 ${finalize_fix[@]+"${finalize_fix[@]}"} "$@") ;;
+            -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0
+            -genv NDCYCLIC_OVERSUBSCRIBED "$oversubscribed" ${finalize_fix[@]+"${finalize_fix[@]}"} "$@") ;;
   openmpi)
     launch=("$launcher" --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$standin"
             --host "$host_list" -np "$ranks" --mca btl self,vader,tcp --mca btl_tcp_if_include eth0
-            --mca oob_tcp_if_include eth0 --mca pml ob1 -x UCX_TLS=tcp,self "$@") ;;
+            --mca oob_tcp_if_include eth0 --mca pml ob1 -x UCX_TLS=tcp,self
+            -x NDCYCLIC_OVERSUBSCRIBED="$oversubscribed" "$@") ;;
 esac
 
 echo "cluster.sh: $nodes node(s), ranks per node $per_node${rate:+, links at $rate}${delay:+, delay $delay}, $mpi" >&2

@@ -6,8 +6,9 @@ use crate::node::Node;
 use crate::GridError;
 use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
 use mpi::Count;
+use std::any::Any;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The two neighbours of a rank along one grid dimension, as `MPI_Cart_shift`
 /// reports them: the rank a message would come from and the rank it would go
@@ -55,14 +56,23 @@ pub struct Shift {
 #[derive(Clone)]
 pub struct ProcGrid {
     parent: Arc<SimpleCommunicator>,
-    /// The node of the calling rank in `parent`, found on first use; shared
-    /// by the grids sharing `parent`.
-    node: Arc<OnceLock<Node>>,
+    /// What the grids sharing `parent` find once: the calling rank's node,
+    /// and the values of [`memo`](ProcGrid::memo).
+    shared: Arc<Shared>,
     cart: Option<Arc<CartesianCommunicator>>,
     extents: Vec<usize>,
     periodic: Vec<bool>,
     order: Order,
     coords: Option<Vec<usize>>,
+}
+
+/// What the grids over one communicator find once and share.
+#[derive(Default)]
+struct Shared {
+    /// The node of the calling rank, found on first use.
+    node: OnceLock<Node>,
+    /// Values of [`ProcGrid::memo`], one per type.
+    memos: Mutex<Vec<Box<dyn Any + Send + Sync>>>,
 }
 
 /// Options for building a [`ProcGrid`]: periodicity, rank order, and whether the
@@ -168,7 +178,7 @@ impl GridBuilder {
     /// place of `comm`'s; local to the rank in the same way.
     pub fn build_sharing(self, other: &ProcGrid) -> Result<ProcGrid, GridError> {
         self.validate(other.parent.size() as usize)?;
-        self.create(Arc::clone(&other.parent), Arc::clone(&other.node))
+        self.create(Arc::clone(&other.parent), Arc::clone(&other.shared))
     }
 
     fn validate(&self, available: usize) -> Result<(), GridError> {
@@ -202,7 +212,7 @@ impl GridBuilder {
     fn create(
         self,
         parent: Arc<SimpleCommunicator>,
-        node: Arc<OnceLock<Node>>,
+        shared: Arc<Shared>,
     ) -> Result<ProcGrid, GridError> {
         let ndims = self.extents.len();
         let periodic = self.periodic.unwrap_or_else(|| vec![false; ndims]);
@@ -232,7 +242,7 @@ impl GridBuilder {
         };
         Ok(ProcGrid {
             parent,
-            node,
+            shared,
             cart,
             extents: self.extents,
             periodic,
@@ -452,7 +462,48 @@ impl ProcGrid {
     /// key per rank), so every rank of it must make it at the same point;
     /// later calls cost nothing.
     pub fn node(&self) -> &Node {
-        self.node.get_or_init(|| Node::of(&self.parent))
+        self.shared.node.get_or_init(|| Node::of(&self.parent))
+    }
+
+    /// A value found once per communicator: `compute` runs on the first
+    /// call for type `T` on any grid sharing this grid's communicator
+    /// ([`build_sharing`](GridBuilder::build_sharing)), later calls return
+    /// a copy of its result. Layers above keep measurements of the
+    /// communicator here (how fast it moves some kind of message).
+    ///
+    /// `compute` is given the grid's communicator and may be collective
+    /// over it; then every rank must make the first call for `T` at the
+    /// same point, as for [`node`](Self::node). It must not call `memo`
+    /// itself.
+    ///
+    /// ```
+    /// use procgrid::ProcGrid;
+    ///
+    /// #[derive(Clone, Copy, PartialEq, Debug)]
+    /// struct Size(i32);
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::balanced(&world, 1).unwrap();
+    /// let first = grid.memo(|comm| Size(mpi::topology::Communicator::size(comm)));
+    /// let again = grid.memo(|_| Size(-1)); // not run: found already
+    /// assert_eq!(first, again);
+    /// ```
+    pub fn memo<T: Clone + Send + Sync + 'static>(
+        &self,
+        compute: impl FnOnce(&SimpleCommunicator) -> T,
+    ) -> T {
+        let mut memos = self
+            .shared
+            .memos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(v) = memos.iter().find_map(|m| m.downcast_ref::<T>()) {
+            return v.clone();
+        }
+        let v = compute(&self.parent);
+        memos.push(Box::new(v.clone()));
+        v
     }
 
     /// Whether `self` and `other` were built over the same duplicate
@@ -527,7 +578,7 @@ impl ProcGrid {
         let parent = Arc::new(library_duplicate(&sub));
         Ok(Some(ProcGrid {
             parent,
-            node: Arc::default(),
+            shared: Arc::default(),
             cart: Some(Arc::new(sub)),
             extents,
             periodic,

@@ -482,6 +482,48 @@ fn errors_are_fatal_on_library_communicators(world: &SimpleCommunicator) -> Test
     Ok(())
 }
 
+/// `memo` runs its computation once per communicator: shared by grids
+/// built to share it, not by a grid over a duplicate; collective
+/// computations in it agree.
+fn memos(world: &SimpleCommunicator) -> TestResult {
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    struct Sum(i32);
+    let n = world.size() as usize;
+    let rows = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let cols = ProcGrid::builder(&[1, n])
+        .build_sharing(&rows)
+        .map_err(|e| e.to_string())?;
+    let other = ProcGrid::new(world, &[1, n]).map_err(|e| e.to_string())?;
+    let runs = std::cell::Cell::new(0);
+    let sum = |comm: &SimpleCommunicator| {
+        runs.set(runs.get() + 1);
+        let mut total = 0;
+        comm.all_reduce_into(
+            &comm.rank(),
+            &mut total,
+            mpi::collective::SystemOperation::sum(),
+        );
+        Sum(total)
+    };
+    let expected = Sum((0..n as i32).sum());
+    ensure_eq!(rows.memo(sum), expected);
+    ensure_eq!(cols.memo(sum), expected);
+    ensure_eq!(
+        runs.get(),
+        1,
+        "a grid sharing the communicator finds the value"
+    );
+    ensure_eq!(other.memo(sum), expected);
+    ensure_eq!(
+        runs.get(),
+        2,
+        "a grid over another communicator computes its own"
+    );
+    ensure_eq!(rows.memo(|_| 7u8), 7u8, "one value per type");
+    ensure_eq!(cols.memo(|_| 9u8), 7u8);
+    Ok(())
+}
+
 fn main() {
     mpi_harness::run(
         "procgrid",
@@ -492,6 +534,7 @@ fn main() {
             MpiTest::new("automatic_extents", automatic_extents),
             MpiTest::new("subset_grids", subset_grids),
             MpiTest::new("own_communicator", own_communicator),
+            MpiTest::new("memos", memos),
             MpiTest::new("errors_everywhere", errors_everywhere),
             MpiTest::new(
                 "errors_are_fatal_on_library_communicators",

@@ -67,6 +67,13 @@ pub const CACHE_FALLBACK_BYTES: usize = 32 << 20;
 /// than walked by MPI's datatype engine.
 pub const DATATYPE_MIN_RUN_BYTES: usize = 128;
 
+/// Largest ratio of the time to send a probe message described by a
+/// derived datatype to the time to pack, send and unpack it, over the ranks
+/// of a communicator, at which the default
+/// [`MinRun::Auto`](crate::MinRun::Auto) still describes messages by
+/// datatypes on it (measured once per communicator: `exec/calibrate.rs`).
+pub const TYPED_MAX_RATIO: f64 = 1.0;
+
 /// Shortest average source run, in elements, that the default
 /// [`MinRun::Auto`](crate::MinRun::Auto) of
 /// [`Options::direct_min_run`](crate::Options::direct_min_run) sends as one

@@ -22,11 +22,11 @@ use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
 use super::program::RankProgram;
-use super::{agree, alltoallv, asynchronous, cost, mpi_raw, route, scheduled, stream};
+use super::{agree, alltoallv, asynchronous, calibrate, cost, mpi_raw, route, scheduled, stream};
 use super::{Exchange, Redistribution};
 use crate::remap::Relabelling;
 use crate::schedule::{assign_steps, RankSchedule};
-use crate::{remap, Options, RankPlan, RedistError, Strategy, Window};
+use crate::{remap, MinRun, Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{Element, Layout};
 use mpi::topology::Communicator;
 use procgrid::ProcGrid;
@@ -72,7 +72,8 @@ impl<T: Element> Redistribution<T> {
             &plan,
             std::mem::size_of::<T>(),
         )?;
-        let parts = local_parts::<T>(&plan, &req.options, strategy);
+        let options = message_options(req, &figures);
+        let parts = local_parts::<T>(&plan, &options, strategy);
         let mut plan = plan;
         plan.release_runs();
         // Which messages stay within the node: every rank takes part,
@@ -117,6 +118,22 @@ impl<T: Element> Redistribution<T> {
             messages,
             exchange,
         })
+    }
+}
+
+/// The options messages are built with: `req`'s, but packing every message
+/// where [`MinRun::Auto`] leaves datatypes to the communicator and its
+/// measurement found them slower ([`calibrate::datatypes_pay`], collective
+/// on the first redistribution with messages on the communicator).
+fn message_options(req: &Request<'_>, figures: &Figures) -> Options {
+    let auto = req.options.datatype_min_run == MinRun::Auto;
+    if auto && figures.messages && !calibrate::datatypes_pay(req.source_grid) {
+        Options {
+            datatype_min_run: MinRun::Never,
+            ..req.options
+        }
+    } else {
+        req.options
     }
 }
 

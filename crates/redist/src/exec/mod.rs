@@ -26,6 +26,7 @@ mod alltoallv;
 mod asynchronous;
 pub mod baseline;
 mod build;
+mod calibrate;
 pub mod cost;
 mod figures;
 mod kernel;
@@ -40,6 +41,7 @@ mod stream;
 
 use crate::schedule::RankSchedule;
 use crate::{Options, RankPlan, RedistError, Strategy, Window};
+pub use calibrate::datatypes_pay;
 use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
 use messages::RankMessages;

@@ -25,6 +25,7 @@
 use super::program::TypeTree;
 use crate::RedistError;
 use bytemuck::Pod;
+use mpi::collective::CommunicatorCollectives;
 use mpi::datatype::{DynBuffer, DynBufferMut, Partition, PartitionMut, UserDatatype};
 use mpi::ffi;
 use mpi::point_to_point::{self as p2p, Destination, Source};
@@ -314,12 +315,39 @@ pub(crate) fn alltoallv<T: Pod>(
     }
     let s = elem.elements(send)?;
     let mut r = elem.elements_mut(recv)?;
-    mpi::collective::CommunicatorCollectives::all_to_all_varcount_into(
-        comm,
-        &Partition::new(&s, scounts, sdispls),
-        &mut PartitionMut::new(&mut r, rcounts, rdispls),
-    );
+    let send = Partition::new(&s, scounts, sdispls);
+    let mut recv = PartitionMut::new(&mut r, rcounts, rdispls);
+    if procgrid::waits::oversubscribed() {
+        // More ranks than cores: the non-blocking form, completed by
+        // testing and yielding (a rank spinning in MPI takes the core the
+        // ranks it waits for need).
+        mpi::request::scope(|scope| {
+            let request = comm.immediate_all_to_all_varcount_into(scope, &send, &mut recv);
+            procgrid::waits::complete(request);
+        });
+    } else {
+        comm.all_to_all_varcount_into(&send, &mut recv);
+    }
     Ok(())
+}
+
+/// Completes `request` by testing it and yielding the core between tests,
+/// as [`procgrid::waits::complete`] does for rsmpi's requests.
+fn test_until_complete(
+    mut request: ffi::MPI_Request,
+    what: &'static str,
+) -> Result<(), RedistError> {
+    loop {
+        let mut flag: c_int = 0;
+        // SAFETY: `request` is an active request this rank started; a
+        // completed one becomes MPI_REQUEST_NULL, which is not tested again.
+        let code = unsafe { ffi::MPI_Test(&mut request, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+        check(code, what)?;
+        if flag != 0 {
+            return Ok(());
+        }
+        std::thread::yield_now();
+    }
 }
 
 /// The arguments of an `MPI_Alltoallw` with zero displacements, built once:
@@ -394,6 +422,29 @@ impl Alltoallw {
             return Err(RedistError::Internal(
                 "MPI_Alltoallw datatypes reach outside their buffers".to_string(),
             ));
+        }
+        if procgrid::waits::oversubscribed() {
+            // As in `alltoallv`: the non-blocking form, tested and yielding.
+            // SAFETY: reads a constant handle MPI defines.
+            let mut request = unsafe { ffi::RSMPI_REQUEST_NULL };
+            // SAFETY: as for MPI_Alltoallw below; `send`, `recv` and the
+            // arrays outlive the request, completed before returning.
+            let code = unsafe {
+                ffi::MPI_Ialltoallw(
+                    addr(send).cast(),
+                    self.scounts.as_ptr(),
+                    self.zeros.as_ptr(),
+                    self.sraw.as_ptr(),
+                    addr_mut(recv).cast(),
+                    self.rcounts.as_ptr(),
+                    self.zeros.as_ptr(),
+                    self.rraw.as_ptr(),
+                    comm.as_raw(),
+                    &mut request,
+                )
+            };
+            check(code, "MPI_Ialltoallw")?;
+            return test_until_complete(request, "MPI_Test");
         }
         // SAFETY: every count is 0 or one instance of a datatype that stays
         // inside its buffer (checked above); the datatypes live in `self`;
