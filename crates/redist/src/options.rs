@@ -229,8 +229,11 @@ pub struct Options {
     /// datatype over local storage instead of being packed into (or
     /// unpacked from) a buffer. A message described so on both sides moves
     /// with no copy of ours: MPI reads the source and writes the target.
-    /// [`MinRun::Auto`] (the default) takes sides whose runs average at
-    /// least [`DATATYPE_MIN_RUN_BYTES`](crate::tuning::DATATYPE_MIN_RUN_BYTES),
+    /// [`MinRun::Auto`] (the default) packs every message on a
+    /// communicator where a measurement found datatypes slower than
+    /// packing ([`datatypes_pay`](crate::exec::datatypes_pay), once per
+    /// communicator); elsewhere it takes sides whose runs average at least
+    /// [`DATATYPE_MIN_RUN_BYTES`](crate::tuning::DATATYPE_MIN_RUN_BYTES),
     /// except the sending side of a message where either side repeats a
     /// period of several different runs (MPICH sends such typed messages
     /// more slowly than they are packed); [`MinRun::Elements`] takes every

@@ -3,7 +3,9 @@
 //!
 //! Building one turns the plan into this rank's copy programs
 //! (`program`), gathered with their buffer slots in `messages` (what every
-//! strategy shares), decides how each message travels (`route`), and sets
+//! strategy shares), decides how each message travels (`route`; whether
+//! derived datatypes pay on the communicator is measured once,
+//! `calibrate`: [`datatypes_pay`]), and sets
 //! up one exchange strategy, each in its own file:
 //!
 //! - `alltoallv`: pack every outgoing message, one `MPI_Alltoallv`, unpack;
