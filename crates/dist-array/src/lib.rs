@@ -11,7 +11,8 @@
 //!   part (lent out as ndarray views), with parallel `from_fn`,
 //!   `map_inplace`, `zip_with`;
 //! - [`storage`]: where a local part lives — heap memory, or shared memory
-//!   other processes of the node can map ([`SharedStorage`], [`ReadMapping`]);
+//!   other processes of the node can map ([`SharedStorage`], [`ReadMapping`]),
+//!   and staging bytes shared the same way ([`SharedBytes`]);
 //! - [`collective`]: reductions (sum, max-abs, 2-norm), gather and scatter;
 //! - [`error`]: [`DistError`], the one error type.
 //!
@@ -40,7 +41,7 @@ pub use error::DistError;
 pub use layout::{Layout, LocalBlock, LocalBlocks};
 pub use procgrid::{self, Order, ProcGrid};
 pub use spec::{Dist, LayoutSpec};
-pub use storage::{ReadMapping, SharedStorage};
+pub use storage::{ReadMapping, SharedBytes, SharedStorage};
 
 /// Re-export of `num_complex::Complex`, a supported element type.
 pub use num_complex::Complex;

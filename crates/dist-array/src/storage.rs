@@ -92,6 +92,12 @@ impl ReadMapping {
         self.bytes
     }
 
+    /// The first byte of the mapping, page-aligned; [`bytes`](Self::bytes)
+    /// bytes can be read while `self` lives.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr
+    }
+
     /// The storage as elements of `T`.
     ///
     /// # Safety
@@ -262,6 +268,58 @@ impl<T> Drop for SharedBuffer<T> {
             self.len * std::mem::size_of::<T>(),
             self.fd,
         );
+    }
+}
+
+/// Bytes in shared memory that this process writes and the other
+/// processes of its node may map read-only ([`SharedBytes::info`], then
+/// [`SharedStorage::map_read_only`]): staging room for exchanges that pass
+/// data through the node's memory instead of messages. The memory is
+/// page-aligned, zero-filled, sealed like an array's shared storage, and
+/// freed when this process and every reader have unmapped it.
+///
+/// ```
+/// use dist_array::storage::SharedBytes;
+///
+/// if let Some(mut b) = SharedBytes::zeros(4096) {
+///     // SAFETY: nobody else holds a view of these bytes.
+///     unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr(), b.len()) }[7] = 42;
+///     let m = b.info().map_read_only().unwrap();
+///     // SAFETY: plain bytes, not written while the slice is read.
+///     assert_eq!(unsafe { m.slice::<u8>() }[7], 42);
+/// }
+/// ```
+pub struct SharedBytes(SharedBuffer<u8>);
+
+impl SharedBytes {
+    /// `bytes` zero bytes (at least one) in a new shared-memory file, or
+    /// `None` if the system refuses one.
+    pub fn zeros(bytes: usize) -> Option<SharedBytes> {
+        SharedBuffer::zeros(bytes).map(SharedBytes)
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len
+    }
+
+    /// Whether it holds no bytes (never: [`zeros`](Self::zeros) refuses
+    /// that).
+    pub fn is_empty(&self) -> bool {
+        self.0.len == 0
+    }
+
+    /// The first byte, page-aligned; [`len`](Self::len) bytes are valid
+    /// for reads and writes while `self` lives. Writing them while a reader
+    /// reads is for the two sides to order (an exchange does it with flags
+    /// in the memory itself).
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.0.ptr
+    }
+
+    /// How another process of the node can map these bytes.
+    pub fn info(&self) -> SharedStorage {
+        self.0.info()
     }
 }
 

@@ -70,6 +70,15 @@ pub enum Strategy {
     Scheduled,
     /// Non-blocking receives and sends; unpack in arrival order.
     Async,
+    /// The messages between two nodes travel as one: each rank packs its
+    /// messages into shared memory, the ranks of its node unpack theirs
+    /// from there, and each node's lowest rank sends every other node one
+    /// message holding all of its node's messages for that node. Chosen by
+    /// `Auto` where ranks span several nodes and messages are small
+    /// ([`crate::tuning::COMBINED_MAX_MESSAGE_BYTES`]); needs shared memory
+    /// among the ranks of each node (else building fails with
+    /// [`RedistError::InvalidArgument`]).
+    Combined,
 }
 
 impl FromStr for Strategy {
@@ -81,10 +90,11 @@ impl FromStr for Strategy {
             "alltoallv" => Ok(Strategy::Alltoallv),
             "scheduled" => Ok(Strategy::Scheduled),
             "async" => Ok(Strategy::Async),
+            "combined" => Ok(Strategy::Combined),
             _ => Err(RedistError::InvalidArgument {
                 what: "strategy",
                 value: s.to_string(),
-                expected: "auto, alltoallv, scheduled or async".to_string(),
+                expected: "auto, alltoallv, scheduled, async or combined".to_string(),
             }),
         }
     }
@@ -97,6 +107,7 @@ impl fmt::Display for Strategy {
             Strategy::Alltoallv => "alltoallv",
             Strategy::Scheduled => "scheduled",
             Strategy::Async => "async",
+            Strategy::Combined => "combined",
         })
     }
 }

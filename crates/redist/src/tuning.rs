@@ -61,6 +61,21 @@ pub const CACHE_FALLBACK_BYTES: usize = 32 << 20;
 
 // How messages travel.
 
+/// Largest message between two ranks, in bytes, for which `auto` combines
+/// the messages between two nodes into one ([`Strategy::Combined`](crate::Strategy::Combined))
+/// where the ranks span several nodes: below it a message costs mostly its
+/// latency, which combining pays once per pair of nodes; above it the
+/// extra copy through shared memory, and one rank per node carrying the
+/// node's traffic, cost more than the latency saved.
+pub const COMBINED_MAX_MESSAGE_BYTES: usize = 64 << 10;
+
+/// Largest MPI message, in bytes, a leader sends another in
+/// [`Strategy::Combined`](crate::Strategy::Combined); longer ones travel in
+/// pieces of this size. A message short enough for the MPI library to send
+/// at once (eagerly) arrives without the sender and receiver first agreeing
+/// on it, a round trip that costs more than a few more messages.
+pub const COMBINED_PIECE_BYTES: usize = 16 << 10;
+
 /// Shortest average run, in bytes, of a side of a message that the default
 /// [`MinRun::Auto`](crate::MinRun::Auto) describes to MPI by a derived
 /// datatype instead of packing it: shorter runs are packed faster by us

@@ -64,7 +64,7 @@ pub struct RunArgs {
     /// Element type.
     #[arg(long = "type", value_enum, default_value = "f64")]
     pub element: ElementArg,
-    /// Exchange strategy: auto, alltoallv, scheduled or async.
+    /// Exchange strategy: auto, alltoallv, scheduled, async or combined.
     #[arg(long, default_value = "auto", value_name = "NAME")]
     pub strategy: Strategy,
     /// How the target's ranks may be relabelled: none, closed-form or optimal.

@@ -18,6 +18,7 @@
 //!
 //! Nothing here holds or walks another rank's messages.
 
+use super::combined::Combined;
 use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
@@ -66,14 +67,15 @@ impl<T: Element> Redistribution<T> {
         let ((plan, schedule), words): (_, Words) =
             agree::agree_with(comm, planned, fingerprint, WHAT)?;
         let figures = Figures::from_maxima(words);
-        let strategy = strategy_for(
-            req.options.strategy,
-            &figures,
-            &plan,
-            std::mem::size_of::<T>(),
-        )?;
-        let options = message_options(req, &figures);
+        let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
+        let options = message_options(req, &figures, strategy);
         let parts = local_parts::<T>(&plan, &options, strategy);
+        // Combined: where each message lies in the node's shared memory;
+        // every rank takes part, whatever its own verdict.
+        let combined = (strategy == Strategy::Combined && figures.messages).then(|| {
+            let node = req.source_grid.node();
+            Combined::<T>::new(comm, node, &plan, req.options.max_message_elements)
+        });
         let mut plan = plan;
         plan.release_runs();
         // Which messages stay within the node: every rank takes part,
@@ -86,7 +88,12 @@ impl<T: Element> Redistribution<T> {
             });
         let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
         let can_map = node.as_ref().is_none_or(|n| n.1);
-        let flags = [u64::from(!all_typed), u64::from(!can_map)];
+        let can_stage = combined.as_ref().is_none_or(|c| c.1);
+        let flags = [
+            u64::from(!all_typed),
+            u64::from(!can_map),
+            u64::from(!can_stage),
+        ];
         let agreed = agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT);
         let node = node.map(|(n, _, probe)| {
             drop(probe);
@@ -107,6 +114,25 @@ impl<T: Element> Redistribution<T> {
                 let node = node.filter(|_| flags[1] == 0);
                 Exchange::Async(asynchronous::Async::new(routes, node))
             }
+            Strategy::Combined => match combined.and_then(|c| c.0).filter(|_| flags[2] == 0) {
+                Some(c) => Exchange::Combined(c),
+                // Nothing moves between ranks (no exchange runs), or `auto`
+                // chose it where some rank cannot stage: async, messages
+                // only.
+                None if !figures.messages || req.options.strategy == Strategy::Auto => {
+                    strategy = Strategy::Async;
+                    Exchange::Async(asynchronous::Async::new(routes, None))
+                }
+                None => {
+                    return Err(RedistError::InvalidArgument {
+                        what: "strategy",
+                        value: "combined".to_string(),
+                        expected: "a strategy that needs no shared memory: some rank could not \
+                                   make or map the staging areas of its node"
+                            .to_string(),
+                    })
+                }
+            },
         };
         Ok(Redistribution {
             plan,
@@ -124,10 +150,12 @@ impl<T: Element> Redistribution<T> {
 /// The options messages are built with: `req`'s, but packing every message
 /// where [`MinRun::Auto`] leaves datatypes to the communicator and its
 /// measurement found them slower ([`calibrate::datatypes_pay`], collective
-/// on the first redistribution with messages on the communicator).
-fn message_options(req: &Request<'_>, figures: &Figures) -> Options {
+/// on the first redistribution with messages on the communicator), or
+/// where `strategy` packs everything anyway (`combined`).
+fn message_options(req: &Request<'_>, figures: &Figures, strategy: Strategy) -> Options {
     let auto = req.options.datatype_min_run == MinRun::Auto;
-    if auto && figures.messages && !calibrate::datatypes_pay(req.source_grid) {
+    let packs = strategy == Strategy::Combined;
+    if auto && figures.messages && (packs || !calibrate::datatypes_pay(req.source_grid)) {
         Options {
             datatype_min_run: MinRun::Never,
             ..req.options
@@ -210,14 +238,18 @@ pub(super) fn plan_of(
 }
 
 /// The strategy to run, from the figures every rank has: `auto`'s choice
-/// ([`cost::choose`]), or the one asked for where it can run.
+/// ([`cost::choose`], or `combined` where ranks span several nodes and
+/// messages are small), or the one asked for where it can run.
 fn strategy_for(
-    asked: Strategy,
+    req: &Request<'_>,
     figures: &Figures,
     plan: &RankPlan,
     elem: usize,
 ) -> Result<Strategy, RedistError> {
-    match asked {
+    match req.options.strategy {
+        Strategy::Auto if figures.messages && combines(req, figures, elem) => {
+            Ok(Strategy::Combined)
+        }
         Strategy::Auto => {
             let load = cost::Load {
                 ranks: plan.source().ranks().max(plan.target().ranks()),
@@ -237,6 +269,18 @@ fn strategy_for(
     }
 }
 
+/// Whether `auto` combines the messages between nodes: the ranks span
+/// several nodes (every rank sees it alike: the node's ranks are found from
+/// every rank's key) and no message is larger than
+/// [`COMBINED_MAX_MESSAGE_BYTES`](crate::tuning::COMBINED_MAX_MESSAGE_BYTES).
+/// Collective the first time a communicator's nodes are asked for.
+fn combines(req: &Request<'_>, figures: &Figures, elem: usize) -> bool {
+    let small =
+        figures.max_message.saturating_mul(elem) <= crate::tuning::COMBINED_MAX_MESSAGE_BYTES;
+    let grid = req.source_grid;
+    small && grid.node().ranks().len() < grid.communicator().size() as usize
+}
+
 /// This rank's copy programs and message routes for `strategy`.
 fn local_parts<T: Element>(
     plan: &RankPlan,
@@ -245,7 +289,13 @@ fn local_parts<T: Element>(
 ) -> Result<LocalParts, RedistError> {
     let program = programs(plan, options, std::mem::size_of::<T>());
     let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
-    let routes = route::Routes::new(&program, options, strategy, &elem)?;
+    // Combined packs every message; its routes are async's, for where it
+    // cannot run.
+    let routes_for = match strategy {
+        Strategy::Combined => Strategy::Async,
+        s => s,
+    };
+    let routes = route::Routes::new(&program, options, routes_for, &elem)?;
     Ok((RankMessages::new(program, elem), routes))
 }
 

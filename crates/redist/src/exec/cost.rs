@@ -47,7 +47,7 @@ pub struct Load {
 pub fn coefficients(strategy: Strategy, load: &Load) -> (usize, usize) {
     match strategy {
         Strategy::Alltoallv => (load.ranks.saturating_sub(1), load.max_bytes),
-        Strategy::Async | Strategy::Scheduled | Strategy::Auto => {
+        Strategy::Async | Strategy::Scheduled | Strategy::Combined | Strategy::Auto => {
             (load.max_partners, load.max_bytes)
         }
     }

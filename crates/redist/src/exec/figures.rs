@@ -19,10 +19,12 @@ pub(crate) struct Figures {
     /// Whether every rank's counts and displacements fit MPI's `i32` (one
     /// `MPI_Alltoallv` can address them).
     pub counts_fit: bool,
+    /// The most elements in one message between two ranks.
+    pub max_message: usize,
 }
 
 /// Figures in an all-reduce: maxima of these words.
-pub(crate) type Words = [u64; 5];
+pub(crate) type Words = [u64; 6];
 
 impl Figures {
     /// This rank's words for `plan`.
@@ -43,6 +45,7 @@ impl Figures {
             word(sent.max(received)),
             u64::from(!plan.sends().is_empty()),
             u64::from(!fits),
+            word(plan.sends().iter().map(|l| l.len).max().unwrap_or(0)),
         ]
     }
 
@@ -56,6 +59,7 @@ impl Figures {
             max_volume: size(w[2]),
             messages: w[3] != 0,
             counts_fit: w[4] == 0,
+            max_message: size(w[5]),
         }
     }
 }

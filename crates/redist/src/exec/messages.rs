@@ -22,6 +22,19 @@ pub(crate) const ANSWER: Tag = 1002;
 /// Tag of the probe descriptions ranks of one node exchange while a
 /// redistribution is built (whether one can read another's storage).
 pub(crate) const PROBE: Tag = 1003;
+/// Tag of the messages between two nodes' leaders in `combined`.
+pub(crate) const COMBINED: Tag = 1004;
+/// Tags of `combined`'s set-up: a rank's node leader, told to the partners
+/// it sends to (`LEADER_FWD`) and receives from (`LEADER_BACK`); a rank's
+/// report to its leader (its length, then the words) and the leader's
+/// reply.
+pub(crate) const LEADER_FWD: Tag = 1005;
+pub(crate) const LEADER_BACK: Tag = 1006;
+pub(crate) const REPORT_LEN: Tag = 1007;
+pub(crate) const REPORT: Tag = 1008;
+pub(crate) const REPLY: Tag = 1009;
+/// Tag of the verdicts `combined`'s leaders pass among themselves.
+pub(crate) const VERDICT: Tag = 1010;
 
 /// This rank's part of a redistribution, shared by every strategy: the
 /// copy programs of its sends, receives and local part, where each message

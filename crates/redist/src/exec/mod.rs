@@ -16,7 +16,11 @@
 //!   unpack each message as it arrives; between ranks of one node whose
 //!   source storage is shared, the receiver copies straight from the
 //!   sender's storage (`node_direct`);
-//! - `auto`: the cheapest of the three under the α–β model of [`cost`].
+//! - `combined`: where ranks span several nodes, the messages between two
+//!   nodes travel as one, gathered and scattered through the node's shared
+//!   memory by its leader;
+//! - `auto`: `combined` for small messages across nodes, else the cheaper
+//!   of `alltoallv` and `async` under the α–β model of [`cost`].
 //!
 //! In every strategy the part that stays on a rank is copied straight from
 //! source to target storage, with no buffer and no MPI call. Every call into
@@ -29,6 +33,7 @@ mod asynchronous;
 pub mod baseline;
 mod build;
 mod calibrate;
+mod combined;
 pub mod cost;
 mod figures;
 mod kernel;
@@ -51,6 +56,9 @@ use mpi::collective::SystemOperation;
 pub use part::RankPart;
 use procgrid::ProcGrid;
 use std::fmt;
+
+/// What an execution's errors say was being done.
+const EXECUTING: &str = "executing a redistribution";
 
 /// A redistribution from one layout to another, planned once and executed
 /// many times.
@@ -97,6 +105,7 @@ enum Exchange<T> {
     Alltoallv(alltoallv::Alltoallv<T>),
     Scheduled(scheduled::Scheduled<T>),
     Async(asynchronous::Async<T>),
+    Combined(combined::Combined<T>),
 }
 
 impl<T: Element> Redistribution<T> {
@@ -302,6 +311,7 @@ impl<T: Element> Redistribution<T> {
                 Exchange::Alltoallv(x) => x.heap_bytes(),
                 Exchange::Scheduled(x) => x.heap_bytes(),
                 Exchange::Async(x) => x.heap_bytes(),
+                Exchange::Combined(x) => x.heap_bytes(),
             }
     }
 
@@ -358,12 +368,10 @@ impl<T: Element> Redistribution<T> {
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
         let verdict = self.check_arrays(src, dst);
-        agree::agree(
-            self.source_grid.communicator(),
-            verdict,
-            0,
-            "executing a redistribution",
-        )?;
+        if self.agrees_in_exchange() {
+            return self.exchange_agreeing(src, dst, verdict);
+        }
+        agree::agree(self.source_grid.communicator(), verdict, 0, EXECUTING)?;
         self.exchange(src, dst)
     }
 
@@ -377,14 +385,48 @@ impl<T: Element> Redistribution<T> {
     /// # Errors
     ///
     /// As [`execute_into`](Self::execute_into), except
-    /// [`RedistError::OtherRank`].
+    /// [`RedistError::OtherRank`] (which the `combined` strategy, whose
+    /// exchange agrees as it goes, still returns).
     pub fn execute_into_unchecked(
         &mut self,
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
-        self.check_arrays(src, dst)?;
+        let verdict = self.check_arrays(src, dst);
+        if self.agrees_in_exchange() {
+            return self.exchange_agreeing(src, dst, verdict);
+        }
+        verdict?;
         self.exchange(src, dst)
+    }
+
+    /// Whether the exchange agrees on the ranks' verdicts itself, at no
+    /// cost of its own (`combined`, where anything moves).
+    fn agrees_in_exchange(&self) -> bool {
+        self.figures.messages && matches!(self.exchange, Exchange::Combined(_))
+    }
+
+    /// The exchange of a strategy that agrees as it goes, with this rank's
+    /// `verdict` on its arrays.
+    fn exchange_agreeing(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        verdict: Result<(), RedistError>,
+    ) -> Result<(), RedistError> {
+        let comm = self.source_grid.communicator();
+        let _guard = mpi_raw::AbortOnUnwind::new(comm);
+        match &mut self.exchange {
+            Exchange::Combined(x) => x.run(
+                &self.messages,
+                comm,
+                verdict.map(|()| (src, dst)),
+                EXECUTING,
+            ),
+            _ => Err(RedistError::Internal(
+                "a strategy that does not agree as it goes".to_string(),
+            )),
+        }
     }
 
     /// What is wrong with `src` and `dst` on this rank.
@@ -422,6 +464,7 @@ impl<T: Element> Redistribution<T> {
             Exchange::Alltoallv(x) => x.run(&self.messages, comm, src, dst),
             Exchange::Scheduled(x) => x.run(&self.messages, comm, src, dst),
             Exchange::Async(x) => x.run(&self.messages, comm, src, dst),
+            Exchange::Combined(x) => x.run(&self.messages, comm, Ok((src, dst)), EXECUTING),
         }
     }
 }

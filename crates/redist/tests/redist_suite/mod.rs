@@ -16,10 +16,11 @@ use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window
 
 use crate::common::{check, code, random_case, random_extents, random_layout, Lcg};
 
-const STRATEGIES: [Strategy; 4] = [
+const STRATEGIES: [Strategy; 5] = [
     Strategy::Alltoallv,
     Strategy::Scheduled,
     Strategy::Async,
+    Strategy::Combined,
     Strategy::Auto,
 ];
 const REMAPS: [Remap; 2] = [Remap::None, Remap::Optimal];
@@ -32,7 +33,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
         let (grid_a, from, grid_b, to) = random_case(&mut rng, world, ndim, max)?;
         let options = Options {
             remap: REMAPS[rng.below(2)],
-            strategy: STRATEGIES[rng.below(4)],
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
             streaming: [Streaming::Never, Streaming::Above(0)][rng.below(2)],
             ..Options::default()
         };
@@ -283,6 +284,7 @@ fn thousand_executions(world: &SimpleCommunicator) -> TestResult {
         (Strategy::Scheduled, false),
         (Strategy::Async, false),
         (Strategy::Async, true),
+        (Strategy::Combined, false),
     ] {
         let options = Options {
             strategy,
@@ -400,44 +402,71 @@ fn one_rank_differs(world: &SimpleCommunicator) -> TestResult {
         }
         Err(e) => ok(&e, me == odd)?,
     }
-    let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, Options::default())
-        .map_err(|e| e.to_string())?;
-    let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
-    let mut b = DistArray::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
-    // A wrong source array on one rank.
-    let wrong = DistArray::from_fn(&grid, to.clone(), code).map_err(|e| e.to_string())?;
-    let src = if me == odd { &wrong } else { &a };
-    match r.execute_into(src, &mut b) {
-        Ok(()) => {
-            return Err(format!(
-                "rank {me}: a wrong array on rank {odd} went unnoticed"
-            ))
+    // Wrong arrays at execution, where the ranks agree in an all-reduce
+    // (the default) and where the exchange agrees as it goes (combined).
+    for strategy in [Strategy::Auto, Strategy::Combined] {
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options)
+            .map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
+        let mut b = DistArray::from_fn(&grid, to.clone(), |_| -1.0).map_err(|e| e.to_string())?;
+        // A wrong source array on one rank.
+        let wrong = DistArray::from_fn(&grid, to.clone(), code).map_err(|e| e.to_string())?;
+        let src = if me == odd { &wrong } else { &a };
+        match r.execute_into(src, &mut b) {
+            Ok(()) => {
+                return Err(format!(
+                    "rank {me} ({strategy}): a wrong array on rank {odd} went unnoticed"
+                ))
+            }
+            Err(e) => ok(&e, me == odd)?,
         }
-        Err(e) => ok(&e, me == odd)?,
-    }
-    // An array of another grid (another communicator) on one rank.
-    let foreign = DistArray::from_fn(&other, from.clone(), code).map_err(|e| e.to_string())?;
-    let src = if me == odd { &foreign } else { &a };
-    match r.execute_into(src, &mut b) {
-        Ok(()) => {
-            return Err(format!(
-                "rank {me}: a foreign array on rank {odd} went unnoticed"
-            ))
+        // Every target is left as it was.
+        ensure!(
+            b.local().iter().all(|&x| x == -1.0),
+            "rank {me} ({strategy}): a failed execution wrote the target"
+        );
+        // An array of another grid (another communicator) on one rank.
+        let foreign = DistArray::from_fn(&other, from.clone(), code).map_err(|e| e.to_string())?;
+        let src = if me == odd { &foreign } else { &a };
+        match r.execute_into(src, &mut b) {
+            Ok(()) => {
+                return Err(format!(
+                    "rank {me} ({strategy}): a foreign array on rank {odd} went unnoticed"
+                ))
+            }
+            Err(e) => ok(&e, me == odd)?,
         }
-        Err(e) => ok(&e, me == odd)?,
-    }
-    // A wrong target on one rank, through `execute`'s own target: its source.
-    match r.execute(if me == odd { &wrong } else { &a }) {
-        Ok(_) => {
-            return Err(format!(
-                "rank {me}: a wrong source on rank {odd} went unnoticed"
-            ))
+        // A wrong target on one rank, through `execute`'s own target: its source.
+        match r.execute(if me == odd { &wrong } else { &a }) {
+            Ok(_) => {
+                return Err(format!(
+                    "rank {me} ({strategy}): a wrong source on rank {odd} went unnoticed"
+                ))
+            }
+            Err(e) => ok(&e, me == odd)?,
         }
-        Err(e) => ok(&e, me == odd)?,
+        // Where the exchange agrees as it goes, even the unchecked call
+        // tells every rank.
+        if strategy == Strategy::Combined && n > 1 {
+            match r.execute_into_unchecked(src, &mut b) {
+                Ok(()) => {
+                    return Err(format!(
+                        "rank {me} (combined, unchecked): a foreign array on rank {odd} went \
+                         unnoticed"
+                    ))
+                }
+                Err(e) => ok(&e, me == odd)?,
+            }
+        }
+        // Nobody is left behind: the redistribution still works everywhere.
+        r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+        check(&b, code)?;
     }
-    // Nobody is left behind: the redistribution still works everywhere.
-    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
-    check(&b, code)
+    Ok(())
 }
 
 /// What a rank holds for a redistribution does not grow with the extent:
@@ -606,6 +635,45 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
         result.map_err(|e| format!("round {round}: {e}"))?;
         check(&b, |g| code(g) + round as f64).map_err(|e| format!("round {round}: {e}"))?;
     }
+    // Staging through shared memory refused on rank 1 while building:
+    // `combined` asked for fails on every rank alike; `auto` goes on
+    // without it.
+    if n > 1 {
+        let a = DistArray::from_fn(&rows, from.clone(), code).map_err(|e| e.to_string())?;
+        for strategy in [Strategy::Combined, Strategy::Auto] {
+            if me == 1 {
+                std::env::set_var("NDCYCLIC_FAULTS", "map");
+            }
+            let options = Options {
+                strategy,
+                ..Options::default()
+            };
+            let built = Redistribution::<f64>::new(&rows, &from, &cols, &to, options);
+            std::env::remove_var("NDCYCLIC_FAULTS");
+            match (strategy, built) {
+                (Strategy::Combined, Ok(_)) => {
+                    return Err(format!(
+                        "rank {me}: combined built where rank 1 cannot stage"
+                    ))
+                }
+                (Strategy::Combined, Err(e)) => ensure!(
+                    matches!(
+                        e,
+                        redist::RedistError::InvalidArgument {
+                            what: "strategy",
+                            ..
+                        }
+                    ),
+                    "rank {me}: {e}"
+                ),
+                (_, built) => {
+                    let mut r = built.map_err(|e| format!("rank {me}, auto: {e}"))?;
+                    ensure!(r.strategy() != Strategy::Combined, "rank {me}: combined");
+                    check(&r.execute(&a).map_err(|e| e.to_string())?, code)?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -685,7 +753,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
         let to = random_layout(&mut rng, &shape, &gb);
         let options = Options {
             remap: [Remap::None, Remap::Optimal, Remap::ClosedForm][rng.below(3)],
-            strategy: STRATEGIES[rng.below(4)],
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
             max_message_elements: [i32::MAX as usize, 1, 3, 17][rng.below(4)],
             datatype_min_run: [
                 MinRun::Never,
@@ -763,7 +831,7 @@ fn random_windows(world: &SimpleCommunicator) -> TestResult {
         let from = random_layout(&mut rng, &a, &ga);
         let to = random_layout(&mut rng, &b, &gb);
         let options = Options {
-            strategy: STRATEGIES[rng.below(4)],
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
             node_direct: rng.below(2) == 0,
             ..Options::default()
         };
