@@ -283,7 +283,8 @@ impl<T> Drop for SharedBuffer<T> {
 ///
 /// if let Some(mut b) = SharedBytes::zeros(4096) {
 ///     // SAFETY: nobody else holds a view of these bytes.
-///     unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr(), b.len()) }[7] = 42;
+///     let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr(), b.len()) };
+///     bytes[7] = 42;
 ///     let m = b.info().map_read_only().unwrap();
 ///     // SAFETY: plain bytes, not written while the slice is read.
 ///     assert_eq!(unsafe { m.slice::<u8>() }[7], 42);
