@@ -115,6 +115,15 @@ pub enum DistError {
         ranks: usize,
     },
 
+    /// An order of axes that is not a permutation of the array's dimensions.
+    #[error("axis order {order:?} is not a permutation of 0..{ndim} (one entry per dimension, each once)")]
+    BadAxisOrder {
+        /// The order as given.
+        order: Vec<usize>,
+        /// Number of dimensions of the array.
+        ndim: usize,
+    },
+
     /// The layout and the process grid do not fit each other.
     #[error("layout grid {layout_grid:?} does not match the process grid {grid:?}")]
     GridMismatch {

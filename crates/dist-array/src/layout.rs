@@ -44,6 +44,12 @@ pub struct Layout {
 enum RankMap {
     /// Ranks numbered in this order of the grid coordinates.
     Ordered(Order),
+    /// Ranks numbered with the grid dimensions of extent above 1 in this
+    /// sequence, the slowest first: what a row- or column-major numbering
+    /// becomes when the grid's dimensions are reordered
+    /// ([`Layout::select_axes`]). Never row- or column-major itself (those
+    /// are [`Ordered`](Self::Ordered)).
+    Dims(Vec<usize>),
     /// `map[i]` is the rank at the grid coordinates whose row-major index is
     /// `i`; `index` is its inverse.
     Explicit { map: Vec<usize>, index: Vec<usize> },
@@ -309,6 +315,12 @@ impl Layout {
                     .and_then(|c| coords_to_rank(&c, grid, *order))
                     .expect("a position within the grid")
             }
+            RankMap::Dims(dims) => {
+                let grid = self.spec.grid();
+                let c = rank_to_coords(position, grid, Order::RowMajor)
+                    .expect("a position within the grid");
+                dims.iter().fold(0, |acc, &d| acc * grid[d] + c[d])
+            }
             RankMap::Explicit { map, .. } => map[position],
         }
     }
@@ -327,6 +339,16 @@ impl Layout {
                     .and_then(|c| coords_to_rank(&c, grid, Order::RowMajor))
                     .expect("a rank within the grid")
             }
+            RankMap::Dims(dims) => {
+                let grid = self.spec.grid();
+                let mut c = vec![0; grid.len()];
+                let mut rest = rank;
+                for &d in dims.iter().rev() {
+                    c[d] = rest % grid[d];
+                    rest /= grid[d];
+                }
+                coords_to_rank(&c, grid, Order::RowMajor).expect("a rank within the grid")
+            }
             RankMap::Explicit { index, .. } => index[rank],
         })
     }
@@ -336,7 +358,112 @@ impl Layout {
     pub fn rank_order(&self) -> Option<Order> {
         match &self.ranks {
             RankMap::Ordered(order) => Some(*order),
+            RankMap::Dims(_) | RankMap::Explicit { .. } => None,
+        }
+    }
+
+    /// The grid dimensions in the order the ranks are numbered over them,
+    /// the slowest first, counting only dimensions of extent above 1 —
+    /// `None` for an explicit map that follows no such order. Row-major
+    /// numbering gives the dimensions in increasing order.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// let l = Layout::parse(&[4, 6, 8], "block,block,block@2x1x3").unwrap();
+    /// assert_eq!(l.rank_dims(), Some(vec![0, 2]));
+    /// // The grid's dimensions taken as (2, 0, 1): ranks still count the
+    /// // old dimension 0 slowest, which is now dimension 1.
+    /// assert_eq!(l.select_axes(&[2, 0, 1]).unwrap().rank_dims(), Some(vec![1, 0]));
+    /// ```
+    pub fn rank_dims(&self) -> Option<Vec<usize>> {
+        let grid = self.spec.grid();
+        let big = |d: &usize| grid[*d] > 1;
+        match &self.ranks {
+            RankMap::Ordered(Order::RowMajor) => Some((0..grid.len()).filter(big).collect()),
+            RankMap::Ordered(Order::ColumnMajor) => {
+                Some((0..grid.len()).rev().filter(big).collect())
+            }
+            RankMap::Dims(dims) => Some(dims.clone()),
             RankMap::Explicit { .. } => None,
+        }
+    }
+
+    /// The layout of the array whose dimension `j` is this array's dimension
+    /// `order[j]` (an array with its axes permuted): shape, distributions,
+    /// grid extents and first processes taken in that order, every rank
+    /// keeping the same elements. Local storage keeps this layout's order
+    /// (`storage()`), which describes the permuted array's own local parts.
+    ///
+    /// ```
+    /// use dist_array::Layout;
+    /// let l = Layout::parse(&[6, 4], "cyclic(2),block@3x2").unwrap();
+    /// let t = l.select_axes(&[1, 0]).unwrap();
+    /// assert_eq!(t.shape(), &[4, 6]);
+    /// assert_eq!(t.spec().to_string(), "block,cyclic(2)@2x3");
+    /// // Element (i, j) of the array is element (j, i) of its transpose, on the same rank.
+    /// assert_eq!(l.owner(&[5, 1]).unwrap(), t.owner(&[1, 5]).unwrap());
+    /// assert!(l.select_axes(&[0, 0]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::BadAxisOrder`] when `order` is not a permutation of
+    ///   `0..ndim()`.
+    pub fn select_axes(&self, order: &[usize]) -> Result<Layout, DistError> {
+        let k = self.ndim();
+        let mut seen = vec![false; k];
+        let valid = order.len() == k
+            && order
+                .iter()
+                .all(|&d| d < k && !std::mem::replace(&mut seen[d], true));
+        if !valid {
+            return Err(DistError::BadAxisOrder {
+                order: order.to_vec(),
+                ndim: k,
+            });
+        }
+        let pick = |v: &[usize]| -> Vec<usize> { order.iter().map(|&d| v[d]).collect() };
+        let dists = order.iter().map(|&d| self.spec.dists()[d]).collect();
+        let spec = LayoutSpec::new(dists, pick(self.spec.grid()))?;
+        let mut out = Layout::new(&pick(&self.shape), &spec)?;
+        out.storage = self.storage;
+        // Where each old dimension went.
+        let mut new_of = vec![0; k];
+        for (j, &d) in order.iter().enumerate() {
+            new_of[d] = j;
+        }
+        out.ranks = match &self.ranks {
+            RankMap::Explicit { map, .. } => {
+                let grid = self.spec.grid();
+                let new_map = (0..self.ranks())
+                    .map(|p| {
+                        let c = rank_to_coords(p, out.spec.grid(), Order::RowMajor)
+                            .expect("a position within the grid");
+                        let old: Vec<usize> = (0..k).map(|d| c[new_of[d]]).collect();
+                        let at = coords_to_rank(&old, grid, Order::RowMajor)
+                            .expect("coordinates within the grid");
+                        map[at]
+                    })
+                    .collect();
+                return out.with_rank_map(new_map);
+            }
+            _ => {
+                let dims = self.rank_dims().expect("an ordered rank map");
+                out.ranks_in(dims.iter().map(|&d| new_of[d]).collect())
+            }
+        };
+        Ok(out)
+    }
+
+    /// The rank map numbering the ranks with the grid dimensions `dims`
+    /// (those of extent above 1), the slowest first.
+    fn ranks_in(&self, dims: Vec<usize>) -> RankMap {
+        if dims.windows(2).all(|w| w[0] < w[1]) {
+            RankMap::Ordered(Order::RowMajor)
+        } else if dims.windows(2).all(|w| w[0] > w[1]) {
+            RankMap::Ordered(Order::ColumnMajor)
+        } else {
+            RankMap::Dims(dims)
         }
     }
 
@@ -625,7 +752,48 @@ mod tests {
             .collect()
     }
 
+    /// A random order of `k` axes.
+    fn axis_order(k: usize, g: &mut Gen) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..k).collect();
+        for i in (1..k).rev() {
+            order.swap(i, usize::arbitrary(g) % (i + 1));
+        }
+        order
+    }
+
     quickcheck! {
+        fn selected_axes_keep_every_element_where_it_was(c: Case, ordered: bool) -> bool {
+            let mut g = Gen::new(8);
+            // Ranks numbered in a coordinate order, or by an explicit map.
+            let l = if ordered {
+                c.0.clone().with_grid_order(Order::ColumnMajor)
+            } else {
+                c.0.clone()
+            };
+            let order = axis_order(l.ndim(), &mut g);
+            let t = l.select_axes(&order).unwrap();
+            let pick = |v: &[usize]| -> Vec<usize> { order.iter().map(|&d| v[d]).collect() };
+            t.shape() == pick(l.shape()).as_slice()
+                && t.storage() == l.storage()
+                && (0..l.ranks()).all(|r| {
+                    t.position_of(r).map(|p| t.rank_at(p)) == Some(r)
+                        && t.coords_of_rank(r).unwrap() == pick(&l.coords_of_rank(r).unwrap())
+                        && t.local_shape(r).unwrap() == pick(&l.local_shape(r).unwrap())
+                })
+                && all_indices(l.shape()).iter().all(|gi| {
+                    let (r, loc) = l.global_to_local(gi).unwrap();
+                    t.global_to_local(&pick(gi)).unwrap() == (r, pick(&loc))
+                })
+                // And back: the inverse order gives the layout again.
+                && {
+                    let mut inverse = vec![0; order.len()];
+                    for (j, &d) in order.iter().enumerate() {
+                        inverse[d] = j;
+                    }
+                    t.select_axes(&inverse).unwrap() == l
+                }
+        }
+
         fn layout_matches_scan(c: Case) -> bool {
             let l = &c.0;
             let spec = l.spec();

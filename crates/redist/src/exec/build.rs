@@ -33,7 +33,9 @@ use mpi::topology::Communicator;
 use procgrid::ProcGrid;
 
 /// What building needs besides the layouts: the grids, the window, the
-/// options.
+/// options, and the permutation of the axes (source dimension `d` is the
+/// target's dimension `permutation[d]`), if any.
+#[derive(Clone, Copy)]
 pub(super) struct Request<'a> {
     pub source_grid: &'a ProcGrid,
     pub source: &'a Layout,
@@ -41,6 +43,59 @@ pub(super) struct Request<'a> {
     pub target: &'a Layout,
     pub window: &'a Window,
     pub options: Options,
+    pub permutation: Option<&'a [usize]>,
+}
+
+/// The target and window of a permuting request seen in the source's
+/// axis order: dimension `d` of the target seen is the real target's
+/// dimension `permutation[d]`, and so is the window's target origin. The
+/// plan, the remapping and the schedule work on them as on any target of
+/// the source's shape; only the copy programs write the real target's
+/// storage ([`RankProgram::new`]).
+fn seen_in_source_order(
+    req: &Request<'_>,
+    permutation: &[usize],
+) -> Result<(Layout, Window), RedistError> {
+    let k = req.source.ndim();
+    let target = req
+        .target
+        .select_axes(permutation)
+        .map_err(|_| RedistError::InvalidArgument {
+            what: "permutation",
+            value: format!("{permutation:?}"),
+            expected: format!(
+                "a permutation of 0..{k} with one entry per dimension of the target ({})",
+                req.target.ndim()
+            ),
+        })?;
+    if k != target.ndim() {
+        return Err(RedistError::InvalidArgument {
+            what: "permutation",
+            value: format!("{permutation:?}"),
+            expected: format!("one entry per dimension of the source ({k})"),
+        });
+    }
+    let w = req.window;
+    let picked: Option<Vec<usize>> = (permutation.iter())
+        .map(|&a| w.target_origin().get(a).copied())
+        .collect();
+    let origin = match picked {
+        Some(o) => o,
+        None => w.target_origin().to_vec(), // the window's own check reports it
+    };
+    let window = Window::new(w.source_origin(), &origin, w.shape())?;
+    Ok((target, window))
+}
+
+/// The inverse of `permutation`.
+pub(super) fn inverse(permutation: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; permutation.len()];
+    for (d, &a) in permutation.iter().enumerate() {
+        if let Some(x) = inv.get_mut(a) {
+            *x = d;
+        }
+    }
+    inv
 }
 
 /// This rank's parts that need no other rank: its programs and routes.
@@ -50,26 +105,41 @@ impl<T: Element> Redistribution<T> {
     /// Builds the redistribution `req` describes, after `verdict`, the
     /// caller's own check of the arguments on this rank. Collective.
     pub(super) fn build(
-        req: &Request<'_>,
+        outer: &Request<'_>,
         verdict: Result<(), RedistError>,
     ) -> Result<Self, RedistError> {
         const WHAT: &str = "building a redistribution";
-        let comm = req.source_grid.communicator();
+        let comm = outer.source_grid.communicator();
         let me = usize::try_from(comm.rank()).unwrap_or(0);
+        let verdict = verdict.and_then(|()| check_arguments(outer));
+        // With a permutation, the target seen in the source's axis order.
+        let seen = match (&verdict, outer.permutation) {
+            (Ok(()), Some(p)) => Some(seen_in_source_order(outer, p)),
+            _ => None,
+        };
+        let (seen, verdict) = match seen {
+            Some(Ok(s)) => (Some(s), verdict),
+            Some(Err(e)) => (None, Err(e)),
+            None => (None, verdict),
+        };
+        let req = &Request {
+            target: seen.as_ref().map_or(outer.target, |s| &s.0),
+            window: seen.as_ref().map_or(outer.window, |s| &s.1),
+            ..*outer
+        };
         let planned = verdict
-            .and_then(|()| check_arguments(req))
             .and_then(|()| plan_rank(req, me))
             .map(|(plan, schedule)| {
                 let words = Figures::of(&plan);
                 ((plan, schedule), words)
             });
-        let fingerprint = fingerprint::<T>(req);
+        let fingerprint = fingerprint::<T>(outer);
         let ((plan, schedule), words): (_, Words) =
             agree::agree_with(comm, planned, fingerprint, WHAT)?;
         let figures = Figures::from_maxima(words);
         let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
         let options = message_options(req, &figures, strategy);
-        let parts = local_parts::<T>(&plan, &options, strategy);
+        let parts = local_parts::<T>(&plan, &options, strategy, outer.permutation);
         // Combined: where each message lies in the node's shared memory;
         // every rank takes part, whatever its own verdict.
         let combined = (strategy == Strategy::Combined && figures.messages).then(|| {
@@ -134,7 +204,13 @@ impl<T: Element> Redistribution<T> {
                 }
             },
         };
+        let target = match outer.permutation {
+            Some(p) => plan.target().select_axes(&inverse(p))?,
+            None => plan.target().clone(),
+        };
         Ok(Redistribution {
+            target,
+            target_axes: outer.permutation.map(<[usize]>::to_vec),
             plan,
             schedule,
             figures,
@@ -174,6 +250,7 @@ fn fingerprint<T>(req: &Request<'_>) -> u64 {
         .grid(req.source_grid)
         .grid(req.target_grid)
         .options(&req.options)
+        .numbers(req.permutation.unwrap_or(&[]))
         .number(std::mem::size_of::<T>() as u64)
         .value()
 }
@@ -281,13 +358,15 @@ fn combines(req: &Request<'_>, figures: &Figures, elem: usize) -> bool {
     small && grid.node().ranks().len() < grid.communicator().size() as usize
 }
 
-/// This rank's copy programs and message routes for `strategy`.
+/// This rank's copy programs and message routes for `strategy`, the
+/// target's axes permuted as `target_axes` says (see [`RankProgram::new`]).
 fn local_parts<T: Element>(
     plan: &RankPlan,
     options: &Options,
     strategy: Strategy,
+    target_axes: Option<&[usize]>,
 ) -> Result<LocalParts, RedistError> {
-    let program = programs(plan, options, std::mem::size_of::<T>());
+    let program = programs(plan, options, std::mem::size_of::<T>(), target_axes);
     let elem = mpi_raw::Datatype::element(std::mem::size_of::<T>())?;
     // Combined packs every message; its routes are async's, for where it
     // cannot run.
@@ -299,8 +378,14 @@ fn local_parts<T: Element>(
     Ok((RankMessages::new(program, elem), routes))
 }
 
-/// This rank's copy programs, for elements of `elem_bytes` bytes.
-pub(super) fn programs(plan: &RankPlan, options: &Options, elem_bytes: usize) -> RankProgram {
+/// This rank's copy programs, for elements of `elem_bytes` bytes (the
+/// target's axes permuted as `target_axes` says).
+pub(super) fn programs(
+    plan: &RankPlan,
+    options: &Options,
+    elem_bytes: usize,
+    target_axes: Option<&[usize]>,
+) -> RankProgram {
     let elem_bytes = elem_bytes.max(1);
     // Copies run in parallel only where this rank has cores to itself:
     // with as many ranks as cores on a node, extra threads only contend.
@@ -320,5 +405,5 @@ pub(super) fn programs(plan: &RankPlan, options: &Options, elem_bytes: usize) ->
     );
     let stream = (written.saturating_mul(elem_bytes) >= threshold)
         .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
-    RankProgram::new(plan, unit_elements, stream)
+    RankProgram::new(plan, unit_elements, stream, target_axes)
 }

@@ -85,7 +85,12 @@ const EXECUTING: &str = "executing a redistribution";
 /// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
 /// ```
 pub struct Redistribution<T: Element> {
-    /// This rank's part of the plan: its messages, rows and columns.
+    /// The target layout, with the rank map chosen.
+    target: Layout,
+    /// Where the axes are permuted: per source dimension, the target's.
+    target_axes: Option<Vec<usize>>,
+    /// This rank's part of the plan: its messages, rows and columns (with a
+    /// permutation, the target seen in the source's axis order).
     plan: RankPlan,
     /// Its steps, for `scheduled`.
     schedule: Option<RankSchedule>,
@@ -163,6 +168,91 @@ impl<T: Element> Redistribution<T> {
             target,
             window: &window,
             options,
+            permutation: None,
+        };
+        Self::build(&request, shapes)
+    }
+
+    /// Plans the redistribution of arrays laid out as `source` into arrays
+    /// with their axes permuted, laid out as `target`: source dimension `d`
+    /// becomes target dimension `permutation[d]`, so `B[i_π(0), …,
+    /// i_π(k-1)] = A[i_0, …, i_(k-1)]` with π = `permutation` and the
+    /// target's shape the source's permuted that way. The 2-D transpose is
+    /// `[1, 0]`. Any layouts and grids work, as for [`new`](Self::new); the
+    /// copies that write the target transpose as they go, tile by tile, so
+    /// no pass is added. With `window`, its shape and source origin are in
+    /// the source's dimensions, its target origin in the target's (the
+    /// window's dimension `d` lands on target dimension `permutation[d]`).
+    /// Collective, as [`new`](Self::new).
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use redist::{Options, Redistribution};
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let p = world.size() as usize;
+    /// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+    /// let a = Layout::parse(&[6, 4], &format!("cyclic(2),*@{p}x1")).unwrap();
+    /// let at = Layout::parse(&[4, 6], &format!("block,*@{p}x1")).unwrap();
+    /// let mut r = Redistribution::<f64>::with_permutation(&grid, &a, &grid, &at, &[1, 0], None, Options::default())
+    ///     .unwrap();
+    /// let src = DistArray::from_fn(&grid, a, |g| (10 * g[0] + g[1]) as f64).unwrap();
+    /// let t = r.execute(&src).unwrap();
+    /// if let Some(all) = t.gather(0).unwrap() {
+    ///     assert_eq!(all[[3, 5]], 53.0); // A[5, 3]
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`with_window`](Self::with_window), and
+    /// [`RedistError::InvalidArgument`] when `permutation` is not a
+    /// permutation of the source's dimensions, [`RedistError::ShapeMismatch`]
+    /// when, without a window, the target's shape is not the source's
+    /// permuted.
+    pub fn with_permutation(
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
+        permutation: &[usize],
+        window: Option<&Window>,
+        options: Options,
+    ) -> Result<Redistribution<T>, RedistError> {
+        let whole = Window::whole(source.shape());
+        let mut shapes = Ok(());
+        if window.is_none() {
+            let permuted: Option<Vec<usize>> = (target.ndim() == permutation.len())
+                .then(|| {
+                    (permutation.iter())
+                        .map(|&a| target.shape().get(a).copied())
+                        .collect()
+                })
+                .flatten();
+            if permuted.as_deref() != Some(source.shape()) && target.ndim() == source.ndim() {
+                let mut expected = vec![0; source.ndim()];
+                for (d, &a) in permutation.iter().enumerate() {
+                    if let (Some(e), Some(&n)) = (expected.get_mut(a), source.shape().get(d)) {
+                        *e = n;
+                    }
+                }
+                shapes = Err(RedistError::ShapeMismatch {
+                    source_shape: expected,
+                    target_shape: target.shape().to_vec(),
+                });
+            }
+        }
+        let request = build::Request {
+            source_grid,
+            source,
+            target_grid,
+            target,
+            window: window.unwrap_or(&whole),
+            options,
+            permutation: Some(permutation),
         };
         Self::build(&request, shapes)
     }
@@ -231,6 +321,7 @@ impl<T: Element> Redistribution<T> {
             target,
             window,
             options,
+            permutation: None,
         };
         Self::build(&request, Ok(()))
     }
@@ -280,7 +371,13 @@ impl<T: Element> Redistribution<T> {
     /// The target layout, carrying the chosen rank map: arrays built on it
     /// (with the target grid) receive the result.
     pub fn target_layout(&self) -> &Layout {
-        self.plan.target()
+        &self.target
+    }
+
+    /// Where the axes are permuted ([`with_permutation`](Self::with_permutation)):
+    /// per source dimension, the target's.
+    pub fn permutation(&self) -> Option<&[usize]> {
+        self.target_axes.as_deref()
     }
 
     /// The strategy in use (never `Auto`).
@@ -338,7 +435,7 @@ impl<T: Element> Redistribution<T> {
     /// As [`execute_into`](Self::execute_into); the new array is allocated
     /// before anything is checked.
     pub fn execute(&mut self, src: &DistArray<T>) -> Result<DistArray<T>, RedistError> {
-        let mut dst = DistArray::zeros(&self.target_grid, self.plan.target().clone())?;
+        let mut dst = DistArray::zeros(&self.target_grid, self.target.clone())?;
         self.execute_into(src, &mut dst)?;
         Ok(dst)
     }
@@ -433,7 +530,7 @@ impl<T: Element> Redistribution<T> {
     fn check_arrays(&self, src: &DistArray<T>, dst: &DistArray<T>) -> Result<(), RedistError> {
         for (array, layout, grid) in [
             (src, self.plan.source(), &self.source_grid),
-            (dst, self.plan.target(), &self.target_grid),
+            (dst, &self.target, &self.target_grid),
         ] {
             if array.layout() != layout || !array.grid().shares_communicator(grid) {
                 return Err(dist_array::DistError::LayoutMismatch {
@@ -473,7 +570,7 @@ impl<T: Element> fmt::Debug for Redistribution<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Redistribution")
             .field("source", &self.plan.source().to_string())
-            .field("target", &self.plan.target().to_string())
+            .field("target", &self.target.to_string())
             .field("strategy", &self.strategy)
             .field("rank", &self.plan.rank())
             .finish()

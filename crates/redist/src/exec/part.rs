@@ -54,7 +54,7 @@ impl RankPart {
     ) -> Result<RankPart, RedistError> {
         let (mut plan, _, relabelling) =
             plan_of(source, target, window, options.remap, rank, false)?;
-        let program = programs(&plan, &options, elem_bytes);
+        let program = programs(&plan, &options, elem_bytes, None);
         plan.release_runs();
         Ok(RankPart {
             plan,

@@ -914,6 +914,127 @@ fn datatype_verdict_agrees(world: &SimpleCommunicator) -> TestResult {
 }
 
 /// Every test of the suite, in the order they run.
+/// Random layout pairs with the target's axes permuted (the source's
+/// dimension `d` landing on the target's `π[d]`), whole arrays and
+/// windows, every strategy, remapped or not, shared sources or not:
+/// `B[π(i)] = A[i]` everywhere, the rest of a windowed target untouched.
+fn permuted_pairs(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(47);
+    for case in 0..16 {
+        let ndim = case % 4 + 1;
+        let max = [40, 13, 7, 5][ndim - 1];
+        let perm = {
+            let mut p: Vec<usize> = (0..ndim).collect();
+            for i in (1..ndim).rev() {
+                p.swap(i, rng.below(i + 1));
+            }
+            p
+        };
+        let a: Vec<usize> = (0..ndim).map(|_| rng.below(max) + 1).collect();
+        let windowed = case % 3 == 2;
+        // The target's shape: the source's permuted, or (windowed) its own.
+        let mut b = vec![0; ndim];
+        for d in 0..ndim {
+            b[perm[d]] = if windowed { rng.below(max) + 1 } else { a[d] };
+        }
+        let (window, shape) = if windowed {
+            let shape: Vec<usize> = (0..ndim)
+                .map(|d| rng.below(a[d].min(b[perm[d]]) + 1))
+                .collect();
+            let ia: Vec<usize> = (0..ndim).map(|d| rng.below(a[d] - shape[d] + 1)).collect();
+            let mut ib = vec![0; ndim];
+            for d in 0..ndim {
+                ib[perm[d]] = rng.below(b[perm[d]] - shape[d] + 1);
+            }
+            (
+                Some(Window::new(&ia, &ib, &shape).map_err(|e| e.to_string())?),
+                shape,
+            )
+        } else {
+            (None, a.clone())
+        };
+        let (ga, gb) = (
+            random_extents(&mut rng, n, ndim),
+            random_extents(&mut rng, n, ndim),
+        );
+        let grid_a = ProcGrid::new(world, &ga).map_err(|e| e.to_string())?;
+        let grid_b = ProcGrid::builder(&gb)
+            .build_sharing(&grid_a)
+            .map_err(|e| e.to_string())?;
+        let from = random_layout(&mut rng, &a, &ga);
+        let to = random_layout(&mut rng, &b, &gb);
+        let options = Options {
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
+            remap: if windowed {
+                Remap::None
+            } else {
+                REMAPS[rng.below(2)]
+            },
+            node_direct: rng.below(2) == 0,
+            ..Options::default()
+        };
+        let what = format!("{from} -> {to} permuted {perm:?}, window {window:?} ({options:?})");
+        let mut r = Redistribution::<f64>::with_permutation(
+            &grid_a,
+            &from,
+            &grid_b,
+            &to,
+            &perm,
+            window.as_ref(),
+            options,
+        )
+        .map_err(|e| format!("{what}: {e}"))?;
+        ensure_eq!(r.permutation(), Some(&perm[..]));
+        let mut src = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
+        if rng.below(2) == 0 {
+            src = src.into_shared();
+        }
+        let mut dst = DistArray::from_fn(&grid_b, r.target_layout().clone(), |_| -1.0)
+            .map_err(|e| e.to_string())?;
+        for _ in 0..2 {
+            r.execute_into(&src, &mut dst)
+                .map_err(|e| format!("{what}: {e}"))?;
+        }
+        // Target index j holds source index i, i[d] = origin + (j[π d] - its origin).
+        let (ia, ib) = match &window {
+            Some(w) => (w.source_origin().to_vec(), w.target_origin().to_vec()),
+            None => (vec![0; ndim], vec![0; ndim]),
+        };
+        check(&dst, |j| {
+            let mut i = vec![0; ndim];
+            for d in 0..ndim {
+                let Some(o) = j[perm[d]]
+                    .checked_sub(ib[perm[d]])
+                    .filter(|&o| o < shape[d])
+                else {
+                    return -1.0;
+                };
+                i[d] = ia[d] + o;
+            }
+            code(&i)
+        })
+        .map_err(|e| format!("{what}, {}: {e}", r.strategy()))?;
+    }
+    // A wrong permutation is an error on every rank.
+    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+    let l = Layout::parse(&[4, 3], &format!("block,*@{n}x1")).unwrap();
+    let t = Layout::parse(&[3, 4], &format!("block,*@{n}x1")).unwrap();
+    for (perm, target) in [(&[0, 0][..], &t), (&[1, 0][..], &l), (&[0][..], &t)] {
+        let r = Redistribution::<f64>::with_permutation(
+            &grid,
+            &l,
+            &grid,
+            target,
+            perm,
+            None,
+            Options::default(),
+        );
+        ensure!(r.is_err(), "permutation {perm:?} onto {target} accepted");
+    }
+    Ok(())
+}
+
 pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_pairs", random_pairs),
     MpiTest::new("strategies_agree", strategies_agree),
@@ -930,4 +1051,5 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_windows", random_windows),
     MpiTest::new("windows_are_checked", windows_are_checked),
     MpiTest::new("datatype_verdict_agrees", datatype_verdict_agrees),
+    MpiTest::new("permuted_pairs", permuted_pairs),
 ];

@@ -449,9 +449,21 @@ impl RankProgram {
     /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES)).
     /// Sends and the local part come from the rank's rows,
     /// receives from its columns.
-    pub fn new(plan: &RankPlan, unit_elements: usize, stream: Option<usize>) -> RankProgram {
+    ///
+    /// With `target_axes` (a permutation π), the plan's target is an array
+    /// with its axes permuted seen in the source's axis order (its
+    /// dimension `d` is the real target's dimension `π[d]`): the target
+    /// side's strides are then those of the real target's local storage,
+    /// taken in that order, so that copies write the real target.
+    pub fn new(
+        plan: &RankPlan,
+        unit_elements: usize,
+        stream: Option<usize>,
+        target_axes: Option<&[usize]>,
+    ) -> RankProgram {
         let me = plan.rank();
         let mut build = Builder::new((plan.source(), plan.target()), unit_elements);
+        build.target_axes = target_axes.map(<[usize]>::to_vec);
         let sends = (plan.sends().iter())
             .map(|l| build.message(plan.rows(), (me, l.peer), l.peer, None))
             .collect();
@@ -522,6 +534,10 @@ struct Builder<'a> {
     ranks: (Option<usize>, Option<usize>),
     /// Room reused from one message to the next.
     scratch: Scratch,
+    /// Where the target is seen with its axes permuted: per dimension of
+    /// the plan's target, the real target's dimension (see
+    /// [`RankProgram::new`]).
+    target_axes: Option<Vec<usize>>,
 }
 
 /// Room a [`Builder`] reuses from one message to the next.
@@ -549,17 +565,21 @@ impl<'a> Builder<'a> {
             strides: (Vec::new(), Vec::new()),
             ranks: (None, None),
             scratch: Scratch::default(),
+            target_axes: None,
         }
     }
 
     /// Sets `coords` and `strides` of one side to those of `rank` in
-    /// `layout` (nothing to do when they are its already).
+    /// `layout` (nothing to do when they are its already); with `axes`,
+    /// the strides of the real array whose dimension `axes[d]` is the
+    /// layout's dimension `d`, taken in the layout's order.
     fn side(
         layout: &Layout,
         rank: usize,
         held: &mut Option<usize>,
         coords: &mut Vec<usize>,
         strides: &mut Vec<usize>,
+        axes: Option<&[usize]>,
     ) {
         if *held == Some(rank) {
             return;
@@ -575,7 +595,17 @@ impl<'a> Builder<'a> {
         let shape: Vec<usize> = (layout.axes().iter().zip(coords.iter()))
             .map(|(a, &c)| a.local_extent(c))
             .collect();
-        *strides = self::strides(&shape, layout.storage());
+        *strides = match axes {
+            None => self::strides(&shape, layout.storage()),
+            Some(axes) => {
+                let mut real = vec![0; shape.len()];
+                for (d, &a) in axes.iter().enumerate() {
+                    real[a] = shape[d];
+                }
+                let real = self::strides(&real, layout.storage());
+                axes.iter().map(|&a| real[a]).collect()
+            }
+        };
         *held = Some(rank);
     }
 
@@ -633,6 +663,7 @@ impl<'a> Builder<'a> {
             &mut self.ranks.0,
             &mut self.coords.0,
             &mut self.strides.0,
+            None,
         );
         Self::side(
             dst,
@@ -640,6 +671,7 @@ impl<'a> Builder<'a> {
             &mut self.ranks.1,
             &mut self.coords.1,
             &mut self.strides.1,
+            self.target_axes.as_deref(),
         );
         let order = std::mem::take(&mut self.order);
         let mut programs = std::mem::take(&mut self.scratch.programs);

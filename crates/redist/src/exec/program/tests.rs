@@ -16,7 +16,7 @@ fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
 /// The programs of rank `r` of a whole plan, built as the rank builds them.
 fn rank_program(plan: &Plan, r: usize, unit: usize) -> RankProgram {
     let mine = RankPlan::new(plan.source(), plan.target(), plan.window(), r).unwrap();
-    RankProgram::new(&mine, unit, None)
+    RankProgram::new(&mine, unit, None, None)
 }
 use dist_array::Layout;
 use mpi_harness::all_indices;
