@@ -25,8 +25,7 @@
 use super::program::TypeTree;
 use crate::RedistError;
 use bytemuck::Pod;
-use mpi::collective::CommunicatorCollectives;
-use mpi::datatype::{DynBuffer, DynBufferMut, Partition, PartitionMut, UserDatatype};
+use mpi::datatype::{DynBuffer, DynBufferMut, UserDatatype};
 use mpi::ffi;
 use mpi::point_to_point::{self as p2p, Destination, Source};
 use mpi::raw::{AsRaw, FromRaw};
@@ -143,27 +142,6 @@ impl Datatype {
     /// Bytes one instance spans (an element's size, for element types).
     pub fn bytes(&self) -> usize {
         self.span
-    }
-
-    /// `buf` as a buffer of `elem`s for rsmpi, after checking that `elem`
-    /// is an element datatype of `T`'s size.
-    fn elements<'a, T: Pod>(&'a self, buf: &'a [T]) -> Result<DynBuffer<'a>, RedistError> {
-        debug_assert_eq!(self.span, size_of::<T>());
-        let n = count(buf.len(), "elements in one MPI buffer")?;
-        // SAFETY: `buf` holds `n` elements of `size_of::<T>()` bytes, which
-        // is what one instance of this datatype covers; it lives for 'a.
-        Ok(unsafe { DynBuffer::from_raw(addr(buf), n, self.inner.as_ref()) })
-    }
-
-    /// Like [`elements`](Self::elements), writable.
-    fn elements_mut<'a, T: Pod>(
-        &'a self,
-        buf: &'a mut [T],
-    ) -> Result<DynBufferMut<'a>, RedistError> {
-        debug_assert_eq!(self.span, size_of::<T>());
-        let n = count(buf.len(), "elements in one MPI buffer")?;
-        // SAFETY: as in `elements`, and `buf` is borrowed exclusively for 'a.
-        Ok(unsafe { DynBufferMut::from_raw(addr_mut(buf), n, self.inner.as_ref()) })
     }
 
     /// Checks that one instance laid over `base` stays inside it.
@@ -313,22 +291,52 @@ pub(crate) fn alltoallv<T: Pod>(
             "MPI_Alltoallv counts and displacements outside the buffers".to_string(),
         ));
     }
-    let s = elem.elements(send)?;
-    let mut r = elem.elements_mut(recv)?;
-    let send = Partition::new(&s, scounts, sdispls);
-    let mut recv = PartitionMut::new(&mut r, rcounts, rdispls);
+    debug_assert_eq!(elem.span, size_of::<T>());
+    count(send.len(), "elements in one MPI buffer")?;
+    count(recv.len(), "elements in one MPI buffer")?;
+    let (sbuf, rbuf) = (addr(send).cast(), addr_mut(recv).cast());
+    let ty = elem.inner.as_raw();
     if procgrid::waits::oversubscribed() {
         // More ranks than cores: the non-blocking form, completed by
         // testing and yielding (a rank spinning in MPI takes the core the
         // ranks it waits for need).
-        mpi::request::scope(|scope| {
-            let request = comm.immediate_all_to_all_varcount_into(scope, &send, &mut recv);
-            procgrid::waits::complete(request);
-        });
-    } else {
-        comm.all_to_all_varcount_into(&send, &mut recv);
+        // SAFETY: reads a constant handle MPI defines.
+        let mut request = unsafe { ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: the counts and displacements stay inside the buffers
+        // (checked above), in elements of `elem`; buffers, arrays and
+        // datatype outlive the request, completed before returning.
+        let code = unsafe {
+            ffi::MPI_Ialltoallv(
+                sbuf,
+                scounts.as_ptr(),
+                sdispls.as_ptr(),
+                ty,
+                rbuf,
+                rcounts.as_ptr(),
+                rdispls.as_ptr(),
+                ty,
+                comm.as_raw(),
+                &mut request,
+            )
+        };
+        check(code, "MPI_Ialltoallv")?;
+        return test_until_complete(request, "MPI_Test");
     }
-    Ok(())
+    // SAFETY: as above, for the blocking form.
+    let code = unsafe {
+        ffi::MPI_Alltoallv(
+            sbuf,
+            scounts.as_ptr(),
+            sdispls.as_ptr(),
+            ty,
+            rbuf,
+            rcounts.as_ptr(),
+            rdispls.as_ptr(),
+            ty,
+            comm.as_raw(),
+        )
+    };
+    check(code, "MPI_Alltoallv")
 }
 
 /// Completes `request` by testing it and yielding the core between tests,
@@ -554,20 +562,31 @@ enum What {
 /// (the count is 0).
 fn addr<T>(buf: &[T]) -> *const T {
     if buf.is_empty() {
-        std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+        std::ptr::addr_of!(EMPTY_SEND).cast()
     } else {
         buf.as_ptr()
     }
 }
 
-/// [`addr`] of a writable buffer.
+/// [`addr`] of a writable buffer: an empty one gets another address than
+/// an empty send buffer.
 fn addr_mut<T>(buf: &mut [T]) -> *mut T {
     if buf.is_empty() {
-        std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+        EMPTY_RECV.as_ptr().cast()
     } else {
         buf.as_mut_ptr()
     }
 }
+
+/// Where an empty send buffer points, and an empty receive buffer: two
+/// real, distinct addresses. Open MPI's non-blocking all-to-alls take a
+/// send and a receive buffer at the same address for an exchange in
+/// place, and a rank with nothing to send or receive, handing over two
+/// empty buffers at one dangling address, then ran another algorithm than
+/// the others: the job hung (Open MPI 4.1.4, `MPI_Ialltoallv`). Nothing is
+/// ever read or written here (every count is 0).
+static EMPTY_SEND: u64 = 0;
+static EMPTY_RECV: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The element-wise maximum of every rank's `mine` over `comm`, into `all`
 /// (collective), waiting as [`procgrid::waits::complete`] does.
