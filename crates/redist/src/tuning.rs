@@ -38,6 +38,12 @@ pub const SHORT_STRETCH: usize = 8;
 /// next to the data they move, and cost memory per message.
 pub const OFFSETS_MAX: usize = 1 << 16;
 
+/// Bytes of one row of the square tiles in which copies that transpose
+/// (the target's axes permuted) move two dimensions at once: a tile's rows
+/// must fill whole cache lines on both sides, and a tile must stay in the
+/// first-level cache while it is copied.
+pub const TILE_BYTES: usize = 128;
+
 // Streaming (non-temporal) stores into target storage.
 
 /// Shortest stretch, in bytes, written with non-temporal stores when a copy

@@ -55,6 +55,14 @@ pub struct RunArgs {
     /// checks too.
     #[arg(long, value_name = "I,J,..")]
     pub to_window: Option<Origin>,
+    /// Permute the axes: source dimension `d` becomes target dimension
+    /// `P[d]`, e.g. `1,0` (the 2-D transpose) or `2,0,1`; the target's
+    /// shape is the source's permuted (`--to`'s spec describes it).
+    #[arg(long, value_name = "P0,P1,..", conflicts_with_all = ["transpose", "to_shape"])]
+    pub permute: Option<Origin>,
+    /// The 2-D transpose: `--permute 1,0`.
+    #[arg(long, conflicts_with = "to_shape")]
+    pub transpose: bool,
     /// Source layout spec string.
     #[arg(long, value_name = "SPEC")]
     pub from: LayoutSpec,
@@ -102,6 +110,17 @@ pub struct RunArgs {
     /// never, always, or from a number of bytes written per rank.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
     pub streaming: Streaming,
+}
+
+impl RunArgs {
+    /// The permutation of the axes `--permute` or `--transpose` asks for.
+    pub fn permutation(&self) -> Option<Vec<usize>> {
+        match (&self.permute, self.transpose) {
+            (Some(p), _) => Some(p.to_vec()),
+            (None, true) => Some(vec![1, 0]),
+            (None, false) => None,
+        }
+    }
 }
 
 /// The most timed repetitions `--reps` accepts: enough for any benchmark,

@@ -81,9 +81,10 @@ fn run_typed<T: IndexValue>(
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
     let exec = timing::time_executions(comm, &mut r, &src, &mut dst, args.reps, &progress)?;
-    let verified = args
-        .verify
-        .then(|| values::all_as_expected(comm, &dst, from.shape(), window.as_ref()));
+    let verified = args.verify.then(|| {
+        let p = args.permutation();
+        values::all_as_expected(comm, &dst, from.shape(), window.as_ref(), p.as_deref())
+    });
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
     let pdgemr2d = args

@@ -122,6 +122,7 @@ impl<T: Element> Report<'_, T> {
             "type": format!("{:?}", args.element).to_lowercase(),
             "strategy": r.strategy().to_string(),
             "remap": args.remap.to_string(),
+            "permute": args.permutation(),
             "reps": args.reps,
             "elements": elements,
             "bytes_total": elements * elem,

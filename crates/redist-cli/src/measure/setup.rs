@@ -40,14 +40,48 @@ pub(super) fn check_rank_count(
 /// baseline, once sure it can run, both stored column-major.
 pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), CliError> {
     let mut from = layout_for(&args.shape, &args.from)?;
-    let mut to = layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?;
+    let mut to = match args.permutation() {
+        Some(p) => layout_for(
+            &crate::shape::Shape(permuted_shape(&args.shape, &p)?),
+            &args.to,
+        )?,
+        None => layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?,
+    };
     if args.baseline.contains(&Baseline::Pdgemr2d) {
+        if args.permutation().is_some() {
+            return Err(CliError::Unsupported {
+                what: "--baseline pdgemr2d",
+                expected: "arrays of the same axes (pdgemr2d does not transpose)".to_string(),
+            });
+        }
         crate::pdgemr2d::check_available::<T>(&from)?;
         // ScaLAPACK's local parts are column-major; so are both arrays here.
         from = from.with_storage(dist_array::Order::ColumnMajor);
         to = to.with_storage(dist_array::Order::ColumnMajor);
     }
     Ok((from, to))
+}
+
+/// The target's shape under `permutation`: source dimension `d`'s extent
+/// at `permutation[d]`. Pure.
+fn permuted_shape(shape: &[usize], permutation: &[usize]) -> Result<Vec<usize>, CliError> {
+    let k = shape.len();
+    let mut out = vec![usize::MAX; k];
+    let valid = permutation.len() == k
+        && permutation
+            .iter()
+            .all(|&a| a < k && std::mem::replace(&mut out[a], 0) == usize::MAX);
+    if !valid {
+        return Err(CliError::BadWindow {
+            what: "--permute",
+            value: format!("{permutation:?}"),
+            expected: format!("a permutation of 0..{k}, one entry per dimension of --shape"),
+        });
+    }
+    for (d, &a) in permutation.iter().enumerate() {
+        out[a] = shape[d];
+    }
+    Ok(out)
 }
 
 /// The source grid for `from` over the first ranks of `world`, and the
@@ -160,9 +194,12 @@ pub(super) fn build_redistribution<T: Element>(
 ) -> Result<(Redistribution<T>, BuildCost), CliError> {
     let options = options_for(args);
     let start = Instant::now();
-    let r = match window {
-        None => Redistribution::<T>::new(grid_a, from, grid_b, to, options)?,
-        Some(w) => Redistribution::<T>::with_window(grid_a, from, grid_b, to, w, options)?,
+    let r = match (args.permutation(), window) {
+        (Some(p), w) => {
+            Redistribution::<T>::with_permutation(grid_a, from, grid_b, to, &p, w, options)?
+        }
+        (None, None) => Redistribution::<T>::new(grid_a, from, grid_b, to, options)?,
+        (None, Some(w)) => Redistribution::<T>::with_window(grid_a, from, grid_b, to, w, options)?,
     };
     let plan_ms = start.elapsed().as_secs_f64() * 1e3;
     let comm = grid_a.communicator();

@@ -95,17 +95,24 @@ pub(super) fn target<T: IndexValue>(
 
 /// Whether every element of `dst`, on every rank, holds what it should
 /// after moving `window` (the whole array when `None`) of a source of
-/// shape `shape` made by [`source`]. Collective over `comm`.
+/// shape `shape` made by [`source`], its axes permuted as `permutation`
+/// says (source dimension `d` onto target dimension `permutation[d]`).
+/// Collective over `comm`.
 pub(super) fn all_as_expected<T: IndexValue>(
     comm: &SimpleCommunicator,
     dst: &DistArray<T>,
     shape: &[usize],
     window: Option<&Window>,
+    permutation: Option<&[usize]>,
 ) -> bool {
     // Global indices computed block by block: no table per local index.
-    let expected = |g: &[usize]| match window {
-        None => T::index_value(linear(shape, g)),
-        Some(w) => w
+    let expected = |g: &[usize]| match (window, permutation) {
+        (_, Some(p)) => {
+            let i: Vec<usize> = p.iter().map(|&a| g[a]).collect();
+            T::index_value(linear(shape, &i))
+        }
+        (None, None) => T::index_value(linear(shape, g)),
+        (Some(w), None) => w
             .source_index_of(g)
             .map_or_else(T::untouched, |s| T::index_value(linear(shape, &s))),
     };

@@ -16,6 +16,17 @@ pub(super) fn window_for(
     target: &[usize],
 ) -> Result<Option<Window>, CliError> {
     let given = args.window.is_some() || args.from_window.is_some() || args.to_window.is_some();
+    if args.permutation().is_some() {
+        if given {
+            return Err(CliError::Unsupported {
+                what: "--permute or --transpose with a window",
+                expected: "whole arrays in `redist run` (the library's \
+                           Redistribution::with_permutation takes windows)"
+                    .to_string(),
+            });
+        }
+        return Ok(None);
+    }
     if !given && source == target {
         return Ok(None);
     }

@@ -58,8 +58,8 @@ impl Fingerprint {
     /// every entry of an explicit one), storage order.
     pub fn layout(&mut self, l: &Layout) -> &mut Fingerprint {
         self.numbers(l.shape()).text(&l.spec().to_string());
-        match l.rank_order() {
-            Some(order) => self.text(&format!("{order:?}")),
+        match l.rank_dims() {
+            Some(dims) => self.text("dims").numbers(&dims),
             None => self.numbers(&l.rank_map()),
         };
         self.text(&format!("{:?}", l.storage()))

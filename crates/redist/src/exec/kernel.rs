@@ -18,7 +18,7 @@
 //! weakly ordered, so a thread that streamed calls [`Out::fence`] before
 //! anybody else may read what it wrote.
 
-use crate::tuning::STREAM_MIN_STRETCH_BYTES;
+use crate::tuning::{STREAM_MIN_STRETCH_BYTES, TILE_BYTES};
 use std::ptr;
 
 /// One line of stretches, in elements of local storage (offsets already
@@ -91,6 +91,35 @@ pub(crate) struct TableCopy<'a> {
     pub to_period: usize,
 }
 
+/// `rows` copies of a line, row `r` shifted by `r·from_row` elements on the
+/// reading side and `r·to_row` on the writing side: two dimensions of a
+/// message at once, where the writing side's fastest dimension is the
+/// reading side's second (an axis permutation). Copied tile by tile, so
+/// that both sides touch each cache line once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TileCopy {
+    /// The line of row 0.
+    pub line: LineCopy,
+    /// Rows.
+    pub rows: usize,
+    /// Distance between rows on the reading side.
+    pub from_row: usize,
+    /// Distance between rows on the writing side.
+    pub to_row: usize,
+}
+
+impl TileCopy {
+    /// One past the last element read and written (0 for an empty tile).
+    fn ends(&self) -> (usize, usize) {
+        let (s, d) = self.line.ends();
+        if s == 0 || self.rows == 0 {
+            return (0, 0);
+        }
+        let r = self.rows - 1;
+        (s + r * self.from_row, d + r * self.to_row)
+    }
+}
+
 /// One copy a program asks for.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum CopyOp<'a> {
@@ -98,6 +127,8 @@ pub(crate) enum CopyOp<'a> {
     Line(LineCopy),
     /// Periods of short stretches through offset tables.
     Table(TableCopy<'a>),
+    /// Rows of a line, tile by tile.
+    Tile(TileCopy),
 }
 
 /// A destination slice shared by rayon tasks that write disjoint elements
@@ -130,6 +161,7 @@ impl<T: Copy> Out<T> {
         match m {
             CopyOp::Line(l) => self.copy_with(src, l, stream),
             CopyOp::Table(x) => self.indexed(src, x),
+            CopyOp::Tile(t) => self.tiled(src, t),
         }
     }
 
@@ -214,6 +246,39 @@ impl<T: Copy> Out<T> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Copies the tile `t` from `src` into this destination.
+    ///
+    /// # Panics
+    /// If the tile reaches outside either side: a bug, as for
+    /// [`copy_with`](Self::copy_with).
+    pub fn tiled(&self, src: &[T], t: &TileCopy) {
+        let (src_end, dst_end) = t.ends();
+        if src_end == 0 {
+            return;
+        }
+        assert!(
+            src_end <= src.len() && dst_end <= self.len,
+            "tile {t:?} outside {} source and {} target elements",
+            src.len(),
+            self.len
+        );
+        let m = &t.line;
+        for k in 0..m.count {
+            // SAFETY: every element of the tile lies below `src_end` and
+            // `dst_end`, checked above; writers of one `Out` touch disjoint
+            // elements (the type's contract).
+            unsafe {
+                copy_block(
+                    src.as_ptr().add(m.from + k * m.from_step),
+                    self.ptr.add(m.to + k * m.to_step),
+                    (t.rows, m.len),
+                    (t.from_row, m.from_stride),
+                    (t.to_row, m.to_stride),
+                );
             }
         }
     }
@@ -340,12 +405,15 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
     unsafe {
         let (s, d) = (src.add(m.from), dst.add(m.to));
         if m.from_stride != 1 || m.to_stride != 1 {
-            for i in 0..m.count {
-                for j in 0..m.len {
-                    *d.add(i * m.to_step + j * m.to_stride) =
-                        *s.add(i * m.from_step + j * m.from_stride);
-                }
-            }
+            // Stretches across the writing side's fastest dimension (or
+            // the reading side's): the line as a block of count × len.
+            copy_block(
+                s,
+                d,
+                (m.count, m.len),
+                (m.from_step, m.from_stride),
+                (m.to_step, m.to_stride),
+            );
             return;
         }
         if m.count == 1 || (m.from_step == m.len && m.to_step == m.len) {
@@ -386,6 +454,62 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
             }
         }
     }
+}
+
+/// Copies a block of `rows × cols` elements, element `(r, c)` read at
+/// `r·from.0 + c·from.1` from `src` and written at `r·to.0 + c·to.1` from
+/// `dst`, in square tiles of [`tile_edge`] elements: within a tile the
+/// loop runs along the writing side's shorter stride, and every cache line
+/// a tile touches on either side is used whole before the next tile.
+///
+/// # Safety
+/// Every element read lies inside the allocation behind `src`, every
+/// element written inside the one behind `dst`, and no other thread
+/// accesses the written elements meanwhile.
+#[inline(always)]
+unsafe fn copy_block<T: Copy>(
+    src: *const T,
+    dst: *mut T,
+    (rows, cols): (usize, usize),
+    from: (usize, usize),
+    to: (usize, usize),
+) {
+    let edge = tile_edge::<T>();
+    // The inner loop walks the writing side's shorter stride.
+    let ((rows, cols), from, to) = if to.0 < to.1 {
+        ((cols, rows), (from.1, from.0), (to.1, to.0))
+    } else {
+        ((rows, cols), from, to)
+    };
+    let tile = |r0: usize, c0: usize| {
+        let (r1, c1) = ((r0 + edge).min(rows), (c0 + edge).min(cols));
+        for r in r0..r1 {
+            // SAFETY: (r, c) lies inside the block, whose elements lie
+            // inside both allocations (the caller's contract).
+            unsafe {
+                let (s, d) = (src.add(r * from.0), dst.add(r * to.0));
+                if to.1 == 1 && from.1 == 1 {
+                    ptr::copy_nonoverlapping(s.add(c0), d.add(c0), c1 - c0);
+                } else {
+                    for c in c0..c1 {
+                        *d.add(c * to.1) = *s.add(c * from.1);
+                    }
+                }
+            }
+        }
+    };
+    for r0 in (0..rows).step_by(edge) {
+        for c0 in (0..cols).step_by(edge) {
+            tile(r0, c0);
+        }
+    }
+}
+
+/// Edge of the square tiles of [`copy_block`], in elements: a row of
+/// [`TILE_BYTES`], so that a tile's lines on both sides stay in the
+/// first-level cache while it is copied and are used whole.
+fn tile_edge<T>() -> usize {
+    (TILE_BYTES / std::mem::size_of::<T>().max(1)).clamp(4, 256)
 }
 
 /// `count` single elements read `F` apart and written `D` apart, one side
@@ -645,6 +769,68 @@ mod tests {
         #[allow(clippy::cast_precision_loss, reason = "small integers")]
         each(|i| i as f64, -1.0f64);
         each(|i| (i as u64, !(i as u64)), (0u64, 0u64));
+    }
+
+    #[test]
+    fn tiles_match_the_naive_copy() {
+        // A 2-D transpose of rows × len elements, in stretches of `count`,
+        // for element sizes whose tiles have different edges.
+        fn each<T: Copy + PartialEq + std::fmt::Debug + Default>(value: impl Fn(usize) -> T) {
+            for (rows, len, count) in [(1, 1, 1), (3, 70, 2), (33, 17, 1), (100, 3, 3), (0, 5, 1)] {
+                let src_row = len * count + 3;
+                let src: Vec<T> = (0..rows * src_row + 8).map(&value).collect();
+                // Target: the transpose, rows contiguous, with a gap per line.
+                let to_stride = rows + 2;
+                let n = len * count * to_stride + rows + 8;
+                let t = TileCopy {
+                    line: LineCopy {
+                        from: 1,
+                        from_step: len,
+                        from_stride: 1,
+                        to: 2,
+                        to_step: len * to_stride,
+                        to_stride,
+                        len,
+                        count,
+                    },
+                    rows,
+                    from_row: src_row,
+                    to_row: 1,
+                };
+                let mut got = vec![T::default(); n];
+                Out::new(&mut got).tiled(&src, &t);
+                let mut want = vec![T::default(); n];
+                for r in 0..rows {
+                    for k in 0..count {
+                        for j in 0..len {
+                            want[2 + r + k * len * to_stride + j * to_stride] =
+                                src[1 + r * src_row + k * len + j];
+                        }
+                    }
+                }
+                assert_eq!(got, want, "{rows} rows of {count} x {len}");
+                // The strided line copy goes through the same blocks.
+                let line = LineCopy {
+                    count: rows,
+                    from_step: src_row,
+                    to_step: 1,
+                    ..t.line
+                };
+                let mut got = vec![T::default(); n];
+                Out::new(&mut got).copy(&src, &line);
+                let mut want = vec![T::default(); n];
+                for i in 0..rows {
+                    for j in 0..len {
+                        want[2 + i + j * to_stride] = src[1 + i * src_row + j];
+                    }
+                }
+                assert_eq!(got, want, "a strided line of {rows} x {len}");
+            }
+        }
+        each(|i| i as u8);
+        each(|i| i as u32);
+        each(|i| i as u64);
+        each(|i| [i as u64, !(i as u64)]);
     }
 
     #[test]

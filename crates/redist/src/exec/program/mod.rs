@@ -463,7 +463,10 @@ impl RankProgram {
     ) -> RankProgram {
         let me = plan.rank();
         let mut build = Builder::new((plan.source(), plan.target()), unit_elements);
-        build.target_axes = target_axes.map(<[usize]>::to_vec);
+        if let Some(axes) = target_axes {
+            build.target_axes = Some(axes.to_vec());
+            transposing_order(&mut build.order, axes, plan.target().storage());
+        }
         let sends = (plan.sends().iter())
             .map(|l| build.message(plan.rows(), (me, l.peer), l.peer, None))
             .collect();
@@ -751,6 +754,31 @@ impl<'a> Builder<'a> {
         let shared = share(&mut self.shapes, shape);
         self.last_shape = Some(Arc::clone(&shared));
         shared
+    }
+}
+
+/// Reorders the loop order `order` (the source's dimensions, slowest in
+/// source memory first) for a target whose axes are permuted as `axes`
+/// says and stored in `storage`: the source dimension that lands on the
+/// target's fastest dimension moves next to the innermost, so that the two
+/// innermost loop dimensions are each side's fastest and copies into the
+/// target go tile by tile (`walk.rs`). Sender and receiver compute the
+/// same order from the same layouts, so both walk a message alike.
+fn transposing_order(order: &mut Vec<usize>, axes: &[usize], storage: Order) {
+    let k = order.len();
+    if k < 3 {
+        return; // two dimensions are the two innermost already
+    }
+    let fastest = match storage {
+        Order::RowMajor => k - 1,
+        Order::ColumnMajor => 0,
+    };
+    let Some(d) = axes.iter().position(|&a| a == fastest) else {
+        return;
+    };
+    if order[k - 1] != d {
+        order.retain(|&x| x != d);
+        order.insert(k - 2, d);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::axis::{Line, Lines};
 use super::MessageProgram;
-use crate::exec::kernel::{CopyOp, LineCopy, TableCopy};
+use crate::exec::kernel::{CopyOp, LineCopy, TableCopy, TileCopy};
 
 /// Which two sides a copy moves between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +148,9 @@ impl MessageProgram {
         if d + 1 == self.ndim() {
             return self.walk_innermost(walk, d, (u0, u1), base, f);
         }
+        if d + 2 == self.ndim() && self.transposes(walk.sides, d) {
+            return self.walk_tiles(walk, d, (u0, u1), base, f);
+        }
         // The last dimension one stretch on both sides: each stretch of
         // this dimension is one line of such stretches, one per index.
         if d + 2 == self.ndim() {
@@ -174,6 +177,66 @@ impl MessageProgram {
                     if !self.walk_dim(inner_walk, d + 1, (0, inner), b, f) {
                         return false;
                     }
+                }
+            }
+            true
+        })
+    }
+
+    /// Whether the copies between `sides` write dimension `d` faster than
+    /// the innermost dimension `d + 1` (the target's axes permuted, or its
+    /// storage order the other than the source's): then the two go tile by
+    /// tile ([`walk_tiles`](Self::walk_tiles)).
+    fn transposes(&self, sides: Sides, d: usize) -> bool {
+        let (ss, ds, bs) = self.strides_of(d);
+        let (ss1, ds1, bs1) = self.strides_of(d + 1);
+        let (_, write) = sides.pick(ss, ds, bs);
+        let (_, write1) = sides.pick(ss1, ds1, bs1);
+        write1 != 1 && write < write1 && self.axis(d + 1).single_stretch().is_none()
+    }
+
+    /// Dimension `d` and the innermost `d + 1` when the copies write `d`
+    /// faster ([`transposes`](Self::transposes)): each stretch of `d` and
+    /// each line of `d + 1` are one tile, copied in square tiles by the
+    /// kernel.
+    fn walk_tiles(
+        &self,
+        walk: Walk,
+        d: usize,
+        (u0, u1): (usize, usize),
+        base: Base,
+        f: &mut impl FnMut(CopyOp<'_>) -> bool,
+    ) -> bool {
+        let inner = self.axis(d + 1).len();
+        let (ss, ds, bs) = self.strides_of(d);
+        let (from_row, to_row) = walk.sides.pick(ss, ds, bs);
+        // The innermost dimension's lines count from its placement.
+        let (at_src, at_dst) = self.placed_at(d + 1);
+        let inner_walk = Walk {
+            buf_start: 0,
+            tables: false,
+            ..walk
+        };
+        self.axis(d).lines(u0, u1, &mut |pos, l| {
+            for i in 0..l.count {
+                let b = (
+                    base.0 + (l.src + i * l.src_step) * ss + at_src,
+                    base.1 + (l.dst + i * l.dst_step) * ds + at_dst,
+                    base.2 + (pos + i * l.len) * bs - walk.buf_start,
+                );
+                let rows = l.len;
+                let go =
+                    self.walk_innermost(inner_walk, d + 1, (0, inner), b, &mut |op| match op {
+                        CopyOp::Line(line) => f(CopyOp::Tile(TileCopy {
+                            line,
+                            rows,
+                            from_row,
+                            to_row,
+                        })),
+                        other => f(other),
+                    });
+                if !go {
+                    return false;
                 }
             }
             true
