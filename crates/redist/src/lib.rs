@@ -55,9 +55,11 @@
 //!   set-up in named steps (`build.rs`), what a rank builds without MPI
 //!   ([`RankPart`]), the figures it needs of the others (`figures.rs`),
 //!   copy programs, message routes, one file or folder per exchange strategy
-//!   (`alltoallv`, `scheduled`, `async`), one-pass copies between ranks of
-//!   one node, the `auto` cost model ([`cost`]), and the bare all-to-all it
-//!   is measured against ([`BareAlltoallv`]);
+//!   (`alltoallv`, `scheduled`, `async`, `combined`), one-pass copies
+//!   between ranks of one node, the `auto` cost model ([`cost`]), and the
+//!   bare all-to-all it is measured against ([`BareAlltoallv`]);
+//! - [`update`]: scale and accumulate in the copies that write the target
+//!   ([`Update`], [`Scalar`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
 //!   mode, when copies stream ([`Streaming`]) and thresholds on run lengths
 //!   ([`MinRun`]);
@@ -85,6 +87,7 @@ pub mod schedule;
 #[cfg(test)]
 mod testing;
 pub mod tuning;
+pub mod update;
 
 pub use dist_array;
 pub use error::RedistError;
@@ -93,3 +96,4 @@ pub use exec::{cost, RankPart, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
 pub use schedule::{Message, Schedule};
+pub use update::{Scalar, Update};

@@ -266,6 +266,14 @@ pub struct Options {
     pub node_direct: bool,
     /// When copies into target storage use streaming (non-temporal) stores.
     pub streaming: Streaming,
+    /// Whether executions may update the target rather than overwrite it
+    /// ([`Redistribution::execute_update_into`](crate::Redistribution::execute_update_into):
+    /// `target := β·target + α·op(source)`). Every message then reaches
+    /// the target through the receiving rank's own copies, which compute
+    /// the update: messages arrive in buffers, never straight into target
+    /// storage (no derived datatypes over the target, no pieces received in
+    /// place). Off by default.
+    pub updates: bool,
 }
 
 impl Options {
@@ -304,6 +312,7 @@ impl Default for Options {
             direct_min_run: MinRun::Auto,
             node_direct: true,
             streaming: Streaming::Auto,
+            updates: false,
         }
     }
 }

@@ -86,6 +86,7 @@ impl Fingerprint {
             .text(&o.direct_min_run.to_string())
             .text(&o.streaming.to_string())
             .number(u64::from(o.node_direct))
+            .number(u64::from(o.updates))
     }
 
     pub fn value(&self) -> u64 {

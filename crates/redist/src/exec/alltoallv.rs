@@ -3,6 +3,7 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
+use super::kernel::Store;
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};
@@ -91,19 +92,19 @@ impl<T: Element> Alltoallv<T> {
         }
     }
 
-    /// One execution: `src` into `dst`. Collective.
-    pub fn run(
+    /// One execution: `src` into `dst`, stored through `store`. Collective.
+    pub fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        src: &DistArray<T>,
-        dst: &mut DistArray<T>,
+        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        store: S,
     ) -> Result<(), RedistError> {
         let src = src.local_slice();
         let out = dst.local_slice_mut();
         match &self.way {
             Way::Typed(w) => {
-                messages.copy_local(src, out);
+                messages.copy_local(src, out, store);
                 w.run(comm, src, out)
             }
             Way::Packed {
@@ -116,7 +117,7 @@ impl<T: Element> Alltoallv<T> {
                 grow(&mut self.recv_buf, messages.recv_total);
                 let slots = messages.sends().iter().zip(&messages.send_slots);
                 let packs = slots.map(|(t, &(o, _))| (t, o));
-                messages.copy_local_and_pack(src, out, &mut self.send_buf, packs);
+                messages.copy_local_and_pack((src, out), &mut self.send_buf, packs, store);
                 mpi_raw::alltoallv(
                     comm,
                     &self.send_buf,
@@ -128,7 +129,7 @@ impl<T: Element> Alltoallv<T> {
                     &messages.elem,
                 )?;
                 for (t, &(o, n)) in messages.recvs().iter().zip(&messages.recv_slots) {
-                    t.unpack(t.whole(), &self.recv_buf[o..o + n], out);
+                    t.unpack_with(t.whole(), &self.recv_buf[o..o + n], out, store);
                 }
                 Ok(())
             }

@@ -211,6 +211,7 @@ impl<T: Element> Redistribution<T> {
         Ok(Redistribution {
             target,
             target_axes: outer.permutation.map(<[usize]>::to_vec),
+            updates: outer.options.updates,
             plan,
             schedule,
             figures,

@@ -131,6 +131,37 @@ pub(crate) enum CopyOp<'a> {
     Tile(TileCopy),
 }
 
+/// How a copy stores the elements it moves into its destination: plainly
+/// ([`Plain`], the copy kernels' fast paths), or as the target of an update
+/// `target := β·target + α·op(source)` ([`crate::update`]), computed in the
+/// copy that writes the target, element by element.
+pub(crate) trait Store<T>: Copy + Send + Sync {
+    /// Whether elements are stored as they are (the plain copy kernels).
+    const PLAIN: bool;
+
+    /// Stores what `v`, an element read from the source side, makes of the
+    /// element at `d`.
+    ///
+    /// # Safety
+    /// `d` is valid for reads and writes, and no other thread accesses it
+    /// meanwhile.
+    unsafe fn put(&self, d: *mut T, v: T);
+}
+
+/// Elements stored as they are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plain;
+
+impl<T: Copy + Send + Sync> Store<T> for Plain {
+    const PLAIN: bool = true;
+
+    #[inline(always)]
+    unsafe fn put(&self, d: *mut T, v: T) {
+        // SAFETY: the caller's contract.
+        unsafe { d.write(v) }
+    }
+}
+
 /// A destination slice shared by rayon tasks that write disjoint elements
 /// of it (every target element belongs to exactly one stretch of one
 /// message, and every buffer element to one piece of one unit of work).
@@ -162,6 +193,95 @@ impl<T: Copy> Out<T> {
             CopyOp::Line(l) => self.copy_with(src, l, stream),
             CopyOp::Table(x) => self.indexed(src, x),
             CopyOp::Tile(t) => self.tiled(src, t),
+        }
+    }
+
+    /// Performs `m` storing through `store`: as [`apply`](Self::apply)
+    /// where it stores plainly, else element by element (never streamed).
+    ///
+    /// # Panics
+    /// If the copy reaches outside either side: a bug, as for
+    /// [`copy_with`](Self::copy_with).
+    #[inline]
+    pub fn apply_with<S: Store<T>>(&self, src: &[T], m: &CopyOp<'_>, stream: bool, store: S) {
+        if S::PLAIN {
+            return self.apply(src, m, stream);
+        }
+        match m {
+            CopyOp::Line(l) => {
+                let (src_end, dst_end) = l.ends();
+                self.check(src, (src_end, dst_end), m);
+                for i in 0..l.count {
+                    let (a, b) = (l.from + i * l.from_step, l.to + i * l.to_step);
+                    // SAFETY: every element lies below the ends, checked;
+                    // writers of one `Out` touch disjoint elements.
+                    unsafe {
+                        self.put_run(src, (a, l.from_stride), (b, l.to_stride), l.len, store)
+                    };
+                }
+            }
+            CopyOp::Tile(t) => {
+                self.check(src, t.ends(), m);
+                let l = &t.line;
+                for r in 0..t.rows {
+                    for i in 0..l.count {
+                        let a = l.from + r * t.from_row + i * l.from_step;
+                        let b = l.to + r * t.to_row + i * l.to_step;
+                        // SAFETY: as above.
+                        unsafe {
+                            self.put_run(src, (a, l.from_stride), (b, l.to_stride), l.len, store)
+                        };
+                    }
+                }
+            }
+            CopyOp::Table(x) => {
+                let mut all = |f: usize, t: usize| {
+                    // SAFETY: `indexed_each` hands out offsets it checked.
+                    unsafe { store.put(self.ptr.add(t), *src.as_ptr().add(f)) }
+                };
+                self.indexed_each(src, x, &mut all);
+            }
+        }
+    }
+
+    /// Panics unless `ends` (as [`LineCopy::ends`] gives them) lie inside
+    /// `src` and this destination.
+    fn check(&self, src: &[T], (src_end, dst_end): (usize, usize), m: &CopyOp<'_>) {
+        assert!(
+            src_end <= src.len() && dst_end <= self.len,
+            "copy {m:?} outside {} source and {} target elements",
+            src.len(),
+            self.len
+        );
+    }
+
+    /// Stores `n` elements read from `src` at `a.0 + j·a.1` into this
+    /// destination at `b.0 + j·b.1`, through `store`.
+    ///
+    /// # Safety
+    /// Every element lies inside `src` and this destination, and no other
+    /// thread writes the destination's meanwhile.
+    #[inline(always)]
+    unsafe fn put_run<S: Store<T>>(
+        &self,
+        src: &[T],
+        a: (usize, usize),
+        b: (usize, usize),
+        n: usize,
+        store: S,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let (s, d) = (src.as_ptr().add(a.0), self.ptr.add(b.0));
+            if a.1 == 1 && b.1 == 1 {
+                for j in 0..n {
+                    store.put(d.add(j), *s.add(j));
+                }
+            } else {
+                for j in 0..n {
+                    store.put(d.add(j * b.1), *s.add(j * a.1));
+                }
+            }
         }
     }
 
@@ -246,6 +366,47 @@ impl<T: Copy> Out<T> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Calls `f(source offset, destination offset)` for every element of
+    /// the period `x`, after the checks [`indexed`](Self::indexed) makes.
+    fn indexed_each(&self, src: &[T], x: &TableCopy<'_>, f: &mut impl FnMut(usize, usize)) {
+        if x.n == 0 || x.repeat == 0 {
+            return;
+        }
+        let end =
+            |start: usize, index: Option<&[u32]>, span: usize, stride: usize, period: usize| {
+                let last = match index {
+                    Some(t) => {
+                        assert!(t.len() >= x.n, "an index table shorter than its period");
+                        span
+                    }
+                    None => x.n,
+                };
+                start + (x.repeat - 1) * period + (last - 1) * stride + 1
+            };
+        let src_end = end(
+            x.from,
+            x.from_index,
+            x.from_span,
+            x.from_stride,
+            x.from_period,
+        );
+        let dst_end = end(x.to, x.to_index, x.to_span, x.to_stride, x.to_period);
+        assert!(
+            src_end <= src.len() && dst_end <= self.len,
+            "indexed copy {x:?} outside {} source and {} target elements",
+            src.len(),
+            self.len
+        );
+        for k in 0..x.repeat {
+            let (s, d) = (x.from + k * x.from_period, x.to + k * x.to_period);
+            for e in 0..x.n {
+                let i = x.from_index.map_or(e, |a| a[e] as usize);
+                let j = x.to_index.map_or(e, |b| b[e] as usize);
+                f(s + i * x.from_stride, d + j * x.to_stride);
             }
         }
     }

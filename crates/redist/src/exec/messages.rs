@@ -3,6 +3,7 @@
 //! holding all of them, the element datatype), the tags they travel under,
 //! and copies done together in one pass ([`RankMessages::copy_local_with`]).
 
+use super::kernel::Store;
 use super::mpi_raw::Datatype;
 use super::program::{MessageProgram, RankProgram};
 use crate::tuning::PART_BYTES;
@@ -91,9 +92,10 @@ impl RankMessages {
                 * std::mem::size_of::<(usize, usize)>()
     }
 
-    /// Copies the part that stays on this rank.
-    pub fn copy_local<T: Element>(&self, src: &[T], dst: &mut [T]) {
-        let done: Result<(), Infallible> = self.copy_local_with(src, dst, 0, |_, _, _| Ok(()));
+    /// Copies the part that stays on this rank, storing through `store`.
+    pub fn copy_local<T: Element, S: Store<T>>(&self, src: &[T], dst: &mut [T], store: S) {
+        let done: Result<(), Infallible> =
+            self.copy_local_with(src, dst, 0, store, |_, _, _| Ok(()));
         let Ok(()) = done;
     }
 
@@ -106,11 +108,12 @@ impl RankMessages {
     /// goes to another rank), copying them one after the other would fetch
     /// each cache line they share once per copy; together, once. Stops at
     /// the first error of `others`.
-    pub fn copy_local_with<T: Element, E>(
+    pub fn copy_local_with<T: Element, E, S: Store<T>>(
         &self,
         src: &[T],
         dst: &mut [T],
         elements: usize,
+        store: S,
         mut others: impl FnMut(usize, usize, &mut [T]) -> Result<(), E>,
     ) -> Result<(), E> {
         let local = self.program.local.as_ref();
@@ -120,7 +123,7 @@ impl RankMessages {
             .max(1);
         for k in 0..parts {
             if let Some(t) = local {
-                t.copy(src, t.part(k, parts), dst);
+                t.copy_with(src, t.part(k, parts), dst, store);
             }
             others(k, parts, dst)?;
         }
@@ -130,16 +133,16 @@ impl RankMessages {
     /// Copies the local part and packs the sends `packs` (each with the
     /// offset of its slot in `buf`) in one pass over the source
     /// ([`copy_local_with`](Self::copy_local_with)).
-    pub fn copy_local_and_pack<'a, T: Element>(
+    pub fn copy_local_and_pack<'a, T: Element, S: Store<T>>(
         &self,
-        src: &[T],
-        dst: &mut [T],
+        (src, dst): (&[T], &mut [T]),
         buf: &mut [T],
         packs: impl Iterator<Item = (&'a MessageProgram, usize)> + Clone,
+        store: S,
     ) {
         let elements = packs.clone().map(|(t, _)| t.len).sum();
         let done: Result<(), Infallible> =
-            self.copy_local_with(src, dst, elements, |k, parts, _| {
+            self.copy_local_with(src, dst, elements, store, |k, parts, _| {
                 for (t, at) in packs.clone() {
                     let r = t.part(k, parts);
                     t.pack(src, r.clone(), &mut buf[at + r.start..at + r.end]);

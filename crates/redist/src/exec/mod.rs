@@ -36,7 +36,7 @@ mod calibrate;
 mod combined;
 pub mod cost;
 mod figures;
-mod kernel;
+pub(crate) mod kernel;
 mod messages;
 mod mpi_raw;
 mod node_direct;
@@ -47,10 +47,12 @@ mod scheduled;
 mod stream;
 
 use crate::schedule::RankSchedule;
+use crate::update::{Accumulate, Scalar, Scale, Update};
 use crate::{Options, RankPlan, RedistError, Strategy, Window};
 pub use calibrate::datatypes_pay;
 use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
+use kernel::{Plain, Store};
 use messages::RankMessages;
 use mpi::collective::SystemOperation;
 pub use part::RankPart;
@@ -89,6 +91,8 @@ pub struct Redistribution<T: Element> {
     target: Layout,
     /// Where the axes are permuted: per source dimension, the target's.
     target_axes: Option<Vec<usize>>,
+    /// Whether executions may update the target ([`Options::updates`]).
+    updates: bool,
     /// This rank's part of the plan: its messages, rows and columns (with a
     /// permutation, the target seen in the source's axis order).
     plan: RankPlan,
@@ -464,12 +468,7 @@ impl<T: Element> Redistribution<T> {
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
-        let verdict = self.check_arrays(src, dst);
-        if self.agrees_in_exchange() {
-            return self.exchange_agreeing(src, dst, verdict);
-        }
-        agree::agree(self.source_grid.communicator(), verdict, 0, EXECUTING)?;
-        self.exchange(src, dst)
+        self.execute_with(src, dst, true, Plain)
     }
 
     /// Like [`execute_into`](Self::execute_into), without the ranks
@@ -489,12 +488,29 @@ impl<T: Element> Redistribution<T> {
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
     ) -> Result<(), RedistError> {
+        self.execute_with(src, dst, false, Plain)
+    }
+
+    /// An execution storing through `store`, the ranks agreeing on their
+    /// arrays first when `agree` is set (or as the exchange goes, where it
+    /// agrees itself).
+    fn execute_with<S: Store<T>>(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        agree: bool,
+        store: S,
+    ) -> Result<(), RedistError> {
         let verdict = self.check_arrays(src, dst);
         if self.agrees_in_exchange() {
-            return self.exchange_agreeing(src, dst, verdict);
+            return self.exchange_agreeing(src, dst, verdict, store);
         }
-        verdict?;
-        self.exchange(src, dst)
+        if agree {
+            agree::agree(self.source_grid.communicator(), verdict, 0, EXECUTING)?;
+        } else {
+            verdict?;
+        }
+        self.exchange(src, dst, store)
     }
 
     /// Whether the exchange agrees on the ranks' verdicts itself, at no
@@ -505,11 +521,12 @@ impl<T: Element> Redistribution<T> {
 
     /// The exchange of a strategy that agrees as it goes, with this rank's
     /// `verdict` on its arrays.
-    fn exchange_agreeing(
+    fn exchange_agreeing<S: Store<T>>(
         &mut self,
         src: &DistArray<T>,
         dst: &mut DistArray<T>,
         verdict: Result<(), RedistError>,
+        store: S,
     ) -> Result<(), RedistError> {
         let comm = self.source_grid.communicator();
         let _guard = mpi_raw::AbortOnUnwind::new(comm);
@@ -518,7 +535,7 @@ impl<T: Element> Redistribution<T> {
                 &self.messages,
                 comm,
                 verdict.map(|()| (src, dst)),
-                EXECUTING,
+                (EXECUTING, store),
             ),
             _ => Err(RedistError::Internal(
                 "a strategy that does not agree as it goes".to_string(),
@@ -543,13 +560,18 @@ impl<T: Element> Redistribution<T> {
         Ok(())
     }
 
-    /// The exchange itself, on checked arrays.
-    fn exchange(&mut self, src: &DistArray<T>, dst: &mut DistArray<T>) -> Result<(), RedistError> {
+    /// The exchange itself, on checked arrays, storing through `store`.
+    fn exchange<S: Store<T>>(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
+    ) -> Result<(), RedistError> {
         if !self.figures.messages {
             // Nothing crosses ranks (every rank learnt it when the ranks
             // agreed): no MPI call at all.
             self.messages
-                .copy_local(src.local_slice(), dst.local_slice_mut());
+                .copy_local(src.local_slice(), dst.local_slice_mut(), store);
             return Ok(());
         }
         let comm = self.source_grid.communicator();
@@ -558,10 +580,86 @@ impl<T: Element> Redistribution<T> {
             panic!("a panic injected into an exchange (NDCYCLIC_FAULTS=exchange-panic)");
         }
         match &mut self.exchange {
-            Exchange::Alltoallv(x) => x.run(&self.messages, comm, src, dst),
-            Exchange::Scheduled(x) => x.run(&self.messages, comm, src, dst),
-            Exchange::Async(x) => x.run(&self.messages, comm, src, dst),
-            Exchange::Combined(x) => x.run(&self.messages, comm, Ok((src, dst)), EXECUTING),
+            Exchange::Alltoallv(x) => x.run(&self.messages, comm, (src, dst), store),
+            Exchange::Scheduled(x) => x.run(&self.messages, comm, (src, dst), store),
+            Exchange::Async(x) => x.run(&self.messages, comm, (src, dst), store),
+            Exchange::Combined(x) => {
+                x.run(&self.messages, comm, Ok((src, dst)), (EXECUTING, store))
+            }
+        }
+    }
+}
+
+impl<T: Scalar> Redistribution<T> {
+    /// Updates `dst` with `src` redistributed: `dst := β·dst + α·op(src)`,
+    /// op the complex conjugate where `update.conjugate` is set ([`Update`]),
+    /// computed in the copies that write the target — no pass of its own.
+    /// With β = 0 the target is not read (NaNs there are overwritten). With
+    /// [`with_permutation`](Self::with_permutation) and `[1, 0]` this is
+    /// ScaLAPACK's `p?tran` / `p?geadd` (`C := β·C + α·Aᵀ`). The
+    /// redistribution must be built with [`Options::updates`], so that
+    /// every message reaches the target through this rank's own copies.
+    /// Collective, as [`execute_into`](Self::execute_into).
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use redist::{Options, Redistribution, Update};
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let p = world.size() as usize;
+    /// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+    /// let a = Layout::parse(&[4, 6], &format!("cyclic(2),*@{p}x1")).unwrap();
+    /// let c = Layout::parse(&[6, 4], &format!("block,*@{p}x1")).unwrap();
+    /// let options = Options { updates: true, ..Options::default() };
+    /// let mut r = Redistribution::<f64>::with_permutation(&grid, &a, &grid, &c, &[1, 0], None, options)
+    ///     .unwrap();
+    /// let src = DistArray::from_fn(&grid, a, |g| (10 * g[0] + g[1]) as f64).unwrap();
+    /// let mut dst = DistArray::from_fn(&grid, c, |_| 1.0).unwrap();
+    /// r.execute_update_into(&src, &mut dst, Update::new(2.0, 3.0)).unwrap(); // C := 3·C + 2·Aᵀ
+    /// if let Some(all) = dst.gather(0).unwrap() {
+    ///     assert_eq!(all[[5, 3]], 3.0 + 2.0 * 35.0); // A[3, 5]
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_into`](Self::execute_into), and
+    /// [`RedistError::InvalidArgument`] (on every rank alike) when the
+    /// redistribution was built without [`Options::updates`].
+    pub fn execute_update_into(
+        &mut self,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        update: Update<T>,
+    ) -> Result<(), RedistError> {
+        if !self.updates {
+            return Err(RedistError::InvalidArgument {
+                what: "update",
+                value: format!("{update:?}"),
+                expected: "a redistribution built with Options::updates (messages received \
+                           into buffers, never straight into the target)"
+                    .to_string(),
+            });
+        }
+        let Update {
+            alpha,
+            beta,
+            conjugate,
+        } = update;
+        if update.is_plain() {
+            self.execute_with(src, dst, true, Plain)
+        } else if beta == T::zero() {
+            self.execute_with(src, dst, true, Scale { alpha, conjugate })
+        } else {
+            let store = Accumulate {
+                alpha,
+                beta,
+                conjugate,
+            };
+            self.execute_with(src, dst, true, store)
         }
     }
 }

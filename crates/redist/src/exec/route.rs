@@ -52,6 +52,10 @@ pub(crate) struct Recv {
     /// A derived datatype over target storage, if it is received directly
     /// (only when it comes as one MPI message).
     pub typed: Option<Datatype>,
+    /// Whether a piece that lies in target storage as one run may be
+    /// received there directly (not where executions update the target:
+    /// [`Options::updates`]).
+    pub lands: bool,
 }
 
 /// How a message is cut into MPI messages, its pieces.
@@ -188,7 +192,9 @@ impl Routes {
                 };
                 let one_message = matches!(cut, Cut::Chunks(size) if size >= t.len);
                 let typed = match typed_tree(t, false, options, elem.bytes()) {
-                    Some(tree) if one_message => Some(Datatype::tree(&tree, elem)?),
+                    Some(tree) if one_message && !options.updates => {
+                        Some(Datatype::tree(&tree, elem)?)
+                    }
                     _ => None,
                 };
                 let unpack_pieces = cut.aligned(t);
@@ -196,6 +202,7 @@ impl Routes {
                     cut,
                     typed,
                     unpack_pieces,
+                    lands: !options.updates,
                 })
             })
             .collect::<Result<_, RedistError>>()?;

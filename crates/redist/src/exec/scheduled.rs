@@ -4,6 +4,7 @@
 //! are no larger than the largest message. A rank goes through its own
 //! steps only, in order: O(its messages), whatever the number of steps.
 
+use super::kernel::Store;
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
 use super::program::MessageProgram;
@@ -64,12 +65,12 @@ impl<T: Element> Scheduled<T> {
     }
 
     /// One execution: `src` into `dst`. Collective.
-    pub fn run(
+    pub fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        src: &DistArray<T>,
-        dst: &mut DistArray<T>,
+        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        store: S,
     ) -> Result<(), RedistError> {
         self.grow_buffers(messages);
         let (sends, recvs) = (messages.sends(), messages.recvs());
@@ -79,7 +80,12 @@ impl<T: Element> Scheduled<T> {
         let first = self.steps.iter().find_map(|&(s, _)| s);
         let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
         let first_send = first_packed.map(|i| (&sends[i], 0));
-        messages.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter());
+        messages.copy_local_and_pack(
+            (src, out),
+            &mut self.send_buf,
+            first_send.into_iter(),
+            store,
+        );
         for &(s, r) in &self.steps {
             let send = s.map(|i| (&sends[i], &self.routes.send[i]));
             if let (Some((t, Send::Packed(_))), false) = (send, s == first_packed) {
@@ -90,7 +96,14 @@ impl<T: Element> Scheduled<T> {
                 _ => (t, route, &self.send_buf[..]),
             });
             let recv = r.map(|i| (&recvs[i], &self.routes.recv[i]));
-            exchange_step(comm, &messages.elem, send, recv, out, &mut self.recv_buf)?;
+            exchange_step(
+                comm,
+                &messages.elem,
+                (send, recv),
+                out,
+                &mut self.recv_buf,
+                store,
+            )?;
         }
         Ok(())
     }
@@ -117,13 +130,17 @@ impl<T: Element> Scheduled<T> {
 /// with it: the packed buffer, or source storage for a typed route) and
 /// receive, piece by piece in `MPI_Sendrecv`s, then the unpacking of what
 /// arrived in `recv_buf`.
-fn exchange_step<T: Element>(
+#[allow(clippy::type_complexity)]
+fn exchange_step<T: Element, S: Store<T>>(
     comm: &SimpleCommunicator,
     elem: &Datatype,
-    send: Option<(&MessageProgram, &Send, &[T])>,
-    recv: Option<(&MessageProgram, &Recv)>,
+    (send, recv): (
+        Option<(&MessageProgram, &Send, &[T])>,
+        Option<(&MessageProgram, &Recv)>,
+    ),
     out: &mut [T],
     recv_buf: &mut [T],
+    store: S,
 ) -> Result<(), RedistError> {
     let mut send_pieces = send.map(|(t, route, _)| match route {
         Send::Packed(cut) => chunks(t, cut),
@@ -157,7 +174,7 @@ fn exchange_step<T: Element>(
     }
     if let Some((t, route)) = recv {
         if route.typed.is_none() {
-            t.unpack(t.whole(), &recv_buf[..t.len], out);
+            t.unpack_with(t.whole(), &recv_buf[..t.len], out, store);
         }
     }
     Ok(())

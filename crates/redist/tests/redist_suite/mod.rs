@@ -122,6 +122,8 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
                         direct_min_run,
                         node_direct,
                         streaming,
+                        // Built for updates, an execution still overwrites.
+                        updates: k % 3 == 2,
                     };
                     let mut r =
                         Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
@@ -763,6 +765,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             ][rng.below(4)],
             direct_min_run: [MinRun::Auto, MinRun::Elements(1), MinRun::Never][rng.below(3)],
             node_direct: rng.below(2) == 0,
+            updates: rng.below(4) == 0,
             streaming: [Streaming::Auto, Streaming::Never, Streaming::Above(0)][rng.below(3)],
         };
         let what = format!("case {case} of seed {seed}: {from} -> {to} ({options:?})");
@@ -1035,6 +1038,106 @@ fn permuted_pairs(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// Updates of the target, `B := β·B + α·op(A)` (transposed or not), over
+/// random layout pairs and every strategy, real and complex, with β = 0 on
+/// a target of NaNs (never read) and op the conjugate: every element as
+/// the formula says, and refused on every rank where the redistribution was
+/// not built for updates.
+fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(53);
+    let c = |re: f64, im: f64| Complex::new(re, im);
+    for case in 0..12 {
+        let ndim = case % 3 + 1;
+        let max = [40, 13, 7][ndim - 1];
+        let (grid_a, from, grid_b, to) = random_case(&mut rng, world, ndim, max)?;
+        let transpose = ndim == 2 && case % 2 == 0;
+        let to = if transpose {
+            random_layout(
+                &mut rng,
+                &[from.shape()[1], from.shape()[0]],
+                to.grid_extents(),
+            )
+        } else {
+            to
+        };
+        let options = Options {
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
+            node_direct: rng.below(2) == 0,
+            updates: true,
+            ..Options::default()
+        };
+        let mut r = if transpose {
+            Redistribution::<Complex<f64>>::with_permutation(
+                &grid_a,
+                &from,
+                &grid_b,
+                &to,
+                &[1, 0],
+                None,
+                options,
+            )
+        } else {
+            Redistribution::<Complex<f64>>::new(&grid_a, &from, &grid_b, &to, options)
+        }
+        .map_err(|e| e.to_string())?;
+        let value = |g: &[usize]| c(code(g), -2.0 * code(g));
+        // Where target index j comes from in the source.
+        let source_of = |j: &[usize]| -> Vec<usize> {
+            if transpose {
+                vec![j[1], j[0]]
+            } else {
+                j.to_vec()
+            }
+        };
+        let mut a = DistArray::from_fn(&grid_a, from.clone(), value).map_err(|e| e.to_string())?;
+        if rng.below(2) == 0 {
+            a = a.into_shared();
+        }
+        let old = |j: &[usize]| c(j.iter().sum::<usize>() as f64, 1.0);
+        for (alpha, beta, conjugate) in [
+            (c(2.0, 0.0), c(3.0, 0.0), false),
+            (c(0.5, 1.0), c(0.0, 0.0), true),
+            (c(1.0, 0.0), c(-1.0, 0.5), true),
+        ] {
+            let nan = beta == c(0.0, 0.0);
+            let mut b = DistArray::from_fn(&grid_b, r.target_layout().clone(), |j| {
+                if nan {
+                    c(f64::NAN, f64::NAN)
+                } else {
+                    old(j)
+                }
+            })
+            .map_err(|e| e.to_string())?;
+            let update = redist::Update {
+                alpha,
+                beta,
+                conjugate,
+            };
+            r.execute_update_into(&a, &mut b, update)
+                .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
+            check(&b, |j| {
+                let v = value(&source_of(j));
+                update.apply(if nan { c(0.0, 0.0) } else { old(j) }, v)
+            })
+            .map_err(|e| format!("{from} -> {to} {update:?} ({}): {e}", r.strategy()))?;
+        }
+    }
+    // Not built for updates: refused everywhere, nothing left waiting.
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let l = Layout::parse(&[9], &format!("block@{n}")).unwrap();
+    let t = Layout::parse(&[9], &format!("cyclic@{n}")).unwrap();
+    let mut r = Redistribution::<f64>::new(&grid, &l, &grid, &t, Options::default())
+        .map_err(|e| e.to_string())?;
+    let a = DistArray::from_fn(&grid, l, code).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, t).map_err(|e| e.to_string())?;
+    ensure!(r
+        .execute_update_into(&a, &mut b, redist::Update::new(2.0, 1.0))
+        .is_err());
+    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+    check(&b, code)
+}
+
 pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_pairs", random_pairs),
     MpiTest::new("strategies_agree", strategies_agree),
@@ -1052,4 +1155,5 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("windows_are_checked", windows_are_checked),
     MpiTest::new("datatype_verdict_agrees", datatype_verdict_agrees),
     MpiTest::new("permuted_pairs", permuted_pairs),
+    MpiTest::new("updated_pairs", updated_pairs),
 ];

@@ -30,6 +30,7 @@
 mod notes;
 mod post;
 
+use super::kernel::Store;
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
@@ -96,32 +97,32 @@ impl<T: Element> Async<T> {
             + self.late_recvs.capacity()
     }
 
-    /// One execution: `src` into `dst`. Collective.
-    pub fn run(
+    /// One execution: `src` into `dst`, stored through `store`. Collective.
+    pub fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        src: &DistArray<T>,
-        dst: &mut DistArray<T>,
+        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        store: S,
     ) -> Result<(), RedistError> {
         let shared = src.shared_storage();
         let (src, out) = (src.local_slice(), dst.local_slice_mut());
-        self.round_one(messages, comm, shared.as_ref(), src, out)?;
+        self.round_one(messages, comm, shared.as_ref(), (src, out), store)?;
         if self.late_sends.contains(&true) || self.late_recvs.contains(&true) {
-            self.round_two(messages, comm, src, out)?;
+            self.round_two(messages, comm, (src, out), store)?;
         }
         Ok(())
     }
 
     /// Round 1: messages across nodes move; within the node, notes, then
     /// the copies straight from mapped peers together with the local part.
-    fn round_one(
+    fn round_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
         shared: Option<&SharedStorage>,
-        src: &[T],
-        out: &mut [T],
+        (src, out): (&[T], &mut [T]),
+        store: S,
     ) -> Result<(), RedistError> {
         let Async {
             routes,
@@ -144,6 +145,7 @@ impl<T: Element> Async<T> {
             routes,
             src,
             near,
+            store,
         };
         let (sends, recvs) = (messages.sends(), messages.recvs());
         reset(late_sends, sends.len());
@@ -180,7 +182,7 @@ impl<T: Element> Async<T> {
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
-                        notes::copy_together(messages, src, out, mapped, reader)?;
+                        notes::copy_together(messages, (src, out), mapped, reader, store)?;
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }
@@ -194,12 +196,12 @@ impl<T: Element> Async<T> {
     /// Round 2: what moves as messages after all (private sources, and
     /// those whose receiver asked for them), between the ranks that know it
     /// from round 1.
-    fn round_two(
+    fn round_two<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        src: &[T],
-        out: &mut [T],
+        (src, out): (&[T], &mut [T]),
+        store: S,
     ) -> Result<(), RedistError> {
         let Async {
             routes,
@@ -216,6 +218,7 @@ impl<T: Element> Async<T> {
             routes,
             src,
             near: None,
+            store,
         };
         grow(send_buf, round.packed_room(|i| late_sends[i]));
         round.set_slots(slots, |i| late_recvs[i]);

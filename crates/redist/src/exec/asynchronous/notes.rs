@@ -3,6 +3,7 @@
 //! messages), and once every note is in, copies the mapped messages
 //! together with its local part, then tells each sender it is done.
 
+use super::super::kernel::Store;
 use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::PeerReader;
@@ -41,16 +42,16 @@ pub(super) fn on_note<T: Element>(
 /// ([`RankMessages::copy_local_with`]): where messages interleave in the
 /// target, each stretch of target is fetched into cache once for all of
 /// them rather than once per message.
-pub(super) fn copy_together<T: Element>(
+pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
-    src: &[T],
-    out: &mut [T],
+    (src, out): (&[T], &mut [T]),
     mapped: &[usize],
     reader: &PeerReader,
+    store: S,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
     let elements = mapped.iter().map(|&i| recvs[i].len).sum();
-    messages.copy_local_with(src, out, elements, |k, parts, out| {
+    messages.copy_local_with(src, out, elements, store, |k, parts, out| {
         for &i in mapped {
             let t = &recvs[i];
             // SAFETY: the sender's source storage holds `T`s and stays
@@ -58,7 +59,7 @@ pub(super) fn copy_together<T: Element>(
             let peer = unsafe { reader.storage::<T>(t.peer) }.ok_or_else(|| {
                 RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
             })?;
-            t.copy(peer, t.part(k, parts), out);
+            t.copy_with(peer, t.part(k, parts), out, store);
         }
         Ok(())
     })

@@ -3,6 +3,7 @@
 //! same pass where they can), receives straight into target storage where
 //! a piece lies there as one run.
 
+use super::super::kernel::Store;
 use super::super::messages::{RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Requests, SendBuf};
 use super::super::node_direct::{Near, NodeDirect};
@@ -24,16 +25,17 @@ impl<T> Target<T> {
 }
 
 /// What one round of an execution reads: the messages and their routes,
-/// the source storage, and which messages stay within the node (round 1
-/// with node-direct copies only).
-pub(super) struct Round<'b, T> {
+/// the source storage, which messages stay within the node (round 1 with
+/// node-direct copies only), and how copies store into the target.
+pub(super) struct Round<'b, T, S> {
     pub messages: &'b RankMessages,
     pub routes: &'b Routes,
     pub src: &'b [T],
     pub near: Option<&'b Near>,
+    pub store: S,
 }
 
-impl<'b, T: Element> Round<'b, T> {
+impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
     /// Whether send `i` goes to a rank of this node (and travels by note).
     pub fn near_send(&self, i: usize) -> bool {
         self.near.is_some_and(|n| n.send(i))
@@ -178,7 +180,7 @@ impl<'b, T: Element> Round<'b, T> {
         sent_pieces.resize(sends.len(), 0);
         let src = self.src;
         self.messages
-            .copy_local_with(src, out, elements, |k, parts, _| {
+            .copy_local_with(src, out, elements, self.store, |k, parts, _| {
                 for i in chosen() {
                     let (t, size) = (&sends[i], piece_size(i));
                     let pieces = t.len.div_ceil(size);
@@ -211,9 +213,9 @@ impl<'b, T: Element> Round<'b, T> {
         let t = &self.messages.recvs()[message];
         if self.routes.recv[message].unpack_pieces {
             let (offset, piece) = reqs.received(request)?;
-            t.unpack(offset..offset + piece.len(), piece, out);
+            t.unpack_with(offset..offset + piece.len(), piece, out, self.store);
         } else if last {
-            t.unpack(t.whole(), reqs.message(message)?, out);
+            t.unpack_with(t.whole(), reqs.message(message)?, out, self.store);
         }
         Ok(())
     }
@@ -240,8 +242,7 @@ fn post_receive<'b, T: Element>(
         return unsafe { reqs.irecv_typed(i, target.0, target.1, ty, t.peer, DATA) };
     }
     route.cut.each(t, |o, n, _| {
-        match route
-            .unpack_pieces
+        match (route.unpack_pieces && route.lands)
             .then(|| t.target_run(o..o + n))
             .flatten()
         {

@@ -42,6 +42,7 @@
 mod area;
 mod setup;
 
+use super::kernel::Store;
 use super::messages::{grow, RankMessages, COMBINED, VERDICT};
 use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
@@ -133,12 +134,12 @@ impl<T: Element> Combined<T> {
     /// This rank's own error, or [`RedistError::OtherRank`] naming the
     /// lowest rank whose arrays were wrong (`what` says what was being
     /// done); targets are then left as they were on every rank.
-    pub fn run(
+    pub fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
         arrays: Result<Arrays<'_, T>, RedistError>,
-        what: &'static str,
+        (what, store): (&'static str, S),
     ) -> Result<(), RedistError> {
         self.epoch += 1;
         let e = self.epoch;
@@ -177,7 +178,7 @@ impl<T: Element> Combined<T> {
         let outcome = match (arrays, agreed) {
             (Err(err), _) => Err(err),
             (Ok((src, dst)), 0) => {
-                self.unpack(messages, src.local_slice(), dst.local_slice_mut());
+                self.unpack(messages, src.local_slice(), dst.local_slice_mut(), store);
                 Ok(())
             }
             (Ok(_), w) => Err(RedistError::OtherRank {
@@ -248,9 +249,9 @@ impl<T: Element> Combined<T> {
 
     /// Step 4 on a rank whose every peer was fine: the local part, the
     /// messages from the node's ranks, those from other nodes.
-    fn unpack(&mut self, messages: &RankMessages, src: &[T], out: &mut [T]) {
+    fn unpack<S: Store<T>>(&mut self, messages: &RankMessages, src: &[T], out: &mut [T], store: S) {
         let e = self.epoch;
-        messages.copy_local(src, out);
+        messages.copy_local(src, out, store);
         let s = &mut self.staging;
         for (t, from) in messages.recvs().iter().zip(&s.recv_from) {
             if let &From::Peer { peer, at } = from {
@@ -259,7 +260,7 @@ impl<T: Element> Combined<T> {
                 // SAFETY: the peer announced this execution's outbox and
                 // writes it again only after this rank's `Done = e`.
                 let (outbox, _) = unsafe { p.boxes::<T>() };
-                t.unpack(t.whole(), &outbox[at..at + t.len], out);
+                t.unpack_with(t.whole(), &outbox[at..at + t.len], out, store);
             }
         }
         if !s.recv_from.iter().any(|f| matches!(f, From::Inbox { .. })) {
@@ -277,7 +278,7 @@ impl<T: Element> Combined<T> {
         };
         for (t, f) in messages.recvs().iter().zip(&s.recv_from) {
             if let &From::Inbox { at } = f {
-                t.unpack(t.whole(), &inbox[at..at + t.len], out);
+                t.unpack_with(t.whole(), &inbox[at..at + t.len], out, store);
             }
         }
     }

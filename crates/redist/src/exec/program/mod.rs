@@ -24,7 +24,7 @@
 //! message's worth) or a *part* of a pass that does several copies
 //! together ([`MessageProgram::part`]).
 
-use super::kernel::{CopyOp, Out};
+use super::kernel::{CopyOp, Out, Plain, Store};
 use crate::{AxisPlan, RankPlan, Run};
 use dist_array::{Layout, Order};
 use rayon::prelude::*;
@@ -186,13 +186,14 @@ impl MessageProgram {
     /// Runs `sides` over the outermost indices `u0..u1`, cut into units of
     /// work run in parallel when there are several, writing through `out`;
     /// buffer offsets are taken relative to `buf_start`.
-    fn run<T: Copy + Send + Sync>(
+    fn run<T: Copy + Send + Sync, S: Store<T>>(
         &self,
         sides: Sides,
         from: &[T],
         out: &Out<T>,
         (u0, u1): (usize, usize),
         buf_start: usize,
+        store: S,
     ) {
         let outer = u1.saturating_sub(u0);
         let units = units(outer * self.outer_stride(), outer, self.shape.unit_elements);
@@ -210,7 +211,7 @@ impl MessageProgram {
         let unit = |k: usize| {
             let cut = |k: usize| u0 + (k as u128 * outer as u128 / units as u128) as usize;
             self.walk(walk, (cut(k), cut(k + 1)), &mut |m| {
-                out.apply(from, &m, stream);
+                out.apply_with(from, &m, stream, store);
                 true
             });
             Out::<T>::fence(stream);
@@ -311,23 +312,54 @@ impl MessageProgram {
     pub fn pack<T: Copy + Send + Sync>(&self, src: &[T], range: Range<usize>, buf: &mut [T]) {
         assert_eq!(buf.len(), range.len(), "a buffer for elements {range:?}");
         let outer = self.outer_range(&range);
-        self.run(Sides::Pack, src, &Out::new(buf), outer, range.start);
+        self.run(Sides::Pack, src, &Out::new(buf), outer, range.start, Plain);
     }
 
     /// Scatters `buf`, the elements `range` of the message (buffer order,
     /// whole outermost indices), into the target's local storage.
+    #[cfg(test)]
     pub fn unpack<T: Copy + Send + Sync>(&self, range: Range<usize>, buf: &[T], dst: &mut [T]) {
+        self.unpack_with(range, buf, dst, Plain);
+    }
+
+    /// [`unpack`](Self::unpack), storing through `store`.
+    pub fn unpack_with<T: Copy + Send + Sync, S: Store<T>>(
+        &self,
+        range: Range<usize>,
+        buf: &[T],
+        dst: &mut [T],
+        store: S,
+    ) {
         assert_eq!(buf.len(), range.len(), "a buffer for elements {range:?}");
         let outer = self.outer_range(&range);
-        self.run(Sides::Unpack, buf, &Out::new(dst), outer, range.start);
+        self.run(
+            Sides::Unpack,
+            buf,
+            &Out::new(dst),
+            outer,
+            range.start,
+            store,
+        );
     }
 
     /// Copies the elements `range` of the message (buffer order, whole
     /// outermost indices) straight from the source's local storage `src`
     /// into the target's `dst`.
+    #[cfg(test)]
     pub fn copy<T: Copy + Send + Sync>(&self, src: &[T], range: Range<usize>, dst: &mut [T]) {
+        self.copy_with(src, range, dst, Plain);
+    }
+
+    /// [`copy`](Self::copy), storing through `store`.
+    pub fn copy_with<T: Copy + Send + Sync, S: Store<T>>(
+        &self,
+        src: &[T],
+        range: Range<usize>,
+        dst: &mut [T],
+        store: S,
+    ) {
         let outer = self.outer_range(&range);
-        self.run(Sides::Direct, src, &Out::new(dst), outer, 0);
+        self.run(Sides::Direct, src, &Out::new(dst), outer, 0, store);
     }
 
     /// The message on its source (`source == true`) or target side as a
