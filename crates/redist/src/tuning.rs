@@ -42,7 +42,13 @@ pub const OFFSETS_MAX: usize = 1 << 16;
 /// (the target's axes permuted) move two dimensions at once: a tile's rows
 /// must fill whole cache lines on both sides, and a tile must stay in the
 /// first-level cache while it is copied.
-pub const TILE_BYTES: usize = 128;
+pub const TILE_BYTES: usize = 512;
+
+/// [`TILE_BYTES`] for copies that update the target (`β·target +
+/// α·op(source)`) element by element (where no vector instructions do it):
+/// they read the target as well, a third stream that must fit in the same
+/// cache.
+pub const UPDATE_TILE_BYTES: usize = 128;
 
 // Streaming (non-temporal) stores into target storage.
 

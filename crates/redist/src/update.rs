@@ -30,6 +30,11 @@ pub trait Scalar: Element + Add<Output = Self> + Mul<Output = Self> {
     fn one() -> Self;
     /// The complex conjugate (the value itself for real numbers).
     fn conj(self) -> Self;
+    /// The value as an `f64` where the type is `f64` (what lets copies
+    /// update 8-byte elements with vector instructions), else `None`.
+    fn as_f64(self) -> Option<f64> {
+        None
+    }
 }
 
 macro_rules! real_scalar {
@@ -71,7 +76,25 @@ macro_rules! complex_scalar {
 }
 
 real_scalar!(f32);
-real_scalar!(f64);
+
+impl Scalar for f64 {
+    #[inline(always)]
+    fn zero() -> Self {
+        0.0
+    }
+    #[inline(always)]
+    fn one() -> Self {
+        1.0
+    }
+    #[inline(always)]
+    fn conj(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn as_f64(self) -> Option<f64> {
+        Some(self)
+    }
+}
 complex_scalar!(f32);
 complex_scalar!(f64);
 
@@ -133,6 +156,11 @@ impl<T: Scalar> Store<T> for Scale<T> {
     const PLAIN: bool = false;
 
     #[inline(always)]
+    fn f64_update(&self) -> Option<(f64, Option<f64>)> {
+        self.alpha.as_f64().map(|a| (a, None))
+    }
+
+    #[inline(always)]
     unsafe fn put(&self, d: *mut T, v: T) {
         let v = if self.conjugate { v.conj() } else { v };
         // SAFETY: the caller's contract; the target is only written.
@@ -142,6 +170,11 @@ impl<T: Scalar> Store<T> for Scale<T> {
 
 impl<T: Scalar> Store<T> for Accumulate<T> {
     const PLAIN: bool = false;
+
+    #[inline(always)]
+    fn f64_update(&self) -> Option<(f64, Option<f64>)> {
+        Some((self.alpha.as_f64()?, Some(self.beta.as_f64()?)))
+    }
 
     #[inline(always)]
     unsafe fn put(&self, d: *mut T, v: T) {

@@ -63,6 +63,16 @@ pub struct RunArgs {
     /// The 2-D transpose: `--permute 1,0`.
     #[arg(long, conflicts_with = "to_shape")]
     pub transpose: bool,
+    /// Update the target instead of overwriting it: target := β·target +
+    /// α·op(source) with this α (default 1; f32, f64 and c64 only).
+    #[arg(long, value_name = "ALPHA", allow_negative_numbers = true)]
+    pub alpha: Option<f64>,
+    /// β of the update (default 0: the target is not read).
+    #[arg(long, value_name = "BETA", allow_negative_numbers = true)]
+    pub beta: Option<f64>,
+    /// op of the update: the complex conjugate (c64).
+    #[arg(long)]
+    pub conjugate: bool,
     /// Source layout spec string.
     #[arg(long, value_name = "SPEC")]
     pub from: LayoutSpec,
@@ -113,6 +123,12 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// Whether the run updates the target (`--alpha`, `--beta`,
+    /// `--conjugate`) rather than overwriting it.
+    pub fn updates(&self) -> bool {
+        self.alpha.is_some() || self.beta.is_some() || self.conjugate
+    }
+
     /// The permutation of the axes `--permute` or `--transpose` asks for.
     pub fn permutation(&self) -> Option<Vec<usize>> {
         match (&self.permute, self.transpose) {

@@ -33,11 +33,13 @@ use crate::collective::{agree_on_output, on_any_rank};
 use crate::error::CliError;
 use args::{Baseline, ElementArg};
 use dist_array::Complex;
+use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
+use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
 use std::io::Write;
 use timing::Progress;
-use values::IndexValue;
+use values::{IndexValue, Updated};
 
 /// Runs `redist run` on `world`: every rank takes part; rank 0 writes to `out`.
 pub fn run(
@@ -46,12 +48,87 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     match args.element {
-        ElementArg::F32 => run_typed::<f32>(args, world, out),
-        ElementArg::F64 => run_typed::<f64>(args, world, out),
-        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
-        ElementArg::I32 => run_typed::<i32>(args, world, out),
-        ElementArg::U8 => run_typed::<u8>(args, world, out),
+        ElementArg::F32 => run_updating::<f32>(args, world, out),
+        ElementArg::F64 => run_updating::<f64>(args, world, out),
+        ElementArg::C64 => run_updating::<Complex<f64>>(args, world, out),
+        ElementArg::I32 if !args.updates() => run_typed::<i32>(args, world, out, &Plain),
+        ElementArg::U8 if !args.updates() => run_typed::<u8>(args, world, out, &Plain),
+        ElementArg::I32 | ElementArg::U8 => Err(CliError::Unsupported {
+            what: "--alpha, --beta or --conjugate",
+            expected: "--type f32, f64 or c64".to_string(),
+        }),
     }
+}
+
+/// How a run's executions write the target, and what each moved value
+/// becomes there.
+trait Writes<T: IndexValue>: Sync {
+    /// One execution of `r` from `src` into `dst`.
+    fn execute(
+        &self,
+        r: &mut Redistribution<T>,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError>;
+    /// What a moved value `v` becomes in a target as [`values::target`] made it.
+    fn stored(&self, v: T) -> T;
+    /// Whether the target is updated (read) rather than overwritten.
+    fn updates(&self) -> bool;
+}
+
+/// Executions that overwrite the target.
+struct Plain;
+
+impl<T: IndexValue> Writes<T> for Plain {
+    fn execute(
+        &self,
+        r: &mut Redistribution<T>,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        r.execute_into(src, dst)
+    }
+    fn stored(&self, v: T) -> T {
+        v
+    }
+    fn updates(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Updated> Writes<T> for Update<T> {
+    fn execute(
+        &self,
+        r: &mut Redistribution<T>,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+    ) -> Result<(), RedistError> {
+        r.execute_update_into(src, dst, *self)
+    }
+    fn stored(&self, v: T) -> T {
+        self.apply(T::untouched(), v)
+    }
+    fn updates(&self) -> bool {
+        true
+    }
+}
+
+/// A run of an element type that can be updated: with `--alpha`, `--beta`
+/// or `--conjugate`, every execution updates the target.
+fn run_updating<T: Updated>(
+    args: &RunArgs,
+    world: &SimpleCommunicator,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    if !args.updates() {
+        return run_typed::<T>(args, world, out, &Plain);
+    }
+    let update = Update {
+        alpha: T::real(args.alpha.unwrap_or(1.0)),
+        beta: T::real(args.beta.unwrap_or(0.0)),
+        conjugate: args.conjugate,
+    };
+    run_typed::<T>(args, world, out, &update)
 }
 
 /// A run with elements of type `T`, in the order of events: set up and
@@ -62,6 +139,7 @@ fn run_typed<T: IndexValue>(
     args: &RunArgs,
     world: &SimpleCommunicator,
     out: &mut dyn Write,
+    writes: &dyn Writes<T>,
 ) -> Result<(), CliError> {
     let ranks = setup::check_rank_count(args, world)?;
     let (from, to) = setup::layouts::<T>(args)?;
@@ -77,14 +155,28 @@ fn run_typed<T: IndexValue>(
         .then(|| redist::BareAlltoallv::new(&r));
     setup::check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
     let src = values::source::<T>(&grid_a, &from)?;
-    let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref())?;
+    let updates = writes.updates();
+    let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), updates)?;
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
-    let exec = timing::time_executions(comm, &mut r, &src, &mut dst, args.reps, &progress)?;
-    let verified = args.verify.then(|| {
+    let execute =
+        |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
+    let timed = (&mut r, &execute as timing::Execute<'_, T>);
+    let exec = timing::time_executions(comm, timed, &src, &mut dst, args.reps, &progress)?;
+    let verified = if args.verify {
+        if updates {
+            // Updated reps + 1 times: once more from the target's first values.
+            dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), true)?;
+            writes.execute(&mut r, &src, &mut dst)?;
+        }
         let p = args.permutation();
-        values::all_as_expected(comm, &dst, from.shape(), window.as_ref(), p.as_deref())
-    });
+        let at = (from.shape(), window.as_ref(), p.as_deref());
+        Some(values::all_as_expected(comm, &dst, at, &|v| {
+            writes.stored(v)
+        }))
+    } else {
+        None
+    };
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
     let pdgemr2d = args

@@ -119,6 +119,7 @@ fn options_for(args: &RunArgs) -> Options {
         direct_min_run: args.direct_min_run,
         node_direct: !args.no_node_direct,
         streaming: args.streaming,
+        updates: args.updates(),
         ..Options::default()
     }
 }

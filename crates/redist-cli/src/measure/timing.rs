@@ -20,22 +20,26 @@ use std::time::Instant;
 /// `memcpy` for `memcpy_ms_median`; larger parts are not copied.
 pub(super) const MEMCPY_MAX_ELEMENTS: usize = 1 << 28;
 
-/// Times `reps` executions of `r` from `src` into `dst`, after one untimed
-/// warm-up (buffers, connections). Collective over `comm`.
+/// One execution of a run: `execute_into`, or an update of the target.
+pub(super) type Execute<'a, T> =
+    &'a dyn Fn(&mut Redistribution<T>, &DistArray<T>, &mut DistArray<T>) -> Result<(), RedistError>;
+
+/// Times `reps` executions (`execute`) of `r` from `src` into `dst`, after
+/// one untimed warm-up (buffers, connections). Collective over `comm`.
 pub(super) fn time_executions<T: Element>(
     comm: &SimpleCommunicator,
-    r: &mut Redistribution<T>,
+    (r, execute): (&mut Redistribution<T>, Execute<'_, T>),
     src: &DistArray<T>,
     dst: &mut DistArray<T>,
     reps: usize,
     progress: &Progress,
 ) -> Result<Vec<f64>, CliError> {
-    r.execute_into(src, dst)?; // warm-up: buffers, connections
+    execute(r, src, dst)?; // warm-up: buffers, connections
     let mut exec = Vec::with_capacity(reps);
     for rep in 0..reps {
         procgrid::waits::barrier(comm);
         let t = mpi::time();
-        r.execute_into(src, dst)?;
+        execute(r, src, dst)?;
         exec.push(max_over(comm, mpi::time() - t));
         progress.tick("redistribution", rep + 1);
     }

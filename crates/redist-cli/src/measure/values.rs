@@ -63,6 +63,29 @@ impl IndexValue for u8 {
     }
 }
 
+/// Element types a run can update (`--alpha`, `--beta`, `--conjugate`).
+pub(super) trait Updated: IndexValue + redist::Scalar {
+    /// The element of real value `x`.
+    fn real(x: f64) -> Self;
+}
+
+impl Updated for f32 {
+    #[allow(clippy::cast_possible_truncation, reason = "factors of an update")]
+    fn real(x: f64) -> Self {
+        x as f32
+    }
+}
+impl Updated for f64 {
+    fn real(x: f64) -> Self {
+        x
+    }
+}
+impl Updated for Complex<f64> {
+    fn real(x: f64) -> Self {
+        Complex::new(x, 0.0)
+    }
+}
+
 /// Global linear index (row-major) of a global index.
 fn linear(shape: &[usize], g: &[usize]) -> usize {
     g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
@@ -80,41 +103,43 @@ pub(super) fn source<T: IndexValue>(
     })?)
 }
 
-/// The target array on `grid`: zeros when the whole array moves, else
-/// [`IndexValue::untouched`] everywhere, which the window overwrites.
+/// The target array on `grid`: zeros when the whole array moves and is
+/// overwritten, else [`IndexValue::untouched`] everywhere, which the window
+/// overwrites (or an update reads).
 pub(super) fn target<T: IndexValue>(
     grid: &ProcGrid,
     layout: &Layout,
     window: Option<&Window>,
+    updates: bool,
 ) -> Result<DistArray<T>, CliError> {
     Ok(match window {
-        None => DistArray::zeros(grid, layout.clone())?,
-        Some(_) => DistArray::from_fn(grid, layout.clone(), |_| T::untouched())?,
+        None if !updates => DistArray::zeros(grid, layout.clone())?,
+        _ => DistArray::from_fn(grid, layout.clone(), |_| T::untouched())?,
     })
 }
 
 /// Whether every element of `dst`, on every rank, holds what it should
 /// after moving `window` (the whole array when `None`) of a source of
 /// shape `shape` made by [`source`], its axes permuted as `permutation`
-/// says (source dimension `d` onto target dimension `permutation[d]`).
-/// Collective over `comm`.
+/// says (source dimension `d` onto target dimension `permutation[d]`),
+/// each moved source value `v` stored as `stored(v)` (itself, or an
+/// update of [`target`]'s value). Collective over `comm`.
 pub(super) fn all_as_expected<T: IndexValue>(
     comm: &SimpleCommunicator,
     dst: &DistArray<T>,
-    shape: &[usize],
-    window: Option<&Window>,
-    permutation: Option<&[usize]>,
+    (shape, window, permutation): (&[usize], Option<&Window>, Option<&[usize]>),
+    stored: &(dyn Fn(T) -> T + Sync),
 ) -> bool {
     // Global indices computed block by block: no table per local index.
     let expected = |g: &[usize]| match (window, permutation) {
         (_, Some(p)) => {
             let i: Vec<usize> = p.iter().map(|&a| g[a]).collect();
-            T::index_value(linear(shape, &i))
+            stored(T::index_value(linear(shape, &i)))
         }
-        (None, None) => T::index_value(linear(shape, g)),
+        (None, None) => stored(T::index_value(linear(shape, g))),
         (Some(w), None) => w
             .source_index_of(g)
-            .map_or_else(T::untouched, |s| T::index_value(linear(shape, &s))),
+            .map_or_else(T::untouched, |s| stored(T::index_value(linear(shape, &s)))),
     };
     let bad = dst.count_where(|g, v| *v != expected(g)) as u64;
     sum_over(comm, bad) == 0

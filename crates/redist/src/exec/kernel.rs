@@ -18,7 +18,7 @@
 //! weakly ordered, so a thread that streamed calls [`Out::fence`] before
 //! anybody else may read what it wrote.
 
-use crate::tuning::{STREAM_MIN_STRETCH_BYTES, TILE_BYTES};
+use crate::tuning::{STREAM_MIN_STRETCH_BYTES, TILE_BYTES, UPDATE_TILE_BYTES};
 use std::ptr;
 
 /// One line of stretches, in elements of local storage (offsets already
@@ -139,6 +139,13 @@ pub(crate) trait Store<T>: Copy + Send + Sync {
     /// Whether elements are stored as they are (the plain copy kernels).
     const PLAIN: bool;
 
+    /// For `f64` elements, the update as `(α, β)` (β `None` where the target
+    /// is not read), so that copies can compute it with vector
+    /// instructions; `None` otherwise (and for plain stores).
+    fn f64_update(&self) -> Option<(f64, Option<f64>)> {
+        None
+    }
+
     /// Stores what `v`, an element read from the source side, makes of the
     /// element at `d`.
     ///
@@ -152,7 +159,7 @@ pub(crate) trait Store<T>: Copy + Send + Sync {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Plain;
 
-impl<T: Copy + Send + Sync> Store<T> for Plain {
+impl<T: Copy> Store<T> for Plain {
     const PLAIN: bool = true;
 
     #[inline(always)]
@@ -184,15 +191,16 @@ impl<T: Copy> Out<T> {
         }
     }
 
-    /// Performs `m`, reading `src`; long stretches with non-temporal
-    /// stores when `stream` is set (then [`fence`](Self::fence) before the
-    /// target is read by anybody else).
+    /// Performs `m`, reading `src`; long stretches of lines with
+    /// non-temporal stores when `stream.0` is set, tiles when `stream.1`
+    /// is (then [`fence`](Self::fence) before the target is read by
+    /// anybody else).
     #[inline]
-    pub fn apply(&self, src: &[T], m: &CopyOp<'_>, stream: bool) {
+    pub fn apply(&self, src: &[T], m: &CopyOp<'_>, stream: (bool, bool)) {
         match m {
-            CopyOp::Line(l) => self.copy_with(src, l, stream),
+            CopyOp::Line(l) => self.copy_with(src, l, stream.0),
             CopyOp::Table(x) => self.indexed(src, x),
-            CopyOp::Tile(t) => self.tiled(src, t),
+            CopyOp::Tile(t) => self.tiled_with(src, t, Plain, stream.1),
         }
     }
 
@@ -203,37 +211,36 @@ impl<T: Copy> Out<T> {
     /// If the copy reaches outside either side: a bug, as for
     /// [`copy_with`](Self::copy_with).
     #[inline]
-    pub fn apply_with<S: Store<T>>(&self, src: &[T], m: &CopyOp<'_>, stream: bool, store: S) {
+    pub fn apply_with<S: Store<T>>(
+        &self,
+        src: &[T],
+        m: &CopyOp<'_>,
+        stream: (bool, bool),
+        store: S,
+    ) {
         if S::PLAIN {
             return self.apply(src, m, stream);
         }
         match m {
             CopyOp::Line(l) => {
-                let (src_end, dst_end) = l.ends();
-                self.check(src, (src_end, dst_end), m);
-                for i in 0..l.count {
-                    let (a, b) = (l.from + i * l.from_step, l.to + i * l.to_step);
-                    // SAFETY: every element lies below the ends, checked;
-                    // writers of one `Out` touch disjoint elements.
-                    unsafe {
-                        self.put_run(src, (a, l.from_stride), (b, l.to_stride), l.len, store)
-                    };
+                if l.ends().0 == 0 {
+                    return;
+                }
+                self.check(src, l.ends(), m);
+                // SAFETY: every element lies below the ends, checked;
+                // writers of one `Out` touch disjoint elements.
+                unsafe {
+                    copy_block(
+                        src.as_ptr().add(l.from),
+                        self.ptr.add(l.to),
+                        (l.count, l.len),
+                        (l.from_step, l.from_stride),
+                        (l.to_step, l.to_stride),
+                        (store, false),
+                    );
                 }
             }
-            CopyOp::Tile(t) => {
-                self.check(src, t.ends(), m);
-                let l = &t.line;
-                for r in 0..t.rows {
-                    for i in 0..l.count {
-                        let a = l.from + r * t.from_row + i * l.from_step;
-                        let b = l.to + r * t.to_row + i * l.to_step;
-                        // SAFETY: as above.
-                        unsafe {
-                            self.put_run(src, (a, l.from_stride), (b, l.to_stride), l.len, store)
-                        };
-                    }
-                }
-            }
+            CopyOp::Tile(t) => self.tiled_with(src, t, store, false),
             CopyOp::Table(x) => {
                 let mut all = |f: usize, t: usize| {
                     // SAFETY: `indexed_each` hands out offsets it checked.
@@ -253,36 +260,6 @@ impl<T: Copy> Out<T> {
             src.len(),
             self.len
         );
-    }
-
-    /// Stores `n` elements read from `src` at `a.0 + j·a.1` into this
-    /// destination at `b.0 + j·b.1`, through `store`.
-    ///
-    /// # Safety
-    /// Every element lies inside `src` and this destination, and no other
-    /// thread writes the destination's meanwhile.
-    #[inline(always)]
-    unsafe fn put_run<S: Store<T>>(
-        &self,
-        src: &[T],
-        a: (usize, usize),
-        b: (usize, usize),
-        n: usize,
-        store: S,
-    ) {
-        // SAFETY: the caller's contract.
-        unsafe {
-            let (s, d) = (src.as_ptr().add(a.0), self.ptr.add(b.0));
-            if a.1 == 1 && b.1 == 1 {
-                for j in 0..n {
-                    store.put(d.add(j), *s.add(j));
-                }
-            } else {
-                for j in 0..n {
-                    store.put(d.add(j * b.1), *s.add(j * a.1));
-                }
-            }
-        }
     }
 
     /// Orders this thread's streamed stores before everything it does
@@ -416,7 +393,14 @@ impl<T: Copy> Out<T> {
     /// # Panics
     /// If the tile reaches outside either side: a bug, as for
     /// [`copy_with`](Self::copy_with).
+    #[cfg(test)]
     pub fn tiled(&self, src: &[T], t: &TileCopy) {
+        self.tiled_with(src, t, Plain, false);
+    }
+
+    /// [`tiled`](Self::tiled), storing through `store`, with non-temporal
+    /// stores where `stream` is set and the tile allows.
+    fn tiled_with<S: Store<T>>(&self, src: &[T], t: &TileCopy, store: S, stream: bool) {
         let (src_end, dst_end) = t.ends();
         if src_end == 0 {
             return;
@@ -439,6 +423,7 @@ impl<T: Copy> Out<T> {
                     (t.rows, m.len),
                     (t.from_row, m.from_stride),
                     (t.to_row, m.to_stride),
+                    (store, stream),
                 );
             }
         }
@@ -574,6 +559,7 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
                 (m.count, m.len),
                 (m.from_step, m.from_stride),
                 (m.to_step, m.to_stride),
+                (Plain, false),
             );
             return;
         }
@@ -618,8 +604,9 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
 }
 
 /// Copies a block of `rows × cols` elements, element `(r, c)` read at
-/// `r·from.0 + c·from.1` from `src` and written at `r·to.0 + c·to.1` from
-/// `dst`, in square tiles of [`tile_edge`] elements: within a tile the
+/// `r·from.0 + c·from.1` from `src` and stored through `store` at
+/// `r·to.0 + c·to.1` from `dst`, in square tiles of [`tile_edge`]
+/// elements: within a tile the
 /// loop runs along the writing side's shorter stride, and every cache line
 /// a tile touches on either side is used whole before the next tile.
 ///
@@ -628,33 +615,87 @@ unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
 /// element written inside the one behind `dst`, and no other thread
 /// accesses the written elements meanwhile.
 #[inline(always)]
-unsafe fn copy_block<T: Copy>(
+unsafe fn copy_block<T: Copy, S: Store<T>>(
     src: *const T,
     dst: *mut T,
     (rows, cols): (usize, usize),
     from: (usize, usize),
     to: (usize, usize),
+    (store, stream): (S, bool),
 ) {
-    let edge = tile_edge::<T>();
     // The inner loop walks the writing side's shorter stride.
     let ((rows, cols), from, to) = if to.0 < to.1 {
         ((cols, rows), (from.1, from.0), (to.1, to.0))
     } else {
         ((rows, cols), from, to)
     };
+    if from.1 == 1 && to.1 == 1 {
+        // Contiguous rows on both sides: row by row, nothing to tile.
+        for r in 0..rows {
+            // SAFETY: row r lies inside both allocations (the caller's
+            // contract).
+            unsafe {
+                let (s, d) = (src.add(r * from.0), dst.add(r * to.0));
+                if S::PLAIN {
+                    ptr::copy_nonoverlapping(s, d, cols);
+                } else {
+                    for c in 0..cols {
+                        store.put(d.add(c), *s.add(c));
+                    }
+                }
+            }
+        }
+        return;
+    }
+    // 8-byte elements read along the rows and written along the columns
+    // (a transpose): 4 × 4 at a time in vector registers, where the
+    // machine has them.
+    let update = store.f64_update();
+    let vector = (S::PLAIN || update.is_some())
+        && std::mem::size_of::<T>() == 8
+        && from.0 == 1
+        && to.1 == 1
+        && avx();
+    // Element by element, updates read the target too: a third stream in
+    // the same cache, so smaller tiles.
+    let edge = if S::PLAIN || vector {
+        tile_edge::<T>(TILE_BYTES)
+    } else {
+        tile_edge::<T>(UPDATE_TILE_BYTES)
+    };
     let tile = |r0: usize, c0: usize| {
         let (r1, c1) = ((r0 + edge).min(rows), (c0 + edge).min(cols));
+        let (r4, c4) = if vector {
+            (r0 + (r1 - r0) / 4 * 4, c0 + (c1 - c0) / 4 * 4)
+        } else {
+            (r0, c0)
+        };
+        #[cfg(target_arch = "x86_64")]
+        if vector {
+            for r in (r0..r4).step_by(4) {
+                for c in (c0..c4).step_by(4) {
+                    // SAFETY: the 4 × 4 elements lie inside the block (the
+                    // caller's contract); `avx()` checked the instructions.
+                    unsafe {
+                        transpose4_f64(
+                            src.add(r + c * from.1).cast(),
+                            from.1,
+                            dst.add(r * to.0 + c).cast(),
+                            (to.0, stream && S::PLAIN, update),
+                        );
+                    }
+                }
+            }
+        }
+        // What the vectors left: the rows below r4 past c4, the rows from r4.
         for r in r0..r1 {
+            let first = if r < r4 { c4 } else { c0 };
             // SAFETY: (r, c) lies inside the block, whose elements lie
             // inside both allocations (the caller's contract).
             unsafe {
                 let (s, d) = (src.add(r * from.0), dst.add(r * to.0));
-                if to.1 == 1 && from.1 == 1 {
-                    ptr::copy_nonoverlapping(s.add(c0), d.add(c0), c1 - c0);
-                } else {
-                    for c in c0..c1 {
-                        *d.add(c * to.1) = *s.add(c * from.1);
-                    }
+                for c in first..c1 {
+                    store.put(d.add(c * to.1), *s.add(c * from.1));
                 }
             }
         }
@@ -666,11 +707,104 @@ unsafe fn copy_block<T: Copy>(
     }
 }
 
+/// Whether this machine has AVX (checked once).
+fn avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX.get_or_init(|| std::arch::is_x86_feature_detected!("avx"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Transposes a 4 × 4 block of 8-byte elements: element `(r, c)` is read
+/// at `src[r + c·src_stride]` and written at `dst[r·dst_stride + c]`, with
+/// non-temporal stores where `stream` is set and the rows written are
+/// aligned (the next blocks of a row complete its cache lines) — or, for
+/// `f64` elements with `update` `Some((α, β))`, stores α·v, or β·old + α·v
+/// where β is given.
+///
+/// # Safety
+/// The 16 elements read and the 16 written lie inside their allocations,
+/// no other thread accesses those written, and the machine has AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn transpose4_f64(
+    src: *const f64,
+    src_stride: usize,
+    dst: *mut f64,
+    (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
+) {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd,
+        _mm256_storeu_pd, _mm256_stream_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
+    };
+    // SAFETY: the caller's contract: the four columns read and the four
+    // rows written each hold four elements inside their allocations.
+    unsafe {
+        // Column c of the block: rows 0..4 of it, contiguous in the source.
+        let a0 = _mm256_loadu_pd(src);
+        let a1 = _mm256_loadu_pd(src.add(src_stride));
+        let a2 = _mm256_loadu_pd(src.add(2 * src_stride));
+        let a3 = _mm256_loadu_pd(src.add(3 * src_stride));
+        // Pairs of rows: (r0c0 r0c1 r2c0 r2c1), (r1c0 r1c1 r3c0 r3c1), …
+        let t0 = _mm256_unpacklo_pd(a0, a1);
+        let t1 = _mm256_unpackhi_pd(a0, a1);
+        let t2 = _mm256_unpacklo_pd(a2, a3);
+        let t3 = _mm256_unpackhi_pd(a2, a3);
+        if let Some((alpha, beta)) = update {
+            let a = _mm256_set1_pd(alpha);
+            let rows = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for (k, row) in rows.into_iter().enumerate() {
+                let d = dst.add(k * dst_stride);
+                let v = _mm256_mul_pd(a, row);
+                let v = match beta {
+                    Some(b) => {
+                        _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(b), _mm256_loadu_pd(d)), v)
+                    }
+                    None => v,
+                };
+                _mm256_storeu_pd(d, v);
+            }
+            return;
+        }
+        if stream && (dst as usize) % 32 == 0 && dst_stride % 4 == 0 {
+            _mm256_stream_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
+            _mm256_stream_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
+            _mm256_stream_pd(
+                dst.add(2 * dst_stride),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+            );
+            _mm256_stream_pd(
+                dst.add(3 * dst_stride),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            );
+            return;
+        }
+        _mm256_storeu_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
+        _mm256_storeu_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
+        _mm256_storeu_pd(
+            dst.add(2 * dst_stride),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+        );
+        _mm256_storeu_pd(
+            dst.add(3 * dst_stride),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        );
+    }
+}
+
 /// Edge of the square tiles of [`copy_block`], in elements: a row of
-/// [`TILE_BYTES`], so that a tile's lines on both sides stay in the
-/// first-level cache while it is copied and are used whole.
-fn tile_edge<T>() -> usize {
-    (TILE_BYTES / std::mem::size_of::<T>().max(1)).clamp(4, 256)
+/// `bytes` ([`TILE_BYTES`], [`UPDATE_TILE_BYTES`]), so that a tile's lines
+/// on both sides stay in the cache while it is copied and are used whole.
+fn tile_edge<T>(bytes: usize) -> usize {
+    (bytes / std::mem::size_of::<T>().max(1)).clamp(4, 256)
 }
 
 /// `count` single elements read `F` apart and written `D` apart, one side
@@ -992,6 +1126,66 @@ mod tests {
         each(|i| i as u32);
         each(|i| i as u64);
         each(|i| [i as u64, !(i as u64)]);
+    }
+
+    #[test]
+    fn updating_tiles_match_the_naive_update() {
+        use crate::update::{Accumulate, Scale};
+        // Transposes of every size around the vector blocks and the tile
+        // edges, f64 (vector updates) and f32 (element by element).
+        fn each<T: crate::Scalar + Default>(v: impl Fn(usize) -> T, a: T, b: T) {
+            for (rows, len) in [(1, 1), (4, 4), (5, 7), (70, 9), (3, 130), (64, 64)] {
+                let src_row = len + 1;
+                let src: Vec<T> = (0..rows * src_row).map(&v).collect();
+                let to_stride = rows + 3;
+                let n = len * to_stride + 1;
+                let t = TileCopy {
+                    line: LineCopy {
+                        from: 0,
+                        from_step: 0,
+                        from_stride: 1,
+                        to: 1,
+                        to_step: 0,
+                        to_stride,
+                        len,
+                        count: 1,
+                    },
+                    rows,
+                    from_row: src_row,
+                    to_row: 1,
+                };
+                let old: Vec<T> = (0..n).map(|i| v(i + 7)).collect();
+                let mut scaled = vec![T::default(); n];
+                let mut accumulated = old.clone();
+                let m = CopyOp::Tile(t);
+                Out::new(&mut scaled).apply_with(
+                    &src,
+                    &m,
+                    (false, false),
+                    Scale {
+                        alpha: a,
+                        conjugate: false,
+                    },
+                );
+                let acc = Accumulate {
+                    alpha: a,
+                    beta: b,
+                    conjugate: false,
+                };
+                Out::new(&mut accumulated).apply_with(&src, &m, (false, false), acc);
+                for r in 0..rows {
+                    for j in 0..len {
+                        let (d, x) = (1 + r + j * to_stride, src[r * src_row + j]);
+                        assert_eq!(scaled[d], a * x, "{rows} x {len}: ({r}, {j})");
+                        assert_eq!(accumulated[d], b * old[d] + a * x, "{rows} x {len}");
+                    }
+                }
+                // Elements outside the tile stay as they were.
+                assert_eq!(accumulated[0], old[0]);
+            }
+        }
+        each(|i| i as f64 * 0.5, 2.0, -3.0);
+        each(|i| i as f32 * 0.25, 3.0, 0.5);
     }
 
     #[test]

@@ -1044,9 +1044,49 @@ fn permuted_pairs(world: &SimpleCommunicator) -> TestResult {
 /// the formula says, and refused on every rank where the redistribution was
 /// not built for updates.
 fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
-    let n = world.size() as usize;
-    let mut rng = Lcg(53);
     let c = |re: f64, im: f64| Complex::new(re, im);
+    let complex = [
+        (c(2.0, 0.0), c(3.0, 0.0), false),
+        (c(0.5, 1.0), c(0.0, 0.0), true),
+        (c(1.0, 0.0), c(-1.0, 0.5), true),
+    ];
+    updated_cases(
+        world,
+        53,
+        &complex,
+        |g| c(code(g), -2.0 * code(g)),
+        |j| c(j.iter().sum::<usize>() as f64, 1.0),
+    )?;
+    // f64: the vector path of transposing copies.
+    let real = [(2.0, 3.0, false), (-0.5, 0.0, false), (1.0, 1.0, false)];
+    updated_cases(world, 59, &real, code, |j| j.iter().sum::<usize>() as f64)?;
+    // Not built for updates: refused everywhere, nothing left waiting.
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let l = Layout::parse(&[9], &format!("block@{n}")).unwrap();
+    let t = Layout::parse(&[9], &format!("cyclic@{n}")).unwrap();
+    let mut r = Redistribution::<f64>::new(&grid, &l, &grid, &t, Options::default())
+        .map_err(|e| e.to_string())?;
+    let a = DistArray::from_fn(&grid, l, code).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, t).map_err(|e| e.to_string())?;
+    ensure!(r
+        .execute_update_into(&a, &mut b, redist::Update::new(2.0, 1.0))
+        .is_err());
+    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+    check(&b, code)
+}
+
+/// Random cases of [`updated_pairs`] with elements of type `T`: the source
+/// holds `value` of each global index, the target `old` (NaN where β = 0),
+/// each of `updates` (α, β, conjugate) applied once.
+fn updated_cases<T: redist::Scalar + Element>(
+    world: &SimpleCommunicator,
+    seed: u64,
+    updates: &[(T, T, bool)],
+    value: impl Fn(&[usize]) -> T + Send + Sync + Copy,
+    old: impl Fn(&[usize]) -> T + Send + Sync + Copy,
+) -> TestResult {
+    let mut rng = Lcg(seed);
     for case in 0..12 {
         let ndim = case % 3 + 1;
         let max = [40, 13, 7][ndim - 1];
@@ -1068,7 +1108,7 @@ fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
             ..Options::default()
         };
         let mut r = if transpose {
-            Redistribution::<Complex<f64>>::with_permutation(
+            Redistribution::<T>::with_permutation(
                 &grid_a,
                 &from,
                 &grid_b,
@@ -1078,10 +1118,9 @@ fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
                 options,
             )
         } else {
-            Redistribution::<Complex<f64>>::new(&grid_a, &from, &grid_b, &to, options)
+            Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)
         }
         .map_err(|e| e.to_string())?;
-        let value = |g: &[usize]| c(code(g), -2.0 * code(g));
         // Where target index j comes from in the source.
         let source_of = |j: &[usize]| -> Vec<usize> {
             if transpose {
@@ -1094,16 +1133,11 @@ fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
         if rng.below(2) == 0 {
             a = a.into_shared();
         }
-        let old = |j: &[usize]| c(j.iter().sum::<usize>() as f64, 1.0);
-        for (alpha, beta, conjugate) in [
-            (c(2.0, 0.0), c(3.0, 0.0), false),
-            (c(0.5, 1.0), c(0.0, 0.0), true),
-            (c(1.0, 0.0), c(-1.0, 0.5), true),
-        ] {
-            let nan = beta == c(0.0, 0.0);
+        for &(alpha, beta, conjugate) in updates {
+            let nan = beta == T::zero();
             let mut b = DistArray::from_fn(&grid_b, r.target_layout().clone(), |j| {
                 if nan {
-                    c(f64::NAN, f64::NAN)
+                    nan_of(old(j))
                 } else {
                     old(j)
                 }
@@ -1117,25 +1151,18 @@ fn updated_pairs(world: &SimpleCommunicator) -> TestResult {
             r.execute_update_into(&a, &mut b, update)
                 .map_err(|e| format!("{from} -> {to} ({options:?}): {e}"))?;
             check(&b, |j| {
-                let v = value(&source_of(j));
-                update.apply(if nan { c(0.0, 0.0) } else { old(j) }, v)
+                update.apply(if nan { T::zero() } else { old(j) }, value(&source_of(j)))
             })
             .map_err(|e| format!("{from} -> {to} {update:?} ({}): {e}", r.strategy()))?;
         }
     }
-    // Not built for updates: refused everywhere, nothing left waiting.
-    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
-    let l = Layout::parse(&[9], &format!("block@{n}")).unwrap();
-    let t = Layout::parse(&[9], &format!("cyclic@{n}")).unwrap();
-    let mut r = Redistribution::<f64>::new(&grid, &l, &grid, &t, Options::default())
-        .map_err(|e| e.to_string())?;
-    let a = DistArray::from_fn(&grid, l, code).map_err(|e| e.to_string())?;
-    let mut b = DistArray::zeros(&grid, t).map_err(|e| e.to_string())?;
-    ensure!(r
-        .execute_update_into(&a, &mut b, redist::Update::new(2.0, 1.0))
-        .is_err());
-    r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
-    check(&b, code)
+    Ok(())
+}
+
+/// A NaN of `x`'s type (`f64` or `Complex<f64>`): what a target holds that
+/// an update with β = 0 must never read.
+fn nan_of<T: redist::Scalar>(_x: T) -> T {
+    bytemuck::cast_slice::<f64, T>(&[f64::NAN, f64::NAN])[0]
 }
 
 pub const TESTS: &[MpiTest] = &[

@@ -198,11 +198,15 @@ impl MessageProgram {
         let outer = u1.saturating_sub(u0);
         let units = units(outer * self.outer_stride(), outer, self.shape.unit_elements);
         // Only target storage streams: a packed buffer is read again at once.
-        let stream = match sides {
+        // Lines straight from source storage stream only where their source
+        // runs are long; tiles wherever the target is large (they write
+        // whole lines of it).
+        let lines = match sides {
             Sides::Pack => false,
             Sides::Unpack => self.shape.stream_unpack,
             Sides::Direct => self.shape.stream_direct,
         };
+        let stream = (lines, sides != Sides::Pack && self.shape.stream_unpack);
         let walk = Walk {
             sides,
             tables: true,
@@ -214,7 +218,7 @@ impl MessageProgram {
                 out.apply_with(from, &m, stream, store);
                 true
             });
-            Out::<T>::fence(stream);
+            Out::<T>::fence(stream.0 || stream.1);
         };
         if units > 1 {
             (0..units).into_par_iter().for_each(unit);
