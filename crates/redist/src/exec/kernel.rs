@@ -195,7 +195,7 @@ impl<T: Copy> Out<T> {
     /// non-temporal stores when `stream.0` is set, tiles when `stream.1`
     /// is (then [`fence`](Self::fence) before the target is read by
     /// anybody else).
-    #[inline]
+    #[inline(always)]
     pub fn apply(&self, src: &[T], m: &CopyOp<'_>, stream: (bool, bool)) {
         match m {
             CopyOp::Line(l) => self.copy_with(src, l, stream.0),
@@ -210,7 +210,7 @@ impl<T: Copy> Out<T> {
     /// # Panics
     /// If the copy reaches outside either side: a bug, as for
     /// [`copy_with`](Self::copy_with).
-    #[inline]
+    #[inline(always)]
     pub fn apply_with<S: Store<T>>(
         &self,
         src: &[T],
