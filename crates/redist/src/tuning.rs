@@ -81,6 +81,13 @@ pub const CACHE_FALLBACK_BYTES: usize = 32 << 20;
 /// node's traffic, cost more than the latency saved.
 pub const COMBINED_MAX_MESSAGE_BYTES: usize = 64 << 10;
 
+/// Bytes of a rank's send (or receive) buffer per exchange of a batch
+/// ([`Redistribution::execute_batch_into`](crate::Redistribution::execute_batch_into)):
+/// a batch whose arrays need more goes in groups of arrays, one exchange
+/// each. Smaller groups keep the copies in cache; larger ones pay fewer
+/// latencies.
+pub const BATCH_GROUP_BYTES: usize = 256 << 10;
+
 /// Largest MPI message, in bytes, a leader sends another in
 /// [`Strategy::Combined`](crate::Strategy::Combined); longer ones travel in
 /// pieces of this size. A message short enough for the MPI library to send

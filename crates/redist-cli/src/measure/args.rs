@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// shape is the source's permuted (`--to`'s spec describes it).
     #[arg(long, value_name = "P0,P1,..", conflicts_with_all = ["transpose", "to_shape"])]
     pub permute: Option<Origin>,
+    /// Move K arrays of the same layouts in one exchange (`execute_batch_into`),
+    /// and time K separate executions next to it (`separate_ms_median`).
+    #[arg(long, value_name = "K", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub batch: Option<usize>,
     /// The 2-D transpose: `--permute 1,0`.
     #[arg(long, conflicts_with = "to_shape")]
     pub transpose: bool,

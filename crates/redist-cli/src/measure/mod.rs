@@ -21,6 +21,7 @@
 //!   readable summary.
 
 mod args;
+mod batch;
 mod report;
 mod setup;
 mod timing;
@@ -154,26 +155,46 @@ fn run_typed<T: IndexValue>(
         .contains(&Baseline::Alltoallv)
         .then(|| redist::BareAlltoallv::new(&r));
     setup::check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
-    let src = values::source::<T>(&grid_a, &from)?;
+    let src = values::source::<T>(&grid_a, &from, 0)?;
     let updates = writes.updates();
     let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), updates)?;
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
     let execute =
         |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
-    let timed = (&mut r, &execute as timing::Execute<'_, T>);
-    let exec = timing::time_executions(comm, timed, &src, &mut dst, args.reps, &progress)?;
-    let verified = if args.verify {
+    let p = args.permutation();
+    let (exec, separate, verified) = if let Some(k) = args.batch {
+        let run = (k, args.reps, args.verify);
+        let b = batch::run(
+            comm,
+            &mut r,
+            (&grid_a, &from),
+            &grid_b,
+            run,
+            p.as_deref(),
+            &progress,
+        )?;
+        (b.exec, Some(b.separate), b.verified)
+    } else {
+        let timed = (&mut r, &execute as timing::Execute<'_, T>);
+        let exec = timing::time_executions(comm, timed, &src, &mut dst, args.reps, &progress)?;
+        (exec, None, None)
+    };
+    let verified = if args.batch.is_some() {
+        verified
+    } else if args.verify {
         if updates {
             // Updated reps + 1 times: once more from the target's first values.
             dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), true)?;
             writes.execute(&mut r, &src, &mut dst)?;
         }
-        let p = args.permutation();
         let at = (from.shape(), window.as_ref(), p.as_deref());
-        Some(values::all_as_expected(comm, &dst, at, &|v| {
-            writes.stored(v)
-        }))
+        Some(values::all_as_expected(
+            comm,
+            &dst,
+            at,
+            (&|v| writes.stored(v), 0),
+        ))
     } else {
         None
     };
@@ -186,6 +207,7 @@ fn run_typed<T: IndexValue>(
         .transpose()?;
     let measured = Measured {
         exec,
+        separate,
         memcpy,
         verified,
         alltoallv,

@@ -15,8 +15,11 @@ use std::io::Write;
 
 /// What the ranks measured and agreed on.
 pub(super) struct Measured {
-    /// Seconds per execution, the slowest rank's.
+    /// Seconds per execution (per batch with `--batch`), the slowest rank's.
     pub exec: Vec<f64>,
+    /// With `--batch K`: seconds per K separate executions of the same
+    /// arrays.
+    pub separate: Option<Vec<f64>>,
     /// Seconds per copy of the local source data (empty when skipped).
     pub memcpy: Vec<f64>,
     /// Whether every element matched (`None` without `--verify`).
@@ -123,6 +126,12 @@ impl<T: Element> Report<'_, T> {
             "strategy": r.strategy().to_string(),
             "remap": args.remap.to_string(),
             "permute": args.permutation(),
+            "alpha": args.updates().then(|| args.alpha.unwrap_or(1.0)),
+            "beta": args.updates().then(|| args.beta.unwrap_or(0.0)),
+            "conjugate": args.conjugate,
+            "batch": args.batch,
+            "separate_ms_median": measured.separate.as_ref().map(|s| ms(s)),
+            "batch_over_separate": measured.separate.as_ref().map(|s| median(exec) / median(s)),
             "reps": args.reps,
             "elements": elements,
             "bytes_total": elements * elem,

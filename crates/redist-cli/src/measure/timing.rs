@@ -35,15 +35,29 @@ pub(super) fn time_executions<T: Element>(
     progress: &Progress,
 ) -> Result<Vec<f64>, CliError> {
     execute(r, src, dst)?; // warm-up: buffers, connections
-    let mut exec = Vec::with_capacity(reps);
+    max_over_each(comm, reps, progress, "redistribution", || {
+        Ok(execute(r, src, dst)?)
+    })
+}
+
+/// Times `reps` runs of `what` (`f`), each after a barrier, as the slowest
+/// rank's seconds; `name` for the progress line. Collective over `comm`.
+pub(super) fn max_over_each(
+    comm: &SimpleCommunicator,
+    reps: usize,
+    progress: &Progress,
+    name: &str,
+    mut f: impl FnMut() -> Result<(), CliError>,
+) -> Result<Vec<f64>, CliError> {
+    let mut times = Vec::with_capacity(reps);
     for rep in 0..reps {
         procgrid::waits::barrier(comm);
         let t = mpi::time();
-        execute(r, src, dst)?;
-        exec.push(max_over(comm, mpi::time() - t));
-        progress.tick("redistribution", rep + 1);
+        f()?;
+        times.push(max_over(comm, mpi::time() - t));
+        progress.tick(name, rep + 1);
     }
-    Ok(exec)
+    Ok(times)
 }
 
 /// Times `reps` copies (at least one) of the local source data into a

@@ -96,10 +96,12 @@ fn linear(shape: &[usize], g: &[usize]) -> usize {
 pub(super) fn source<T: IndexValue>(
     grid: &ProcGrid,
     layout: &Layout,
+    batch: usize,
 ) -> Result<DistArray<T>, CliError> {
     let shape = layout.shape();
+    let offset = batch * layout.len();
     Ok(DistArray::from_fn(grid, layout.clone(), |g| {
-        T::index_value(linear(shape, g))
+        T::index_value(linear(shape, g) + offset)
     })?)
 }
 
@@ -123,13 +125,16 @@ pub(super) fn target<T: IndexValue>(
 /// shape `shape` made by [`source`], its axes permuted as `permutation`
 /// says (source dimension `d` onto target dimension `permutation[d]`),
 /// each moved source value `v` stored as `stored(v)` (itself, or an
-/// update of [`target`]'s value). Collective over `comm`.
+/// update of [`target`]'s value); the source is array `batch` of a batch
+/// ([`source`]). Collective over `comm`.
 pub(super) fn all_as_expected<T: IndexValue>(
     comm: &SimpleCommunicator,
     dst: &DistArray<T>,
     (shape, window, permutation): (&[usize], Option<&Window>, Option<&[usize]>),
-    stored: &(dyn Fn(T) -> T + Sync),
+    (stored, batch): (&(dyn Fn(T) -> T + Sync), usize),
 ) -> bool {
+    let offset = batch * shape.iter().product::<usize>();
+    let linear = |shape: &[usize], g: &[usize]| linear(shape, g) + offset;
     // Global indices computed block by block: no table per local index.
     let expected = |g: &[usize]| match (window, permutation) {
         (_, Some(p)) => {

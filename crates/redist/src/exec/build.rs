@@ -220,6 +220,7 @@ impl<T: Element> Redistribution<T> {
             strategy,
             messages,
             exchange,
+            batch: Default::default(),
         })
     }
 }

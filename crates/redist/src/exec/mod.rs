@@ -31,6 +31,7 @@ mod agree;
 mod alltoallv;
 mod asynchronous;
 pub mod baseline;
+mod batch;
 mod build;
 mod calibrate;
 mod combined;
@@ -105,6 +106,8 @@ pub struct Redistribution<T: Element> {
     strategy: Strategy,
     messages: RankMessages,
     exchange: Exchange<T>,
+    /// Buffers of batches ([`execute_batch_into`](Self::execute_batch_into)).
+    batch: batch::BatchBuffers<T>,
 }
 
 /// The strategy in use, with its buffers and state (one per
@@ -414,6 +417,7 @@ impl<T: Element> Redistribution<T> {
                 Exchange::Async(x) => x.heap_bytes(),
                 Exchange::Combined(x) => x.heap_bytes(),
             }
+            + self.batch.heap_bytes()
     }
 
     /// Elements this rank sends to other ranks per execution.

@@ -1165,6 +1165,68 @@ fn nan_of<T: redist::Scalar>(_x: T) -> T {
     bytemuck::cast_slice::<f64, T>(&[f64::NAN, f64::NAN])[0]
 }
 
+/// Batches of K arrays through one exchange, over random layout pairs and
+/// every strategy: each target as the array it came from, and ranks passing
+/// different batch sizes refused everywhere.
+fn batches(world: &SimpleCommunicator) -> TestResult {
+    let mut rng = Lcg(61);
+    for case in 0..8 {
+        let ndim = case % 3 + 1;
+        let max = [40, 13, 7][ndim - 1];
+        let (grid_a, from, grid_b, to) = random_case(&mut rng, world, ndim, max)?;
+        let options = Options {
+            strategy: STRATEGIES[rng.below(STRATEGIES.len())],
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+            .map_err(|e| e.to_string())?;
+        let k = [1, 3, 5][case % 3];
+        let value = |j: usize| move |g: &[usize]| code(g) + 0.25 * j as f64;
+        let srcs: Vec<DistArray<f64>> = (0..k)
+            .map(|j| DistArray::from_fn(&grid_a, from.clone(), value(j)))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        let mut dsts: Vec<DistArray<f64>> = (0..k)
+            .map(|_| DistArray::zeros(&grid_b, r.target_layout().clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        for _ in 0..2 {
+            let s: Vec<&DistArray<f64>> = srcs.iter().collect();
+            let mut d: Vec<&mut DistArray<f64>> = dsts.iter_mut().collect();
+            r.execute_batch_into(&s, &mut d)
+                .map_err(|e| format!("{from} -> {to} ({options:?}), {k} arrays: {e}"))?;
+        }
+        for (j, d) in dsts.iter().enumerate() {
+            check(d, value(j)).map_err(|e| format!("{from} -> {to}, array {j}: {e}"))?;
+        }
+    }
+    // Another batch size on one rank: refused everywhere, nobody waits.
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let l = Layout::parse(&[9], &format!("block@{n}")).unwrap();
+    let t = Layout::parse(&[9], &format!("cyclic@{n}")).unwrap();
+    let mut r = Redistribution::<f64>::new(&grid, &l, &grid, &t, Options::default())
+        .map_err(|e| e.to_string())?;
+    let a = DistArray::from_fn(&grid, l, code).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, t.clone()).map_err(|e| e.to_string())?;
+    let mut c = DistArray::zeros(&grid, t).map_err(|e| e.to_string())?;
+    let two = world.rank() == 0 && n > 1;
+    let result = if two {
+        r.execute_batch_into(&[&a, &a], &mut [&mut b, &mut c])
+    } else {
+        r.execute_batch_into(&[&a], &mut [&mut b])
+    };
+    ensure!(
+        n == 1 || result.is_err(),
+        "batches of different sizes went unnoticed"
+    );
+    ensure!(r.execute_batch_into(&[&a], &mut [&mut b, &mut c]).is_err());
+    r.execute_batch_into(&[&a, &a], &mut [&mut b, &mut c])
+        .map_err(|e| e.to_string())?;
+    check(&b, code)?;
+    check(&c, code)
+}
+
 pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_pairs", random_pairs),
     MpiTest::new("strategies_agree", strategies_agree),
@@ -1183,4 +1245,5 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("datatype_verdict_agrees", datatype_verdict_agrees),
     MpiTest::new("permuted_pairs", permuted_pairs),
     MpiTest::new("updated_pairs", updated_pairs),
+    MpiTest::new("batches", batches),
 ];
