@@ -31,6 +31,7 @@ mod collective;
 mod error;
 mod measure;
 mod memory;
+mod pblas;
 mod pdgemr2d;
 mod plan_report;
 mod rank_report;
@@ -63,7 +64,7 @@ enum Command {
     /// Build a redistribution plan without moving data and report it (no MPI needed).
     Plan(plan_report::PlanArgs),
     /// Execute, time and verify a redistribution (under `mpirun -n P`).
-    Run(measure::RunArgs),
+    Run(Box<measure::RunArgs>),
     /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).
     Chart(chart::ChartArgs),
 }

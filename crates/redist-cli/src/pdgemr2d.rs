@@ -48,7 +48,7 @@ pub fn check_available<T: Element>(from: &Layout) -> Result<(), CliError> {
 /// `src` and `reference` as the `f64` arrays [`check_available`] made sure
 /// they are.
 #[cfg(feature = "scalapack")]
-fn as_f64<T: Element>(a: &DistArray<T>) -> Result<&DistArray<f64>, CliError> {
+pub(crate) fn as_f64<T: Element>(a: &DistArray<T>) -> Result<&DistArray<f64>, CliError> {
     (a as &dyn std::any::Any)
         .downcast_ref::<DistArray<f64>>()
         .ok_or(CliError::Unsupported {
@@ -73,7 +73,6 @@ pub fn time<T: Element>(
     tick: &dyn Fn(usize),
 ) -> Result<Timing, CliError> {
     use crate::collective::{max_over, sum_over};
-    use mpi::collective::CommunicatorCollectives;
     use redist::scalapack::{self, BlacsContext};
     let (src, reference) = (as_f64(src)?, as_f64(reference)?);
     let comm = grid_a.communicator();

@@ -536,3 +536,125 @@ fn pdgemr2d_is_timed_next_to_the_redistribution() {
     );
     assert_refused_once(&refused, &["pdgemr2d", "2-D"]);
 }
+
+#[test]
+fn transposes_updates_and_batches_verify() {
+    for n in RANKS {
+        let from = format!("cyclic(3),block@{n}x1");
+        let to = format!("block,cyclic(2)@1x{n}");
+        for extra in [
+            &["--transpose"][..],
+            &["--permute", "1,0", "--alpha", "2", "--beta", "-1"][..],
+            &["--alpha", "0.5", "--conjugate", "--type", "c64"][..],
+            &["--batch", "3", "--transpose"][..],
+        ] {
+            let mut args = vec![
+                "run", "--shape", "23x17", "--from", &from, "--to", &to, "--reps", "2", "--verify",
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let launch = mpirun(n, &args);
+            assert_eq!(launch.code, Some(0), "{launch}");
+            let v = launch.json();
+            assert_eq!(v["verified"], true, "{launch}");
+            if extra.contains(&"--transpose") || extra.contains(&"1,0") {
+                assert_eq!(v["to_shape"], serde_json::json!([17, 23]), "{launch}");
+                assert_eq!(v["permute"], serde_json::json!([1, 0]), "{launch}");
+            }
+            if extra.contains(&"--batch") {
+                assert_eq!(v["batch"], 3, "{launch}");
+                assert!(v["separate_ms_median"].is_number(), "{launch}");
+            }
+        }
+    }
+}
+
+#[test]
+fn transform_arguments_are_checked_once() {
+    let base = [
+        "run",
+        "--shape",
+        "20x10",
+        "--from",
+        "block,*@2x1",
+        "--to",
+        "*,block@1x2",
+    ];
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["--permute", "0,0"], &["--permute", "permutation"]),
+        (
+            &["--alpha", "2", "--type", "i32"],
+            &["--alpha", "f32, f64 or c64"],
+        ),
+        (&["--transpose", "--window", "3x3"], &["window"]),
+    ];
+    for (extra, needles) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        assert_refused_once(&mpirun(2, &args), needles);
+    }
+}
+
+#[cfg(feature = "scalapack")]
+#[test]
+fn pdtran_and_pdgeadd_are_timed_next_to_the_transposition() {
+    // Grids of other shapes (pdgemr2d between them) and of one (PBLAS alone).
+    for (from, to, route) in [
+        (
+            "cyclic(8),cyclic(4)@1x2",
+            "cyclic(4),cyclic(8)@2x1",
+            "pdgemr2d+pblas+pdgemr2d",
+        ),
+        (
+            "cyclic(8),cyclic(4)@1x2",
+            "cyclic(3),cyclic(5)@1x2",
+            "pdtran",
+        ),
+    ] {
+        let launch = mpirun(
+            2,
+            &[
+                "run",
+                "--shape",
+                "40x30",
+                "--from",
+                from,
+                "--to",
+                to,
+                "--transpose",
+                "--alpha",
+                "2",
+                "--beta",
+                "3",
+                "--baseline",
+                "pdtran,pdgeadd",
+                "--reps",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let v = launch.json();
+        assert_eq!(v["verified"], true, "{launch}");
+        assert_eq!(v["pdtran_agrees"], true, "{launch}");
+        assert_eq!(v["pdgeadd_agrees"], true, "{launch}");
+        assert_eq!(v["pdtran_route"], route, "{launch}");
+        assert!(v["pdtran_ms_median"].is_number(), "{launch}");
+    }
+    let refused = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "40x30",
+            "--from",
+            "block,*@2x1",
+            "--to",
+            "block,*@2x1",
+            "--baseline",
+            "pdtran",
+        ],
+    );
+    assert_refused_once(&refused, &["pdtran", "--transpose"]);
+}

@@ -1,7 +1,9 @@
 //! Living next to ScaLAPACK (feature `scalapack`, linking Debian's
 //! `libscalapack-mpich`): BLACS contexts on ndcyclic's grids, array
-//! descriptors of 2-D layouts and layouts of descriptors, and `p?gemr2d`
-//! (ScaLAPACK's own redistribution) on ndcyclic arrays, to compare with.
+//! descriptors of 2-D layouts and layouts of descriptors, `p?gemr2d`
+//! (ScaLAPACK's own redistribution) and PBLAS's `pdtran` and `pdgeadd` on
+//! ndcyclic arrays, to compare with — and ndcyclic's own redistribution
+//! with `pdtran`'s and `pdgeadd`'s semantics ([`transposition`]).
 //!
 //! A 2-D layout is a ScaLAPACK matrix when both dimensions are
 //! block-cyclic over a `P × Q` grid and the local part is column-major:
@@ -62,6 +64,35 @@ unsafe extern "C" {
         mycol: *mut c_int,
     );
     fn Cblacs_gridexit(context: c_int);
+    fn pdtran_(
+        m: *const c_int,
+        n: *const c_int,
+        alpha: *const c_double,
+        a: *const c_double,
+        ia: *const c_int,
+        ja: *const c_int,
+        desca: *const c_int,
+        beta: *const c_double,
+        c: *mut c_double,
+        ic: *const c_int,
+        jc: *const c_int,
+        descc: *const c_int,
+    );
+    fn pdgeadd_(
+        trans: *const c_char,
+        m: *const c_int,
+        n: *const c_int,
+        alpha: *const c_double,
+        a: *const c_double,
+        ia: *const c_int,
+        ja: *const c_int,
+        desca: *const c_int,
+        beta: *const c_double,
+        c: *mut c_double,
+        ic: *const c_int,
+        jc: *const c_int,
+        descc: *const c_int,
+    );
     fn Cpdgemr2d(
         m: c_int,
         n: c_int,
@@ -388,4 +419,158 @@ pub fn pdgemr2d(
         );
     }
     Ok(())
+}
+
+/// PBLAS's `pdtran` and `pdgeadd`: `sub(C) := β·sub(C) + α·op(sub(A))`,
+/// `sub(C)` the `M × N` window of `c` at `(IC, JC)`, `sub(A)` the window of
+/// `a` at `(IA, JA)`, `N × M` when `transpose` (`pdtran`, or `pdgeadd` with
+/// `TRANS = 'T'`), `M × N` otherwise (`pdgeadd` with `'N'`). `window` gives
+/// the origins (0-based) and `sub(A)`'s shape; `pdtran` when `tran` is
+/// set, else `pdgeadd`. Both arrays must be in the same BLACS context
+/// (PBLAS's rule). Collective over the context's ranks.
+///
+/// # Errors
+///
+/// [`RedistError::InvalidArgument`] when the window is not 2-D, a number
+/// exceeds a C `int`, or `tran` is asked without `transpose`. PBLAS checks
+/// the rest itself (and stops the job on an inconsistent descriptor).
+#[allow(clippy::too_many_arguments)]
+pub fn pblas_add(
+    (tran, transpose): (bool, bool),
+    window: &Window,
+    alpha: f64,
+    (a, desc_a): (&DistArray<f64>, &Descriptor),
+    beta: f64,
+    (c, desc_c): (&mut DistArray<f64>, &Descriptor),
+) -> Result<(), RedistError> {
+    if window.ndim() != 2 || (tran && !transpose) {
+        return Err(RedistError::InvalidArgument {
+            what: "window",
+            value: window.to_string(),
+            expected: "a 2-D window (pdtran transposes)".into(),
+        });
+    }
+    let (ia, ic, shape) = (
+        window.source_origin(),
+        window.target_origin(),
+        window.shape(),
+    );
+    // sub(C) is M × N: sub(A)'s shape, transposed or not.
+    let (m, n) = if transpose {
+        (
+            int("window columns", shape[1])?,
+            int("window rows", shape[0])?,
+        )
+    } else {
+        (
+            int("window rows", shape[0])?,
+            int("window columns", shape[1])?,
+        )
+    };
+    let one_based = |what, i: usize| int(what, i.saturating_add(1));
+    let (ia0, ja0) = (one_based("ia", ia[0])?, one_based("ja", ia[1])?);
+    let (ic0, jc0) = (one_based("ic", ic[0])?, one_based("jc", ic[1])?);
+    let mut none = [0.0f64; 1];
+    let src = a.local_slice();
+    let src_ptr = if src.is_empty() {
+        none.as_ptr()
+    } else {
+        src.as_ptr()
+    };
+    let dst = c.local_slice_mut();
+    let dst_ptr = if dst.is_empty() {
+        none.as_mut_ptr()
+    } else {
+        dst.as_mut_ptr()
+    };
+    let trans: &std::ffi::CStr = if transpose { c"T" } else { c"N" };
+    // SAFETY: the local slices are the column-major local parts the two
+    // descriptors describe, alive and not aliased for the call; every
+    // scalar is passed by a pointer to a live value; the descriptors are 9
+    // integers each; `trans` is one character, as PBLAS reads it.
+    unsafe {
+        if tran {
+            pdtran_(
+                &m,
+                &n,
+                &alpha,
+                src_ptr,
+                &ia0,
+                &ja0,
+                desc_a.as_ptr(),
+                &beta,
+                dst_ptr,
+                &ic0,
+                &jc0,
+                desc_c.as_ptr(),
+            );
+        } else {
+            pdgeadd_(
+                trans.as_ptr(),
+                &m,
+                &n,
+                &alpha,
+                src_ptr,
+                &ia0,
+                &ja0,
+                desc_a.as_ptr(),
+                &beta,
+                dst_ptr,
+                &ic0,
+                &jc0,
+                desc_c.as_ptr(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// ndcyclic's redistribution with `pdtran`'s semantics (and `pdgeadd`'s
+/// with `TRANS = 'T'`), on any two 2-D layouts and grids (over one
+/// communicator): `sub(C) := β·sub(C) + α·sub(A)ᵀ` with `sub(C)` the
+/// `m × n` window of arrays laid out as `c` at `c_origin` (0-based) and
+/// `sub(A)` the `n × m` window of arrays laid out as `a` at `a_origin`.
+/// Built once ([`Options::updates`](crate::Options::updates) set), it is
+/// executed with [`Redistribution::execute_update_into`](crate::Redistribution::execute_update_into)
+/// and an [`Update`](crate::Update) holding α and β (its `conjugate` makes
+/// it `p?tranc`). Collective over the grids' communicator.
+///
+/// ```no_run
+/// # fn main() -> Result<(), redist::RedistError> {
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use redist::{scalapack, Options, Update};
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[1, p])?;
+/// let a = Layout::parse(&[300, 200], &format!("cyclic(16),cyclic(16)@1x{p}"))?;
+/// let c = Layout::parse(&[200, 300], &format!("cyclic(8),cyclic(32)@1x{p}"))?;
+/// // C(0:200, 0:300) := 3·C + 2·A(0:300, 0:200)ᵀ
+/// let mut r = scalapack::transposition::<f64>(
+///     (&grid, &a), (&grid, &c), ([0, 0], [0, 0]), (200, 300), Options::default())?;
+/// let src = DistArray::from_fn(&grid, a, |g| g[0] as f64)?;
+/// let mut dst = DistArray::from_fn(&grid, c, |_| 1.0)?;
+/// r.execute_update_into(&src, &mut dst, Update::new(2.0, 3.0))?;
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+///
+/// As [`Redistribution::with_permutation`](crate::Redistribution::with_permutation).
+pub fn transposition<T: crate::Scalar>(
+    (grid_a, a): (&ProcGrid, &Layout),
+    (grid_c, c): (&ProcGrid, &Layout),
+    (a_origin, c_origin): ([usize; 2], [usize; 2]),
+    (m, n): (usize, usize),
+    options: crate::Options,
+) -> Result<crate::Redistribution<T>, RedistError> {
+    let window = Window::new(&a_origin, &c_origin, &[n, m])?;
+    let options = crate::Options {
+        updates: true,
+        ..options
+    };
+    crate::Redistribution::with_permutation(grid_a, a, grid_c, c, &[1, 0], Some(&window), options)
 }

@@ -30,6 +30,11 @@ pub enum Baseline {
     /// needs the tool built with the `scalapack` feature). Both arrays are
     /// then stored column-major, as ScaLAPACK's.
     Pdgemr2d,
+    /// PBLAS's `pdtran` (with `--transpose`), α and β as `--alpha`,
+    /// `--beta`; as `pdgemr2d`, 2-D `f64` with the `scalapack` feature.
+    Pdtran,
+    /// PBLAS's `pdgeadd` (`TRANS = 'T'` with `--transpose`, else `'N'`).
+    Pdgeadd,
 }
 
 /// Arguments of `redist run`.
@@ -98,8 +103,8 @@ pub struct RunArgs {
     /// Check every element of the result against its global index.
     #[arg(long)]
     pub verify: bool,
-    /// Also time baselines in the same run: alltoallv, pdgemr2d, or both
-    /// (`alltoallv,pdgemr2d`).
+    /// Also time baselines in the same run: alltoallv, pdgemr2d, pdtran,
+    /// pdgeadd, or several (`alltoallv,pdgemr2d`).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub baseline: Vec<Baseline>,
     /// Print one JSON object on one line (rank 0, last line of stdout).

@@ -205,9 +205,11 @@ fn run_typed<T: IndexValue>(
         .contains(&Baseline::Pdgemr2d)
         .then(|| timing::time_pdgemr2d(&r, &src, &dst, (&grid_a, &grid_b), args.reps, &progress))
         .transpose()?;
+    let pblas = timing::time_pblas(args, writes, (&mut r, &src), (&grid_a, &grid_b), &progress)?;
     let measured = Measured {
         exec,
         separate,
+        pblas,
         memcpy,
         verified,
         alltoallv,

@@ -28,6 +28,8 @@ pub(super) struct Measured {
     pub alltoallv: Alltoallv,
     /// The `pdgemr2d` baseline, when asked for.
     pub pdgemr2d: Option<Timing>,
+    /// The PBLAS baselines asked for (`pdtran`, `pdgeadd`).
+    pub pblas: Vec<crate::pblas::PblasTiming>,
     /// Whether the redistribution read sources straight from shared storage.
     pub node_direct: bool,
     /// Whether any rank's copies used streaming stores.
@@ -38,7 +40,11 @@ impl Measured {
     /// The run's verdict: a failed check of the result (by `--verify` or
     /// against `pdgemr2d`) fails the run.
     pub(super) fn verdict(&self) -> Result<(), CliError> {
-        if self.verified == Some(false) || self.pdgemr2d.as_ref().is_some_and(|p| !p.agrees) {
+        let pblas_differ = self.pblas.iter().any(|p| !p.timing.agrees);
+        if self.verified == Some(false)
+            || self.pdgemr2d.as_ref().is_some_and(|p| !p.agrees)
+            || pblas_differ
+        {
             return Err(CliError::VerificationFailed);
         }
         Ok(())
@@ -98,6 +104,14 @@ impl<T: Element> Report<'_, T> {
             v["pdgemr2d_ms_median"] = json!(ms(&p.times));
             v["pdgemr2d_over_exec"] = json!(median(&p.times) / median(exec).max(1e-12));
             v["pdgemr2d_agrees"] = json!(p.agrees);
+        }
+        for p in &self.measured.pblas {
+            let name = p.routine.name();
+            v[format!("{name}_ms_median")] = json!(ms(&p.timing.times));
+            v[format!("{name}_over_exec")] =
+                json!(median(&p.timing.times) / median(exec).max(1e-12));
+            v[format!("{name}_agrees")] = json!(p.timing.agrees);
+            v[format!("{name}_route")] = json!(p.route);
         }
         v
     }

@@ -47,6 +47,17 @@ pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), Cl
         )?,
         None => layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?,
     };
+    let pblas = [Baseline::Pdtran, Baseline::Pdgeadd];
+    for (b, routine) in pblas
+        .into_iter()
+        .zip([crate::pblas::Routine::Tran, crate::pblas::Routine::Geadd])
+    {
+        if args.baseline.contains(&b) {
+            crate::pblas::check_available::<T>(routine, &from, args.permutation().as_deref())?;
+            from = from.with_storage(dist_array::Order::ColumnMajor);
+            to = to.with_storage(dist_array::Order::ColumnMajor);
+        }
+    }
     if args.baseline.contains(&Baseline::Pdgemr2d) {
         if args.permutation().is_some() {
             return Err(CliError::Unsupported {

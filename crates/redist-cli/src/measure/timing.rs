@@ -145,6 +145,53 @@ pub(super) fn time_pdgemr2d<T: Element>(
     crate::pdgemr2d::time(r.window(), src, dst, grid_a, grid_b, reps, &tick)
 }
 
+/// Times the PBLAS baselines `args` asks for (`pdtran`, `pdgeadd`) on the
+/// window `r` moves, from `src`, against ndcyclic's result of one
+/// execution (`writes`) into a target of [`IndexValue::untouched`]
+/// ([`crate::pblas::time`]). Collective over the grids' ranks.
+pub(super) fn time_pblas<T: super::values::IndexValue>(
+    args: &super::args::RunArgs,
+    writes: &dyn super::Writes<T>,
+    (r, src): (&mut Redistribution<T>, &DistArray<T>),
+    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    progress: &Progress,
+) -> Result<Vec<crate::pblas::PblasTiming>, CliError> {
+    use super::args::Baseline;
+    use crate::pblas::Routine;
+    let asked: Vec<Routine> = [
+        (Baseline::Pdtran, Routine::Tran),
+        (Baseline::Pdgeadd, Routine::Geadd),
+    ]
+    .into_iter()
+    .filter(|(b, _)| args.baseline.contains(b))
+    .map(|(_, r)| r)
+    .collect();
+    if asked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reference = DistArray::from_fn(grid_b, r.target_layout().clone(), |_| T::untouched())?;
+    writes.execute(r, src, &mut reference)?;
+    let transpose = args.permutation().is_some();
+    let scalars = (args.alpha.unwrap_or(1.0), args.beta.unwrap_or(0.0), -1.0);
+    asked
+        .into_iter()
+        .map(|routine| {
+            let tick = |rep| progress.tick(routine.name(), rep);
+            let w = (r.window(), transpose);
+            crate::pblas::time(
+                routine,
+                w,
+                scalars,
+                src,
+                &reference,
+                (grid_a, grid_b),
+                args.reps,
+                &tick,
+            )
+        })
+        .collect()
+}
+
 /// The median of `v` (the upper one for an even count); 0 when empty.
 pub(super) fn median(v: &[f64]) -> f64 {
     if v.is_empty() {

@@ -1067,6 +1067,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::cast_possible_truncation, reason = "test values wrap on purpose")]
     fn tiles_match_the_naive_copy() {
         // A 2-D transpose of rows × len elements, in stretches of `count`,
         // for element sizes whose tiles have different edges.

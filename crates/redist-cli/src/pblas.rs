@@ -1,0 +1,209 @@
+//! `redist run --baseline pdtran` and `--baseline pdgeadd`: PBLAS's
+//! transposition and matrix addition timed on the same arrays, α and β as
+//! the redistribution's, and their result compared with ndcyclic's element
+//! by element. `pdtran` goes with `--transpose`; `pdgeadd` with it
+//! (`TRANS = 'T'`) or without (`'N'`). Needs the tool built with the
+//! `scalapack` feature; 2-D arrays of `f64`.
+//!
+//! PBLAS computes within one BLACS context: where the two arrays live on
+//! grids of different shapes (or rank maps), the baseline does what a
+//! ScaLAPACK program would to get the same result — the operation into an
+//! array with the target's blocking on the source's grid, then `pdgemr2d`
+//! onto the target's grid (and, with β ≠ 0, `pdgemr2d` of the target onto
+//! that grid first); every step is timed (`route` says which).
+
+use crate::error::CliError;
+use crate::pdgemr2d::Timing;
+use dist_array::{DistArray, Element, Layout};
+use procgrid::ProcGrid;
+use redist::Window;
+
+/// Which PBLAS routine a baseline runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routine {
+    /// `pdtran`: C := β·C + α·Aᵀ.
+    Tran,
+    /// `pdgeadd`: C := β·C + α·op(A).
+    Geadd,
+}
+
+impl Routine {
+    /// The routine's name, as in the JSON keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routine::Tran => "pdtran",
+            Routine::Geadd => "pdgeadd",
+        }
+    }
+}
+
+/// What a PBLAS baseline measured, and how it ran.
+#[derive(Debug, Clone)]
+pub struct PblasTiming {
+    /// Which routine.
+    pub routine: Routine,
+    /// Times and the comparison with ndcyclic's result.
+    pub timing: Timing,
+    /// `pdtran` / `pdgeadd` alone, or with `pdgemr2d` between grids.
+    pub route: &'static str,
+}
+
+/// Refuses, before anything is built, a PBLAS baseline this build or these
+/// arguments cannot run. Pure: every rank reaches the same verdict.
+pub fn check_available<T: Element>(
+    routine: Routine,
+    from: &Layout,
+    permutation: Option<&[usize]>,
+) -> Result<(), CliError> {
+    crate::pdgemr2d::check_available::<T>(from).map_err(|e| match e {
+        CliError::Unsupported { expected, .. } => CliError::Unsupported {
+            what: match routine {
+                Routine::Tran => "--baseline pdtran",
+                Routine::Geadd => "--baseline pdgeadd",
+            },
+            expected,
+        },
+        e => e,
+    })?;
+    let transposes = permutation == Some(&[1, 0][..]);
+    if routine == Routine::Tran && !transposes {
+        return Err(CliError::Unsupported {
+            what: "--baseline pdtran",
+            expected: "--transpose (pdtran transposes)".to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Times `reps` calls of `routine` (after one untimed) computing, from
+/// `src`, what `reference` holds: ndcyclic's result of one update of a
+/// target that held `untouched` everywhere, with `(α, β)`, transposed when
+/// `transpose`. Collective over the grids' communicator.
+#[cfg(feature = "scalapack")]
+#[allow(clippy::too_many_arguments)]
+pub fn time<T: Element>(
+    routine: Routine,
+    (window, transpose): (&Window, bool),
+    (alpha, beta, untouched): (f64, f64, f64),
+    src: &DistArray<T>,
+    reference: &DistArray<T>,
+    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    reps: usize,
+    tick: &dyn Fn(usize),
+) -> Result<PblasTiming, CliError> {
+    use crate::collective::{max_over, sum_over};
+    use redist::scalapack::{self, BlacsContext};
+    let (src, reference) = (
+        crate::pdgemr2d::as_f64(src)?,
+        crate::pdgemr2d::as_f64(reference)?,
+    );
+    let comm = grid_a.communicator();
+    let a = src.layout();
+    let c = reference.layout();
+    let ctx_a = BlacsContext::for_layout(grid_a, a)?;
+    let desc_a = scalapack::descriptor(a, &ctx_a)?;
+    // Where PBLAS computes: C itself when it shares A's grid and rank map,
+    // else an array of C's blocking on A's grid.
+    let same = c.grid_extents() == a.grid_extents() && c.rank_map() == a.rank_map();
+    let staging = if same { None } else { Some(on_grid_of(c, a)?) };
+    let everyone = BlacsContext::spanning(grid_a)?;
+    // PBLAS wants both operands in one context: A's, where C can be there.
+    let ctx_c = BlacsContext::for_layout(grid_b, c)?;
+    let desc_c = scalapack::descriptor(c, if same { &ctx_a } else { &ctx_c })?;
+    let desc_s = match &staging {
+        Some(s) => Some(scalapack::descriptor(s, &ctx_a)?),
+        None => None,
+    };
+    let mut dst = DistArray::from_fn(grid_b, c.clone(), |_| untouched)?;
+    let mut stage = match &staging {
+        Some(s) => Some(DistArray::from_fn(grid_a, s.clone(), |_| untouched)?),
+        None => None,
+    };
+    let whole_c = Window::whole(c.shape());
+    let tran = routine == Routine::Tran;
+    let mut once = |dst: &mut DistArray<f64>| -> Result<(), CliError> {
+        match (&mut stage, &desc_s) {
+            (Some(s), Some(ds)) => {
+                if beta != 0.0 {
+                    scalapack::pdgemr2d(&whole_c, dst, &desc_c, s, ds, &everyone)?;
+                }
+                scalapack::pblas_add(
+                    (tran, transpose),
+                    window,
+                    alpha,
+                    (src, &desc_a),
+                    beta,
+                    (s, ds),
+                )?;
+                scalapack::pdgemr2d(&whole_c, s, ds, dst, &desc_c, &everyone)?;
+            }
+            _ => {
+                let to = (&mut *dst, &desc_c);
+                scalapack::pblas_add((tran, transpose), window, alpha, (src, &desc_a), beta, to)?;
+            }
+        }
+        Ok(())
+    };
+    // The result to compare: one call from the target's first values.
+    once(&mut dst)?;
+    let differ = dst
+        .local_slice()
+        .iter()
+        .zip(reference.local_slice())
+        .filter(|(a, b)| a != b)
+        .count() as u64;
+    let agrees = sum_over(comm, differ) == 0;
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..reps {
+        procgrid::waits::barrier(comm);
+        let t = mpi::time();
+        once(&mut dst)?;
+        times.push(max_over(comm, mpi::time() - t));
+        tick(rep + 1);
+    }
+    Ok(PblasTiming {
+        routine,
+        timing: Timing { times, agrees },
+        route: if same {
+            routine.name()
+        } else if beta != 0.0 {
+            "pdgemr2d+pblas+pdgemr2d"
+        } else {
+            "pblas+pdgemr2d"
+        },
+    })
+}
+
+/// `c`'s blocking (block sizes, first processes) on `a`'s grid and rank
+/// map, column-major: where PBLAS can compute C next to A.
+#[cfg(feature = "scalapack")]
+fn on_grid_of(c: &Layout, a: &Layout) -> Result<Layout, CliError> {
+    use dist_array::{Dist, LayoutSpec};
+    let grid = a.grid_extents();
+    let dists = (0..2)
+        .map(|d| Dist::cyclic(c.axis(d).block().max(1)).starting_at(c.axis(d).first() % grid[d]))
+        .collect();
+    let spec = LayoutSpec::new(dists, grid.to_vec())?;
+    Ok(Layout::new(c.shape(), &spec)?
+        .with_rank_map(a.rank_map())?
+        .with_storage(dist_array::Order::ColumnMajor))
+}
+
+/// Without the `scalapack` feature [`check_available`] refuses first.
+#[cfg(not(feature = "scalapack"))]
+#[allow(clippy::too_many_arguments)]
+pub fn time<T: Element>(
+    routine: Routine,
+    _window: (&Window, bool),
+    _scalars: (f64, f64, f64),
+    src: &DistArray<T>,
+    _reference: &DistArray<T>,
+    _grids: (&ProcGrid, &ProcGrid),
+    _reps: usize,
+    _tick: &dyn Fn(usize),
+) -> Result<PblasTiming, CliError> {
+    check_available::<T>(routine, src.layout(), None).and(Err(CliError::Unsupported {
+        what: "a PBLAS baseline",
+        expected: "a redist built with the scalapack feature".to_string(),
+    }))
+}
