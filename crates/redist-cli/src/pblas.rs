@@ -92,58 +92,21 @@ pub fn time<T: Element>(
     tick: &dyn Fn(usize),
 ) -> Result<PblasTiming, CliError> {
     use crate::collective::{max_over, sum_over};
-    use redist::scalapack::{self, BlacsContext};
     let (src, reference) = (
         crate::pdgemr2d::as_f64(src)?,
         crate::pdgemr2d::as_f64(reference)?,
     );
     let comm = grid_a.communicator();
-    let a = src.layout();
-    let c = reference.layout();
-    let ctx_a = BlacsContext::for_layout(grid_a, a)?;
-    let desc_a = scalapack::descriptor(a, &ctx_a)?;
-    // Where PBLAS computes: C itself when it shares A's grid and rank map,
-    // else an array of C's blocking on A's grid.
-    let same = c.grid_extents() == a.grid_extents() && c.rank_map() == a.rank_map();
-    let staging = if same { None } else { Some(on_grid_of(c, a)?) };
-    let everyone = BlacsContext::spanning(grid_a)?;
-    // PBLAS wants both operands in one context: A's, where C can be there.
-    let ctx_c = BlacsContext::for_layout(grid_b, c)?;
-    let desc_c = scalapack::descriptor(c, if same { &ctx_a } else { &ctx_c })?;
-    let desc_s = match &staging {
-        Some(s) => Some(scalapack::descriptor(s, &ctx_a)?),
-        None => None,
-    };
-    let mut dst = DistArray::from_fn(grid_b, c.clone(), |_| untouched)?;
-    let mut stage = match &staging {
-        Some(s) => Some(DistArray::from_fn(grid_a, s.clone(), |_| untouched)?),
-        None => None,
-    };
-    let whole_c = Window::whole(c.shape());
-    let tran = routine == Routine::Tran;
-    let mut once = |dst: &mut DistArray<f64>| -> Result<(), CliError> {
-        match (&mut stage, &desc_s) {
-            (Some(s), Some(ds)) => {
-                if beta != 0.0 {
-                    scalapack::pdgemr2d(&whole_c, dst, &desc_c, s, ds, &everyone)?;
-                }
-                scalapack::pblas_add(
-                    (tran, transpose),
-                    window,
-                    alpha,
-                    (src, &desc_a),
-                    beta,
-                    (s, ds),
-                )?;
-                scalapack::pdgemr2d(&whole_c, s, ds, dst, &desc_c, &everyone)?;
-            }
-            _ => {
-                let to = (&mut *dst, &desc_c);
-                scalapack::pblas_add((tran, transpose), window, alpha, (src, &desc_a), beta, to)?;
-            }
-        }
-        Ok(())
-    };
+    let mut call = Call::set_up(
+        routine,
+        (src, reference.layout()),
+        (grid_a, grid_b),
+        untouched,
+    )?;
+    let same = call.stage.is_none();
+    let mut dst = DistArray::from_fn(grid_b, reference.layout().clone(), |_| untouched)?;
+    let mut once =
+        |dst: &mut DistArray<f64>| call.run(src, dst, (window, transpose), (alpha, beta));
     // The result to compare: one call from the target's first values.
     once(&mut dst)?;
     let differ = dst
@@ -172,6 +135,86 @@ pub fn time<T: Element>(
             "pblas+pdgemr2d"
         },
     })
+}
+
+/// One PBLAS call of a baseline, set up once: contexts, descriptors and,
+/// where C cannot be in A's context, the array of C's blocking on A's grid
+/// it computes in.
+#[cfg(feature = "scalapack")]
+struct Call {
+    tran: bool,
+    everyone: redist::scalapack::BlacsContext,
+    /// Kept alive for the descriptors.
+    _contexts: [redist::scalapack::BlacsContext; 2],
+    desc_a: redist::scalapack::Descriptor,
+    desc_c: redist::scalapack::Descriptor,
+    /// Where PBLAS computes when not in C itself, with its descriptor.
+    stage: Option<(DistArray<f64>, redist::scalapack::Descriptor)>,
+}
+
+#[cfg(feature = "scalapack")]
+impl Call {
+    /// The call of `routine` from arrays like `a` into arrays laid out as
+    /// `c` (staging arrays start at `untouched`). Collective.
+    fn set_up(
+        routine: Routine,
+        (a, c): (&DistArray<f64>, &Layout),
+        (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+        untouched: f64,
+    ) -> Result<Call, CliError> {
+        use redist::scalapack::{self, BlacsContext};
+        let a = a.layout();
+        let ctx_a = BlacsContext::for_layout(grid_a, a)?;
+        let desc_a = scalapack::descriptor(a, &ctx_a)?;
+        // C itself where it shares A's grid and rank map (one context, as
+        // PBLAS wants), else an array of C's blocking on A's grid.
+        let same = c.grid_extents() == a.grid_extents() && c.rank_map() == a.rank_map();
+        let everyone = BlacsContext::spanning(grid_a)?;
+        let ctx_c = BlacsContext::for_layout(grid_b, c)?;
+        let desc_c = scalapack::descriptor(c, if same { &ctx_a } else { &ctx_c })?;
+        let stage = match same {
+            true => None,
+            false => {
+                let s = on_grid_of(c, a)?;
+                let desc = scalapack::descriptor(&s, &ctx_a)?;
+                Some((DistArray::from_fn(grid_a, s, |_| untouched)?, desc))
+            }
+        };
+        Ok(Call {
+            tran: routine == Routine::Tran,
+            everyone,
+            _contexts: [ctx_a, ctx_c],
+            desc_a,
+            desc_c,
+            stage,
+        })
+    }
+
+    /// `dst := β·dst + α·op(src)` over `window`, through the staging array
+    /// where there is one. Collective.
+    fn run(
+        &mut self,
+        src: &DistArray<f64>,
+        dst: &mut DistArray<f64>,
+        (window, transpose): (&Window, bool),
+        (alpha, beta): (f64, f64),
+    ) -> Result<(), CliError> {
+        use redist::scalapack;
+        let ops = (self.tran, transpose);
+        let a = (src, &self.desc_a);
+        match &mut self.stage {
+            Some((s, ds)) => {
+                let whole = Window::whole(dst.layout().shape());
+                if beta != 0.0 {
+                    scalapack::pdgemr2d(&whole, dst, &self.desc_c, s, ds, &self.everyone)?;
+                }
+                scalapack::pblas_add(ops, window, alpha, a, beta, (s, ds))?;
+                scalapack::pdgemr2d(&whole, s, ds, dst, &self.desc_c, &self.everyone)?;
+            }
+            None => scalapack::pblas_add(ops, window, alpha, a, beta, (dst, &self.desc_c))?,
+        }
+        Ok(())
+    }
 }
 
 /// `c`'s blocking (block sizes, first processes) on `a`'s grid and rank

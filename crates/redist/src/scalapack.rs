@@ -349,6 +349,37 @@ pub fn layout_from_descriptor(desc: &Descriptor, grid: &ProcGrid) -> Result<Layo
     Ok(layout)
 }
 
+/// The local parts of `a` and `c` as ScaLAPACK takes them: pointers to
+/// their first elements, or into `none` for a rank holding nothing (a
+/// pointer BLACS never reads).
+fn local_parts(
+    a: &DistArray<f64>,
+    c: &mut DistArray<f64>,
+    none: &mut [f64; 1],
+) -> (*const c_double, *mut c_double) {
+    let src = a.local_slice();
+    let src_ptr = if src.is_empty() {
+        none.as_ptr()
+    } else {
+        src.as_ptr()
+    };
+    let dst = c.local_slice_mut();
+    let dst_ptr = if dst.is_empty() {
+        none.as_mut_ptr()
+    } else {
+        dst.as_mut_ptr()
+    };
+    (src_ptr, dst_ptr)
+}
+
+/// The 1-based ScaLAPACK indices of the 0-based `origin`.
+fn one_based(what: [&'static str; 2], origin: &[usize]) -> Result<(c_int, c_int), RedistError> {
+    Ok((
+        int(what[0], origin[0].saturating_add(1))?,
+        int(what[1], origin[1].saturating_add(1))?,
+    ))
+}
+
 /// ScaLAPACK's `pdgemr2d`: copies the window `window` of `a` (described by
 /// `desc_a`) into `b` (`desc_b`), with `context` a context containing every
 /// process of both ([`BlacsContext::spanning`]). Origins are 0-based here
@@ -383,23 +414,10 @@ pub fn pdgemr2d(
         int("window rows", shape[0])?,
         int("window columns", shape[1])?,
     );
-    let one_based = |what, i: usize| int(what, i.saturating_add(1));
-    let (ia0, ja0) = (one_based("ia", ia[0])?, one_based("ja", ia[1])?);
-    let (ib0, jb0) = (one_based("ib", ib[0])?, one_based("jb", ib[1])?);
-    // A rank holding nothing passes a pointer BLACS never reads.
+    let (ia0, ja0) = one_based(["ia", "ja"], ia)?;
+    let (ib0, jb0) = one_based(["ib", "jb"], ib)?;
     let mut none = [0.0f64; 1];
-    let src = a.local_slice();
-    let src_ptr = if src.is_empty() {
-        none.as_ptr()
-    } else {
-        src.as_ptr()
-    };
-    let dst = b.local_slice_mut();
-    let dst_ptr = if dst.is_empty() {
-        none.as_mut_ptr()
-    } else {
-        dst.as_mut_ptr()
-    };
+    let (src_ptr, dst_ptr) = local_parts(a, b, &mut none);
     // SAFETY: the local slices are the column-major local parts the two
     // descriptors describe (LLD = local rows), alive and not aliased for the
     // call; the descriptors are 9 integers each.
@@ -467,22 +485,10 @@ pub fn pblas_add(
             int("window columns", shape[1])?,
         )
     };
-    let one_based = |what, i: usize| int(what, i.saturating_add(1));
-    let (ia0, ja0) = (one_based("ia", ia[0])?, one_based("ja", ia[1])?);
-    let (ic0, jc0) = (one_based("ic", ic[0])?, one_based("jc", ic[1])?);
+    let (ia0, ja0) = one_based(["ia", "ja"], ia)?;
+    let (ic0, jc0) = one_based(["ic", "jc"], ic)?;
     let mut none = [0.0f64; 1];
-    let src = a.local_slice();
-    let src_ptr = if src.is_empty() {
-        none.as_ptr()
-    } else {
-        src.as_ptr()
-    };
-    let dst = c.local_slice_mut();
-    let dst_ptr = if dst.is_empty() {
-        none.as_mut_ptr()
-    } else {
-        dst.as_mut_ptr()
-    };
+    let (src_ptr, dst_ptr) = local_parts(a, c, &mut none);
     let trans: &std::ffi::CStr = if transpose { c"T" } else { c"N" };
     // SAFETY: the local slices are the column-major local parts the two
     // descriptors describe, alive and not aliased for the call; every

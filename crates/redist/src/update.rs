@@ -38,7 +38,7 @@ pub trait Scalar: Element + Add<Output = Self> + Mul<Output = Self> {
 }
 
 macro_rules! real_scalar {
-    ($t:ty) => {
+    ($t:ty $(, $as_f64:expr)?) => {
         impl Scalar for $t {
             #[inline(always)]
             fn zero() -> Self {
@@ -52,6 +52,12 @@ macro_rules! real_scalar {
             fn conj(self) -> Self {
                 self
             }
+            $(
+                #[inline(always)]
+                fn as_f64(self) -> Option<f64> {
+                    $as_f64(self)
+                }
+            )?
         }
     };
 }
@@ -76,25 +82,7 @@ macro_rules! complex_scalar {
 }
 
 real_scalar!(f32);
-
-impl Scalar for f64 {
-    #[inline(always)]
-    fn zero() -> Self {
-        0.0
-    }
-    #[inline(always)]
-    fn one() -> Self {
-        1.0
-    }
-    #[inline(always)]
-    fn conj(self) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn as_f64(self) -> Option<f64> {
-        Some(self)
-    }
-}
+real_scalar!(f64, Some);
 complex_scalar!(f32);
 complex_scalar!(f64);
 

@@ -36,6 +36,7 @@ use args::{Baseline, ElementArg};
 use dist_array::Complex;
 use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
+use procgrid::ProcGrid;
 use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
 use std::io::Write;
@@ -132,6 +133,41 @@ fn run_updating<T: Updated>(
     run_typed::<T>(args, world, out, &update)
 }
 
+/// The timed executions of `r` (a batch's with `--batch`, from arrays of
+/// its own) and, with `--verify`, the check of their result; `(times,
+/// times of the separate executions of a batch, verified)`. Collective.
+#[allow(clippy::type_complexity)]
+fn executions<T: IndexValue>(
+    (args, writes): (&RunArgs, &dyn Writes<T>),
+    (r, window): (&mut Redistribution<T>, Option<&redist::Window>),
+    ((grid_a, grid_b), from): ((&ProcGrid, &ProcGrid), &dist_array::Layout),
+    (src, dst): (&DistArray<T>, &mut DistArray<T>),
+    progress: &Progress,
+) -> Result<(Vec<f64>, Option<Vec<f64>>, Option<bool>), CliError> {
+    let comm = grid_a.communicator();
+    let p = args.permutation();
+    if let Some(k) = args.batch {
+        let run = (k, args.reps, args.verify);
+        let b = batch::run(comm, r, (grid_a, from), grid_b, run, p.as_deref(), progress)?;
+        return Ok((b.exec, Some(b.separate), b.verified));
+    }
+    let execute =
+        |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
+    let timed = (&mut *r, &execute as timing::Execute<'_, T>);
+    let exec = timing::time_executions(comm, timed, src, dst, args.reps, progress)?;
+    if !args.verify {
+        return Ok((exec, None, None));
+    }
+    if writes.updates() {
+        // Updated reps + 1 times: once more from the target's first values.
+        *dst = values::target::<T>(grid_b, r.target_layout(), window, true)?;
+        writes.execute(r, src, dst)?;
+    }
+    let at = (from.shape(), window, p.as_deref());
+    let verified = values::all_as_expected(comm, dst, at, (&|v| writes.stored(v), 0));
+    Ok((exec, None, Some(verified)))
+}
+
 /// A run with elements of type `T`, in the order of events: set up and
 /// build, check memory, fill the arrays, time the executions, verify, time
 /// the baselines, report on rank 0, and return the verdict every rank
@@ -160,44 +196,14 @@ fn run_typed<T: IndexValue>(
     let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), updates)?;
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
-    let execute =
-        |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
-    let p = args.permutation();
-    let (exec, separate, verified) = if let Some(k) = args.batch {
-        let run = (k, args.reps, args.verify);
-        let b = batch::run(
-            comm,
-            &mut r,
-            (&grid_a, &from),
-            &grid_b,
-            run,
-            p.as_deref(),
-            &progress,
-        )?;
-        (b.exec, Some(b.separate), b.verified)
-    } else {
-        let timed = (&mut r, &execute as timing::Execute<'_, T>);
-        let exec = timing::time_executions(comm, timed, &src, &mut dst, args.reps, &progress)?;
-        (exec, None, None)
-    };
-    let verified = if args.batch.is_some() {
-        verified
-    } else if args.verify {
-        if updates {
-            // Updated reps + 1 times: once more from the target's first values.
-            dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), true)?;
-            writes.execute(&mut r, &src, &mut dst)?;
-        }
-        let at = (from.shape(), window.as_ref(), p.as_deref());
-        Some(values::all_as_expected(
-            comm,
-            &dst,
-            at,
-            (&|v| writes.stored(v), 0),
-        ))
-    } else {
-        None
-    };
+    let grids = (&grid_a, &grid_b);
+    let (exec, separate, verified) = executions(
+        (args, writes),
+        (&mut r, window.as_ref()),
+        (grids, &from),
+        (&src, &mut dst),
+        &progress,
+    )?;
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
     let pdgemr2d = args

@@ -47,6 +47,13 @@ pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), Cl
         )?,
         None => layout_for(args.to_shape.as_ref().unwrap_or(&args.shape), &args.to)?,
     };
+    let scalapack = [Baseline::Pdgemr2d, Baseline::Pdtran, Baseline::Pdgeadd];
+    if args.batch.is_some() && scalapack.iter().any(|b| args.baseline.contains(b)) {
+        return Err(CliError::Unsupported {
+            what: "--batch with a ScaLAPACK baseline",
+            expected: "one array (the baselines move one)".to_string(),
+        });
+    }
     let pblas = [Baseline::Pdtran, Baseline::Pdgeadd];
     for (b, routine) in pblas
         .into_iter()

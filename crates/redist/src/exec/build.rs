@@ -112,16 +112,7 @@ impl<T: Element> Redistribution<T> {
         let comm = outer.source_grid.communicator();
         let me = usize::try_from(comm.rank()).unwrap_or(0);
         let verdict = verdict.and_then(|()| check_arguments(outer));
-        // With a permutation, the target seen in the source's axis order.
-        let seen = match (&verdict, outer.permutation) {
-            (Ok(()), Some(p)) => Some(seen_in_source_order(outer, p)),
-            _ => None,
-        };
-        let (seen, verdict) = match seen {
-            Some(Ok(s)) => (Some(s), verdict),
-            Some(Err(e)) => (None, Err(e)),
-            None => (None, verdict),
-        };
+        let (seen, verdict) = seen_if_permuted(outer, verdict);
         let req = &Request {
             target: seen.as_ref().map_or(outer.target, |s| &s.0),
             window: seen.as_ref().map_or(outer.window, |s| &s.1),
@@ -140,70 +131,15 @@ impl<T: Element> Redistribution<T> {
         let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
         let options = message_options(req, &figures, strategy);
         let parts = local_parts::<T>(&plan, &options, strategy, outer.permutation);
-        // Combined: where each message lies in the node's shared memory;
-        // every rank takes part, whatever its own verdict.
-        let combined = (strategy == Strategy::Combined && figures.messages).then(|| {
-            let node = req.source_grid.node();
-            Combined::<T>::new(comm, node, &plan, req.options.max_message_elements)
-        });
         let mut plan = plan;
-        plan.release_runs();
-        // Which messages stay within the node: every rank takes part,
-        // whatever its own verdict, and keeps its probe until the ranks
-        // have agreed.
-        let node = (strategy == Strategy::Async && req.options.node_direct && figures.messages)
-            .then(|| {
-                let node = req.source_grid.node();
-                NodeDirect::new(comm, node, &plan, std::mem::size_of::<T>())
-            });
-        let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
-        let can_map = node.as_ref().is_none_or(|n| n.1);
-        let can_stage = combined.as_ref().is_none_or(|c| c.1);
-        let flags = [
-            u64::from(!all_typed),
-            u64::from(!can_map),
-            u64::from(!can_stage),
-        ];
-        let agreed = agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT);
-        let node = node.map(|(n, _, probe)| {
-            drop(probe);
-            n
-        });
-        let ((messages, routes), flags) = agreed?;
-        let exchange = match strategy {
-            Strategy::Alltoallv | Strategy::Auto => {
-                // One MPI_Alltoallw over datatypes replaces the packed
-                // MPI_Alltoallv only if every rank can use it. Counts fit
-                // MPI's i32 (checked when the strategy was chosen).
-                let size = usize::try_from(comm.size()).unwrap_or(0);
-                let typed = flags[0] == 0;
-                Exchange::Alltoallv(alltoallv::Alltoallv::new(&messages, routes, size, typed)?)
-            }
-            Strategy::Scheduled => Exchange::Scheduled(scheduled::Scheduled::new(&plan, routes)),
-            Strategy::Async => {
-                let node = node.filter(|_| flags[1] == 0);
-                Exchange::Async(asynchronous::Async::new(routes, node))
-            }
-            Strategy::Combined => match combined.and_then(|c| c.0).filter(|_| flags[2] == 0) {
-                Some(c) => Exchange::Combined(c),
-                // Nothing moves between ranks (no exchange runs), or `auto`
-                // chose it where some rank cannot stage: async, messages
-                // only.
-                None if !figures.messages || req.options.strategy == Strategy::Auto => {
-                    strategy = Strategy::Async;
-                    Exchange::Async(asynchronous::Async::new(routes, None))
-                }
-                None => {
-                    return Err(RedistError::InvalidArgument {
-                        what: "strategy",
-                        value: "combined".to_string(),
-                        expected: "a strategy that needs no shared memory: some rank could not \
-                                   make or map the staging areas of its node"
-                            .to_string(),
-                    })
-                }
-            },
-        };
+        let ((messages, routes), set_up) =
+            set_up_exchange::<T>(req, (strategy, &figures), &mut plan, parts)?;
+        let exchange = exchange_for(
+            req,
+            (&mut strategy, &figures),
+            (&plan, &messages, routes),
+            set_up,
+        )?;
         let target = match outer.permutation {
             Some(p) => plan.target().select_axes(&inverse(p))?,
             None => plan.target().clone(),
@@ -223,6 +159,124 @@ impl<T: Element> Redistribution<T> {
             batch: Default::default(),
         })
     }
+}
+
+/// With a permutation, the target and window seen in the source's axis
+/// order ([`seen_in_source_order`]), or the error that leaves; with none,
+/// nothing. `verdict` is this rank's verdict so far.
+fn seen_if_permuted(
+    req: &Request<'_>,
+    verdict: Result<(), RedistError>,
+) -> (Option<(Layout, Window)>, Result<(), RedistError>) {
+    match (verdict, req.permutation) {
+        (Ok(()), Some(p)) => match seen_in_source_order(req, p) {
+            Ok(s) => (Some(s), Ok(())),
+            Err(e) => (None, Err(e)),
+        },
+        (verdict, _) => (None, verdict),
+    }
+}
+
+/// Sets up what the exchange of `strategy` needs beyond this rank's
+/// `parts` (its programs and routes, or the error building them gave):
+/// staging areas for `combined`, node-direct copies for `async` — then
+/// lets go of the plan's runs and agrees, in a second all-reduce, on every
+/// rank's verdict and on what every rank can use. Every rank takes part in
+/// each step, whatever its own verdict. Collective.
+fn set_up_exchange<T: Element>(
+    req: &Request<'_>,
+    (strategy, figures): (Strategy, &Figures),
+    plan: &mut RankPlan,
+    parts: Result<LocalParts, RedistError>,
+) -> Result<(LocalParts, SetUp<T>), RedistError> {
+    const WHAT: &str = "building a redistribution";
+    let comm = req.source_grid.communicator();
+    // Combined: where each message lies in the node's shared memory.
+    let combined = (strategy == Strategy::Combined && figures.messages).then(|| {
+        let node = req.source_grid.node();
+        Combined::<T>::new(comm, node, plan, req.options.max_message_elements)
+    });
+    plan.release_runs();
+    // Which messages stay within the node; each rank keeps its probe until
+    // the ranks have agreed.
+    let node =
+        (strategy == Strategy::Async && req.options.node_direct && figures.messages).then(|| {
+            let node = req.source_grid.node();
+            NodeDirect::new(comm, node, plan, std::mem::size_of::<T>())
+        });
+    let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
+    let can_map = node.as_ref().is_none_or(|n| n.1);
+    let can_stage = combined.as_ref().is_none_or(|c| c.1);
+    let flags = [
+        u64::from(!all_typed),
+        u64::from(!can_map),
+        u64::from(!can_stage),
+    ];
+    let agreed = agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT);
+    let node = node.map(|(n, _, probe)| {
+        drop(probe);
+        n
+    });
+    let (parts, flags) = agreed?;
+    let set_up = SetUp {
+        node: node.filter(|_| flags[1] == 0),
+        combined: combined.and_then(|c| c.0).filter(|_| flags[2] == 0),
+        typed: flags[0] == 0,
+    };
+    Ok((parts, set_up))
+}
+
+/// What the ranks set up for the exchange, as they agreed: node-direct
+/// copies (`async`), staging areas (`combined`), and whether every rank
+/// describes every message by datatypes (`alltoallv`).
+struct SetUp<T> {
+    node: Option<NodeDirect>,
+    combined: Option<Combined<T>>,
+    typed: bool,
+}
+
+/// The exchange of `strategy`, from what was set up; `combined` becomes
+/// `async` (messages only) where nothing moves, or where `auto` chose it
+/// and some rank cannot stage.
+fn exchange_for<T: Element>(
+    req: &Request<'_>,
+    (strategy, figures): (&mut Strategy, &Figures),
+    (plan, messages, routes): (&RankPlan, &RankMessages, route::Routes),
+    set_up: SetUp<T>,
+) -> Result<Exchange<T>, RedistError> {
+    let comm = req.source_grid.communicator();
+    Ok(match *strategy {
+        Strategy::Alltoallv | Strategy::Auto => {
+            // One MPI_Alltoallw over datatypes replaces the packed
+            // MPI_Alltoallv only if every rank can use it. Counts fit
+            // MPI's i32 (checked when the strategy was chosen).
+            let size = usize::try_from(comm.size()).unwrap_or(0);
+            Exchange::Alltoallv(alltoallv::Alltoallv::new(
+                messages,
+                routes,
+                size,
+                set_up.typed,
+            )?)
+        }
+        Strategy::Scheduled => Exchange::Scheduled(scheduled::Scheduled::new(plan, routes)),
+        Strategy::Async => Exchange::Async(asynchronous::Async::new(routes, set_up.node)),
+        Strategy::Combined => match set_up.combined {
+            Some(c) => Exchange::Combined(c),
+            None if !figures.messages || req.options.strategy == Strategy::Auto => {
+                *strategy = Strategy::Async;
+                Exchange::Async(asynchronous::Async::new(routes, None))
+            }
+            None => {
+                return Err(RedistError::InvalidArgument {
+                    what: "strategy",
+                    value: "combined".to_string(),
+                    expected: "a strategy that needs no shared memory: some rank could not \
+                               make or map the staging areas of its node"
+                        .to_string(),
+                })
+            }
+        },
+    })
 }
 
 /// The options messages are built with: `req`'s, but packing every message

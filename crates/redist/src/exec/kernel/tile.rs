@@ -1,0 +1,266 @@
+//! Copies of two dimensions at once, where a copy transposes (the
+//! target's axes permuted): blocks in square tiles, 8-byte elements 4 × 4
+//! in AVX registers where the machine has them.
+
+use super::Store;
+use crate::tuning::{TILE_BYTES, UPDATE_TILE_BYTES};
+use std::ptr;
+
+/// Copies a block of `rows × cols` elements, element `(r, c)` read at
+/// `r·from.0 + c·from.1` from `src` and stored through `store` at
+/// `r·to.0 + c·to.1` from `dst`, in square tiles of [`tile_edge`]
+/// elements: within a tile the loop runs along the writing side's shorter
+/// stride, and every cache line a tile touches on either side is used
+/// whole before the next tile.
+///
+/// # Safety
+/// Every element read lies inside the allocation behind `src`, every
+/// element written inside the one behind `dst`, and no other thread
+/// accesses the written elements meanwhile.
+#[inline(always)]
+pub(super) unsafe fn copy_block<T: Copy, S: Store<T>>(
+    src: *const T,
+    dst: *mut T,
+    (rows, cols): (usize, usize),
+    from: (usize, usize),
+    to: (usize, usize),
+    (store, stream): (S, bool),
+) {
+    // The inner loop walks the writing side's shorter stride.
+    let ((rows, cols), from, to) = if to.0 < to.1 {
+        ((cols, rows), (from.1, from.0), (to.1, to.0))
+    } else {
+        ((rows, cols), from, to)
+    };
+    let block = Block { src, dst, from, to };
+    if from.1 == 1 && to.1 == 1 {
+        // SAFETY: the caller's contract.
+        return unsafe { block.rows(rows, cols, store) };
+    }
+    // 8-byte elements read along the rows and written along the columns
+    // (a transpose): 4 × 4 at a time in vector registers, where the
+    // machine has them.
+    let update = store.f64_update();
+    let vector = (S::PLAIN || update.is_some())
+        && std::mem::size_of::<T>() == 8
+        && from.0 == 1
+        && to.1 == 1
+        && avx();
+    // Element by element, updates read the target too: a third stream in
+    // the same cache, so smaller tiles.
+    let edge = if S::PLAIN || vector {
+        tile_edge::<T>(TILE_BYTES)
+    } else {
+        tile_edge::<T>(UPDATE_TILE_BYTES)
+    };
+    let stream = stream && S::PLAIN;
+    for r0 in (0..rows).step_by(edge) {
+        for c0 in (0..cols).step_by(edge) {
+            let (r1, c1) = ((r0 + edge).min(rows), (c0 + edge).min(cols));
+            let (r4, c4) = match vector {
+                true => (r0 + (r1 - r0) / 4 * 4, c0 + (c1 - c0) / 4 * 4),
+                false => (r0, c0),
+            };
+            // SAFETY: (for both) the tile lies inside the block (the
+            // caller's contract); `avx()` checked the vector instructions.
+            unsafe {
+                if vector {
+                    block.vectors((r0..r4, c0..c4), (stream, update));
+                }
+                // What the vectors left: the rows below r4 past c4, the
+                // rows from r4.
+                block.elements((r0..r1, c0..c1), (r4, c4), store);
+            }
+        }
+    }
+}
+
+/// A block's corners and strides, as [`copy_block`] walks it.
+#[derive(Clone, Copy)]
+struct Block<T> {
+    src: *const T,
+    dst: *mut T,
+    from: (usize, usize),
+    to: (usize, usize),
+}
+
+impl<T: Copy> Block<T> {
+    /// Rows `0..rows` of `cols` elements contiguous on both sides.
+    ///
+    /// # Safety
+    /// As for [`copy_block`].
+    #[inline(always)]
+    unsafe fn rows<S: Store<T>>(&self, rows: usize, cols: usize, store: S) {
+        for r in 0..rows {
+            // SAFETY: row r lies inside both allocations (the caller's
+            // contract).
+            unsafe {
+                let (s, d) = (self.src.add(r * self.from.0), self.dst.add(r * self.to.0));
+                if S::PLAIN {
+                    ptr::copy_nonoverlapping(s, d, cols);
+                } else {
+                    for c in 0..cols {
+                        store.put(d.add(c), *s.add(c));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The elements of rows `rows` and columns `cols`, but those of rows
+    /// below `done.0` and columns below `done.1` (which vectors copied).
+    ///
+    /// # Safety
+    /// As for [`copy_block`].
+    #[inline(always)]
+    unsafe fn elements<S: Store<T>>(
+        &self,
+        (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
+        done: (usize, usize),
+        store: S,
+    ) {
+        let (from, to) = (self.from, self.to);
+        for r in rows {
+            let first = if r < done.0 { done.1 } else { cols.start };
+            // SAFETY: (r, c) lies inside the block, whose elements lie
+            // inside both allocations (the caller's contract).
+            unsafe {
+                let (s, d) = (self.src.add(r * from.0), self.dst.add(r * to.0));
+                for c in first..cols.end {
+                    store.put(d.add(c * to.1), *s.add(c * from.1));
+                }
+            }
+        }
+    }
+
+    /// Rows `rows` and columns `cols` (multiples of 4 long), 4 × 4 in
+    /// vector registers: 8-byte elements, read along the rows
+    /// (`from.0 == 1`), written along the columns (`to.1 == 1`).
+    ///
+    /// # Safety
+    /// As for [`copy_block`], and the machine has AVX.
+    #[inline(always)]
+    unsafe fn vectors(
+        &self,
+        (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
+        (stream, update): (bool, Option<(f64, Option<f64>)>),
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        for r in rows.step_by(4) {
+            for c in cols.clone().step_by(4) {
+                // SAFETY: the 4 × 4 elements lie inside the block (the
+                // caller's contract), and the machine has AVX.
+                unsafe {
+                    transpose4_f64(
+                        self.src.add(r + c * self.from.1).cast(),
+                        self.from.1,
+                        self.dst.add(r * self.to.0 + c).cast(),
+                        (self.to.0, stream, update),
+                    );
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (rows, cols, stream, update);
+    }
+}
+
+/// Whether this machine has AVX (checked once).
+fn avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX.get_or_init(|| std::arch::is_x86_feature_detected!("avx"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Transposes a 4 × 4 block of 8-byte elements: element `(r, c)` is read
+/// at `src[r + c·src_stride]` and written at `dst[r·dst_stride + c]`, with
+/// non-temporal stores where `stream` is set and the rows written are
+/// aligned (the next blocks of a row complete its cache lines) — or, for
+/// `f64` elements with `update` `Some((α, β))`, stores α·v, or β·old + α·v
+/// where β is given.
+///
+/// # Safety
+/// The 16 elements read and the 16 written lie inside their allocations,
+/// no other thread accesses those written, and the machine has AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn transpose4_f64(
+    src: *const f64,
+    src_stride: usize,
+    dst: *mut f64,
+    (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
+) {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd,
+        _mm256_storeu_pd, _mm256_stream_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
+    };
+    // SAFETY: the caller's contract: the four columns read and the four
+    // rows written each hold four elements inside their allocations.
+    unsafe {
+        // Column c of the block: rows 0..4 of it, contiguous in the source.
+        let a0 = _mm256_loadu_pd(src);
+        let a1 = _mm256_loadu_pd(src.add(src_stride));
+        let a2 = _mm256_loadu_pd(src.add(2 * src_stride));
+        let a3 = _mm256_loadu_pd(src.add(3 * src_stride));
+        // Pairs of rows: (r0c0 r0c1 r2c0 r2c1), (r1c0 r1c1 r3c0 r3c1), …
+        let t0 = _mm256_unpacklo_pd(a0, a1);
+        let t1 = _mm256_unpackhi_pd(a0, a1);
+        let t2 = _mm256_unpacklo_pd(a2, a3);
+        let t3 = _mm256_unpackhi_pd(a2, a3);
+        if let Some((alpha, beta)) = update {
+            let a = _mm256_set1_pd(alpha);
+            let rows = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for (k, row) in rows.into_iter().enumerate() {
+                let d = dst.add(k * dst_stride);
+                let v = _mm256_mul_pd(a, row);
+                let v = match beta {
+                    Some(b) => {
+                        _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(b), _mm256_loadu_pd(d)), v)
+                    }
+                    None => v,
+                };
+                _mm256_storeu_pd(d, v);
+            }
+            return;
+        }
+        if stream && (dst as usize) % 32 == 0 && dst_stride % 4 == 0 {
+            _mm256_stream_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
+            _mm256_stream_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
+            _mm256_stream_pd(
+                dst.add(2 * dst_stride),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+            );
+            _mm256_stream_pd(
+                dst.add(3 * dst_stride),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            );
+            return;
+        }
+        _mm256_storeu_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
+        _mm256_storeu_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
+        _mm256_storeu_pd(
+            dst.add(2 * dst_stride),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+        );
+        _mm256_storeu_pd(
+            dst.add(3 * dst_stride),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        );
+    }
+}
+
+/// Edge of the square tiles of [`copy_block`], in elements: a row of
+/// `bytes` ([`TILE_BYTES`], [`UPDATE_TILE_BYTES`]), so that a tile's lines
+/// on both sides stay in the cache while it is copied and are used whole.
+fn tile_edge<T>(bytes: usize) -> usize {
+    (bytes / std::mem::size_of::<T>().max(1)).clamp(4, 256)
+}
