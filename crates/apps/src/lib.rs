@@ -5,8 +5,13 @@
 //!   solver, its serial reference, and a heat-map of its field as RGB pixels;
 //! - [`fft2d`]: the 2-D FFT of `examples/fft2d.rs` — the distributed forward
 //!   and inverse transforms (rows, one redistribution, columns), plane waves
+//!   with a known spectrum, and a serial reference;
+//! - [`fft3d`]: the 3-D FFT of `examples/fft3d.rs` — the distributed forward
+//!   and inverse transforms on pencils over a 2-D process grid (lines along
+//!   x, y and z, two redistributions that permute the axes), plane waves
 //!   with a known spectrum, and a serial reference.
 #![deny(missing_docs)]
 
 pub mod adi;
 pub mod fft2d;
+pub mod fft3d;

@@ -42,7 +42,9 @@ use thiserror::Error;
 mod run;
 mod waves;
 
+pub(crate) use run::median;
 pub use run::{run, FftConfig, FftResult};
+pub(crate) use waves::wrap;
 pub use waves::{
     default_waves, expected_spectrum, fft2_serial, max_difference, spectrum_error, wave_value, Wave,
 };
@@ -163,7 +165,7 @@ fn line_layout(
 /// Transforms every line of `data`, which holds whole lines of `fft.len()`
 /// contiguous elements one after the other, in parallel (rayon over groups
 /// of lines), multiplying the results by `scale` if one is given.
-fn transform_lines(data: &mut [C64], fft: &dyn Fft<f64>, scale: Option<f64>) {
+pub(crate) fn transform_lines(data: &mut [C64], fft: &dyn Fft<f64>, scale: Option<f64>) {
     let len = fft.len();
     if data.is_empty() || len == 0 {
         return;

@@ -65,7 +65,7 @@ pub struct FftResult {
 }
 
 /// The median of `v` (the mean of the two middle values for an even count).
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

@@ -25,7 +25,7 @@ pub struct Wave {
 }
 
 /// `k mod n` in `0..n`.
-fn wrap(k: i64, n: usize) -> usize {
+pub(crate) fn wrap(k: i64, n: usize) -> usize {
     let n = i128::try_from(n).expect("an extent fits i128");
     usize::try_from(i128::from(k).rem_euclid(n)).expect("a remainder below an extent")
 }
