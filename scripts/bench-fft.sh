@@ -22,8 +22,13 @@
 # oversubscribed (--oversubscribe): ranks share cores, and FFTW's plans and
 # times then say more about the scheduler than about the transform.
 #
-# The columns for ndcyclic's own figures come from ours() below, which prints
-# "n/a" until the project's 3-D FFT example exists.
+# ndcyclic's columns come from examples/fft3d.rs on the same rank count and
+# size, on slabs (grid Px1, FFTW's decomposition), built against Open MPI
+# (the same MPI as FFTW's columns) and against MPICH (the project's default),
+# each started with its own mpirun: the x-pencils -> y-pencils redistribution
+# (an axis permutation, x_to_y_s) and the forward transform (forward_s, x- to
+# z-pencils, which FFTW's default output layout does not match: FFTW
+# transposes back to x-slabs), medians of REPS; plans are built once, not timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"128 256"}
@@ -65,20 +70,36 @@ mkdir -p "$OUT"
 
 # ndcyclic's figures for the same ranks and size, as two table cells: the
 # x-pencils -> y-pencils redistribution's median ms and the 3-D forward FFT's
-# median ms. Hook for examples/fft3d.rs: once it exists, build it in release
-# and run it here, e.g.
-#   mpirun -n "$1" target/release/examples/fft3d --n "$2" --reps "$REPS" --json
-# and print the two medians from its JSON line.
+# median ms (examples/fft3d.rs on slabs, grid Px1). Built twice: against Open
+# MPI (the MPI FFTW-MPI runs on, in target/openmpi like scripts/test-openmpi.sh)
+# and against MPICH (the project's default), each started by its own mpirun.
+TARGET=${CARGO_TARGET_DIR:-target}
+log "building examples/fft3d against MPICH ($TARGET) and Open MPI ($TARGET/openmpi)"
+cargo build --release -q --example fft3d
+MPICC=/usr/bin/mpicc.openmpi CARGO_TARGET_DIR="$TARGET/openmpi" cargo build --release -q --example fft3d
 ours() {
-  local ranks=$1 size=$2
-  : "$ranks" "$size"
-  printf 'n/a | n/a'
+  local mpi=$1 ranks=$2 size=$3 line
+  case "$mpi" in
+    openmpi) line=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+               /usr/bin/mpirun.openmpi --oversubscribe -n "$ranks" \
+               "$TARGET/openmpi/release/examples/fft3d" --n "$size" --grid "${ranks}x1" \
+               --reps "$REPS" --json 2>/dev/null | tail -n 1) || true ;;
+    *) line=$(mpirun -n "$ranks" "$TARGET/release/examples/fft3d" --n "$size" --grid "${ranks}x1" \
+               --reps "$REPS" --json 2>/dev/null | tail -n 1) || true ;;
+  esac
+  if [ -n "$JSON" ] && [ -n "$line" ]; then printf '%s\n' "$line" >>"$JSON"; fi
+  python3 -c 'import json, sys
+try:
+    r = json.loads(sys.argv[1])
+    print("%.2f | %.2f" % (r["x_to_y_s"] * 1e3, r["forward_s"] * 1e3), end="")
+except (ValueError, KeyError):
+    print("failed | failed", end="")' "$line"
 }
 
 cores=$(nproc)
 log "FFTW-MPI under $(/usr/bin/mpirun.openmpi --version 2>&1 | head -n 1), $cores cores, $REPS reps"
-echo "| ranks | size | FFTW transpose ms (median) | FFTW 3-D forward ms (median) | max error | ndcyclic x->y pencils ms | ndcyclic 3-D forward ms | FFTW plan ms (transpose / 3-D) |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+echo "| ranks | size | FFTW transpose ms | FFTW 3-D forward ms | FFTW max error | ndcyclic x->y pencils ms, Open MPI | ndcyclic 3-D forward ms, Open MPI | ndcyclic x->y pencils ms, MPICH | ndcyclic 3-D forward ms, MPICH | FFTW plan ms (transpose / 3-D) |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 failed=0
 version=
 for size in $SIZES; do
@@ -96,7 +117,7 @@ for size in $SIZES; do
     if [ -n "$JSON" ]; then printf '%s\n' "$line" >>"$JSON"; fi
     over=""
     [ "$ranks" -le "$cores" ] || over=" (oversubscribed)"
-    python3 - "$line" "$status" "$over" "$(ours "$ranks" "$size")" <<'PY'
+    python3 - "$line" "$status" "$over" "$(ours openmpi "$ranks" "$size") | $(ours mpich "$ranks" "$size")" <<'PY'
 import json, sys
 line, status, over, ours = sys.argv[1:]
 try:
