@@ -3,21 +3,33 @@
 //! Solvers move several fields from one layout to another at once (the
 //! velocity components of a flow, the right-hand sides of a solve). Moving
 //! them one by one pays each message's latency, and each execution's
-//! agreement, once per array. A batch pays them once: every message between
-//! two ranks carries the K arrays' parts one after the other (array `k`'s
-//! part of message `m` at `k · len(m)` of its slot), one `MPI_Alltoallv`
-//! moves them all, and the ranks agree once on all K pairs of arrays.
+//! agreement, once per array. A batch agrees once on all K pairs of arrays,
+//! and where latency costs, pays it once too: every message between two
+//! ranks carries the K arrays' parts one after the other (array `j`'s part
+//! of message `m` at `j · len(m)` of its slot).
 //!
-//! Whatever the redistribution's strategy, a batch moves its messages this
-//! way; the part that stays on a rank is copied straight, array by array.
-//! Large batches go in groups of arrays whose buffers hold about
-//! [`BATCH_GROUP_BYTES`], one exchange per group, so that the copies into
-//! and out of the buffers work in cache.
+//! How a batch moves is chosen from figures every rank learns in the one
+//! all-reduce that agrees on the arrays, so that all choose alike:
+//!
+//! - when the exchange copies between ranks of one node straight from the
+//!   sender's storage (`async` with node-direct copies) and every rank's
+//!   sources are shared, a batch does the same (`asynchronous/batch.rs`):
+//!   one note per pair of ranks of a node names all K sources, and only
+//!   messages to other nodes, or from senders whose storage cannot be
+//!   mapped, travel — one per pair of ranks carrying all K parts, in pieces
+//!   of about [`BATCH_GROUP_BYTES`] when they are long;
+//! - when some rank moves [`BATCH_ALONE_BYTES`] or more per array, latency
+//!   no longer decides: the arrays move one by one through the
+//!   redistribution's own exchange, without agreeing again on each;
+//! - otherwise through `MPI_Alltoallv`, in groups of arrays whose buffers
+//!   hold about [`BATCH_GROUP_BYTES`] (the largest rank's, so that every
+//!   rank makes the same number of calls), the part that stays on a rank
+//!   copied straight, array by array.
 
 use super::kernel::Plain;
 use super::messages::grow;
-use super::{agree, mpi_raw, Redistribution, EXECUTING};
-use crate::tuning::BATCH_GROUP_BYTES;
+use super::{agree, mpi_raw, Exchange, Redistribution, EXECUTING};
+use crate::tuning::{BATCH_ALONE_BYTES, BATCH_GROUP_BYTES};
 use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::Communicator;
@@ -96,9 +108,17 @@ impl<T: Element> Redistribution<T> {
         dsts: &mut [&mut DistArray<T>],
     ) -> Result<(), RedistError> {
         let k = srcs.len();
-        let verdict = self.check_batch(srcs, dsts);
+        // With the verdict, the largest bytes a rank moves per array and
+        // whether some rank's source is private: the ranks choose the same
+        // way of moving the batch from them.
+        let verdict = self
+            .check_batch(srcs, dsts)
+            .map(|()| ((), self.batch_figures(srcs)));
         let comm = self.source_grid.communicator();
-        agree::agree(comm, verdict, k as u64 + 1, EXECUTING)?;
+        let ((), [per_array, private]) = agree::agree_with(comm, verdict, k as u64 + 1, EXECUTING)?;
+        if k == 0 {
+            return Ok(());
+        }
         if !self.figures.messages {
             for (src, dst) in srcs.iter().zip(dsts.iter_mut()) {
                 let out = dst.local_slice_mut();
@@ -107,15 +127,38 @@ impl<T: Element> Redistribution<T> {
             return Ok(());
         }
         let _guard = mpi_raw::AbortOnUnwind::new(comm);
+        if let Exchange::Async(x) = &mut self.exchange {
+            if x.node_direct() && private == 0 {
+                return x.run_batch(&self.messages, comm, srcs, dsts);
+            }
+        }
+        let per_array = usize::try_from(per_array).unwrap_or(usize::MAX).max(1);
+        if per_array >= BATCH_ALONE_BYTES && !self.agrees_in_exchange() {
+            // Each array's messages are long enough on their own: latency
+            // is no longer what costs, and the redistribution's own
+            // exchange, pipelined in cache, moves them best, array by array.
+            for (src, dst) in srcs.iter().zip(dsts.iter_mut()) {
+                self.exchange(src, dst, Plain)?;
+            }
+            return Ok(());
+        }
         // Arrays in groups whose buffers stay about BATCH_GROUP_BYTES: the
         // copies in and out of them then work in cache.
-        let per_array = self.messages.send_total.max(self.messages.recv_total);
-        let bytes = per_array.saturating_mul(std::mem::size_of::<T>()).max(1);
-        let group = (BATCH_GROUP_BYTES / bytes).clamp(1, k);
+        let group = (BATCH_GROUP_BYTES / per_array).clamp(1, k);
         for (s, d) in srcs.chunks(group).zip(dsts.chunks_mut(group)) {
             self.exchange_group(s, d)?;
         }
         Ok(())
+    }
+
+    /// This rank's figures for choosing how a batch moves: the bytes it
+    /// sends or receives per array (the larger), and 1 when one of its
+    /// sources is private (node-direct copies cannot read it).
+    fn batch_figures(&self, srcs: &[&DistArray<T>]) -> [u64; 2] {
+        let per_array = self.messages.send_total.max(self.messages.recv_total);
+        let bytes = per_array.saturating_mul(std::mem::size_of::<T>());
+        let private = srcs.iter().any(|s| s.shared_storage().is_none());
+        [u64::try_from(bytes).unwrap_or(u64::MAX), u64::from(private)]
     }
 
     /// One exchange of the arrays `srcs` into `dsts` (a group of a batch):

@@ -132,15 +132,21 @@ impl NodeDirect {
 
 impl PeerReader {
     /// Maps the storage that the note of receive `i`, from `peer`,
-    /// describes: `Ok(true)` when it is mapped (now or before), `Ok(false)`
-    /// when the sender's source is private.
+    /// describes, as the peer's array `slot` (0 for a single execution,
+    /// the array's place in a batch): `Ok(true)` when it is mapped (now or
+    /// before), `Ok(false)` when the sender's source is private.
     ///
     /// # Errors
     ///
     /// - [`InvalidData`](std::io::ErrorKind::InvalidData) when the note
     ///   gives another size than the plan says the sender holds;
     /// - the errors of [`PeerCache::get`].
-    pub fn map(&mut self, note: Note, i: usize, peer: usize) -> std::io::Result<bool> {
+    pub fn map(
+        &mut self,
+        note: Note,
+        i: usize,
+        (peer, slot): (usize, usize),
+    ) -> std::io::Result<bool> {
         if note[0] == 0 {
             return Ok(false);
         }
@@ -158,16 +164,16 @@ impl PeerReader {
                 "the note's size is not what the plan says the sender holds",
             ));
         }
-        self.cache.get(peer, &storage).map(|_| true)
+        self.cache.get((peer, slot), &storage).map(|_| true)
     }
 
-    /// The storage of `peer` mapped last, as `T`s.
+    /// The storage of `peer`'s array `slot` mapped last, as `T`s.
     ///
     /// # Safety
     ///
     /// The peer's storage holds `T`s and is not written while the returned
     /// slice lives (the peer waits for this rank's answer).
-    pub unsafe fn storage<T: bytemuck::Pod>(&self, peer: usize) -> Option<&[T]> {
+    pub unsafe fn storage<T: bytemuck::Pod>(&self, peer: (usize, usize)) -> Option<&[T]> {
         // SAFETY: the caller's contract.
         self.cache.mapped(peer).map(|m| unsafe { m.slice::<T>() })
     }
@@ -207,40 +213,43 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// The mapping of each peer's storage this rank reads, one per peer:
+/// The mapping of each peer's storage this rank reads, one per peer and
+/// array slot (`(rank, slot)`: the arrays of a batch take slots 0, 1, …):
 /// repeated executions on the same arrays map nothing, and a peer's new
-/// array replaces its old mapping (storage ids are never reused).
+/// array in a slot replaces its old mapping (storage ids are never reused).
 #[derive(Debug, Default)]
 pub(crate) struct PeerCache {
-    entries: HashMap<usize, (u64, ReadMapping)>,
+    entries: HashMap<(usize, usize), (u64, ReadMapping)>,
 }
 
 impl PeerCache {
-    /// The mapping of `s`, owned by `rank`, mapped now if not cached.
+    /// The mapping of `s`, owned by `rank` and held in array slot `slot`
+    /// (`at = (rank, slot)`), mapped now if not cached.
     ///
     /// # Errors
     ///
     /// - [`Other`](std::io::ErrorKind::Other) when `NDCYCLIC_FAULTS` names `map` (tests);
     /// - the errors of [`SharedStorage::map_read_only`] when `s` is not cached and
     ///   cannot be mapped (the peer's previous mapping is dropped all the same).
-    pub fn get(&mut self, rank: usize, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
+    pub fn get(&mut self, at: (usize, usize), s: &SharedStorage) -> std::io::Result<&ReadMapping> {
         if fault_injected("map") {
             return Err(std::io::Error::other(
                 "mapping refused (NDCYCLIC_FAULTS=map)",
             ));
         }
-        let fresh = !matches!(self.entries.get(&rank), Some((id, m)) if *id == s.id && m.bytes() == s.bytes);
+        let fresh =
+            !matches!(self.entries.get(&at), Some((id, m)) if *id == s.id && m.bytes() == s.bytes);
         if fresh {
             // Unmap the old one first: the peer has moved on from it.
-            self.entries.remove(&rank);
-            self.entries.insert(rank, (s.id, s.map_read_only()?));
+            self.entries.remove(&at);
+            self.entries.insert(at, (s.id, s.map_read_only()?));
         }
-        Ok(&self.entries[&rank].1)
+        Ok(&self.entries[&at].1)
     }
 
-    /// The mapping of `rank`'s storage that [`get`](Self::get) made last.
-    pub fn mapped(&self, rank: usize) -> Option<&ReadMapping> {
-        self.entries.get(&rank).map(|(_, m)| m)
+    /// The mapping of `(rank, slot)` that [`get`](Self::get) made last.
+    pub fn mapped(&self, at: (usize, usize)) -> Option<&ReadMapping> {
+        self.entries.get(&at).map(|(_, m)| m)
     }
 
     /// Mappings held.
@@ -351,7 +360,7 @@ mod tests {
         // Six peers, each mapped once and kept: no eviction however many.
         for _ in 0..3 {
             for (peer, p) in probes.iter().enumerate() {
-                let m = cache.get(peer, &p.info()).unwrap();
+                let m = cache.get((peer, 0), &p.info()).unwrap();
                 // SAFETY: the probe holds one u64, not written after creation.
                 assert_eq!(unsafe { m.slice::<u64>() }[0], peer as u64);
             }
@@ -359,7 +368,7 @@ mod tests {
         assert_eq!(cache.len(), 6);
         // Peer 2 moves to a new storage: its entry is replaced.
         let newer = dist_array::storage::probe(42).unwrap();
-        let m = cache.get(2, &newer.info()).unwrap();
+        let m = cache.get((2, 0), &newer.info()).unwrap();
         // SAFETY: as above.
         assert_eq!(unsafe { m.slice::<u64>() }[0], 42);
         assert_eq!(cache.len(), 6);

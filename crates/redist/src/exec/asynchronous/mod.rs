@@ -27,6 +27,7 @@
 //! The receive buffer holds only what arrives as messages: receives that
 //! are all copied straight from the sender need none.
 
+mod batch;
 mod notes;
 mod post;
 
@@ -36,6 +37,7 @@ use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
 use super::route::Routes;
 use crate::RedistError;
+use batch::BatchNotes;
 use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;
 use post::{Round, Target};
@@ -63,6 +65,8 @@ pub(crate) struct Async<T> {
     /// Per send: pieces packed and sent so far when sends are packed
     /// together with the local copy.
     sent_pieces: Vec<usize>,
+    /// The notes of the last batch (`batch.rs`).
+    batch_notes: BatchNotes,
 }
 
 impl<T: Element> Async<T> {
@@ -80,6 +84,7 @@ impl<T: Element> Async<T> {
             slots: Vec::new(),
             mapped: Vec::new(),
             sent_pieces: Vec::new(),
+            batch_notes: BatchNotes::default(),
         }
     }
 
@@ -135,6 +140,7 @@ impl<T: Element> Async<T> {
             slots,
             mapped,
             sent_pieces,
+            ..
         } = self;
         let (near, mut reader) = match node {
             Some(n) => (Some(&n.near), Some(&mut n.reader)),
@@ -182,7 +188,7 @@ impl<T: Element> Async<T> {
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
-                        notes::copy_together(messages, (src, out), mapped, reader, store)?;
+                        notes::copy_together(messages, (src, out), mapped, (reader, 0), store)?;
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }

@@ -24,7 +24,7 @@ pub(super) fn on_note<T: Element>(
     mapped: &mut Vec<usize>,
     late_recvs: &mut [bool],
 ) -> Result<(), RedistError> {
-    match reader.map(reqs.note(i), i, t.peer) {
+    match reader.map(reqs.note(i), i, (t.peer, 0)) {
         Ok(true) => mapped.push(i),
         // A private source: its data follows in round 2.
         Ok(false) => late_recvs[i] = true,
@@ -38,7 +38,8 @@ pub(super) fn on_note<T: Element>(
 }
 
 /// Copies the local part and every message of `mapped` (receives whose
-/// sender's storage `reader` has mapped) into `out` together, in one pass
+/// sender's storage `reader` has mapped, as array `slot`: 0 for a single
+/// execution, the array's place in a batch) into `out` together, in one pass
 /// ([`RankMessages::copy_local_with`]): where messages interleave in the
 /// target, each stretch of target is fetched into cache once for all of
 /// them rather than once per message.
@@ -46,7 +47,7 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
     (src, out): (&[T], &mut [T]),
     mapped: &[usize],
-    reader: &PeerReader,
+    (reader, slot): (&PeerReader, usize),
     store: S,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
@@ -56,7 +57,7 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
             let t = &recvs[i];
             // SAFETY: the sender's source storage holds `T`s and stays
             // untouched until it has this rank's answer, sent after the copy.
-            let peer = unsafe { reader.storage::<T>(t.peer) }.ok_or_else(|| {
+            let peer = unsafe { reader.storage::<T>((t.peer, slot)) }.ok_or_else(|| {
                 RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
             })?;
             t.copy_with(peer, t.part(k, parts), out, store);

@@ -497,14 +497,52 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             };
             check(code, "MPI_Waitany")?;
         }
+        Ok(self.completed(index))
+    }
+
+    /// Like [`wait_any`](Self::wait_any) but returns at once: the event
+    /// of a request that has completed, or `None` when none has yet (or
+    /// none is pending). Drives MPI's progress, as waiting does.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_any`](Self::wait_any).
+    pub fn test_any(&mut self) -> Result<Option<Event>, RedistError> {
+        if self.pending == 0 {
+            return Ok(None);
+        }
+        let n = count(self.store.raw.len(), "pending requests")?;
+        let (mut index, mut flag): (c_int, c_int) = (0, 0);
+        // SAFETY: the array holds `n` handles; completed ones are
+        // MPI_REQUEST_NULL, which MPI_Testany skips.
+        let code = unsafe {
+            ffi::MPI_Testany(
+                n,
+                self.store.raw.as_mut_ptr(),
+                &mut index,
+                &mut flag,
+                ffi::RSMPI_STATUS_IGNORE,
+            )
+        };
+        check(code, "MPI_Testany")?;
+        Ok(if flag == 0 {
+            None
+        } else {
+            self.completed(index)
+        })
+    }
+
+    /// Records that request `index` (from MPI_Waitany or MPI_Testany)
+    /// completed and says what it was; `None` for MPI_UNDEFINED.
+    fn completed(&mut self, index: c_int) -> Option<Event> {
         let Ok(r) = usize::try_from(index) else {
             // MPI_UNDEFINED: nothing was pending after all.
             self.pending = 0;
-            return Ok(None);
+            return None;
         };
         self.pending -= 1;
         self.store.done[r] = true;
-        Ok(Some(match self.store.what[r] {
+        Some(match self.store.what[r] {
             What::Piece { i, .. } => {
                 self.store.outstanding[i] -= 1;
                 Event::Piece {
@@ -517,7 +555,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             What::Word(i) => Event::Word(i),
             What::Send => Event::Sent,
             What::Landed(i) => Event::Landed(i),
-        }))
+        })
     }
 
     /// The piece request `request` received, once it has arrived, with its
