@@ -69,8 +69,12 @@ impl<T> BatchBuffers<T> {
 impl<T: Element> Redistribution<T> {
     /// Redistributes the arrays `srcs` into `dsts` (the `k`-th source into
     /// the `k`-th target), all laid out as this redistribution's source and
-    /// target, in one exchange: each message between two ranks carries all
-    /// the arrays' parts, and the ranks agree once on every array.
+    /// target, agreeing once on every array. Where latency costs (small
+    /// parts, or node-direct copies of shared sources), one exchange moves
+    /// them all, each message between two ranks carrying every array's
+    /// part; where each array's messages are long (from
+    /// [`BATCH_ALONE_BYTES`](crate::tuning::BATCH_ALONE_BYTES) per array),
+    /// the arrays go one by one through this redistribution's exchange.
     /// Collective: every rank passes the same number of arrays.
     ///
     /// ```
