@@ -204,6 +204,63 @@ impl<T: Element> DistArray<T> {
         Ok(Self::build(layout, grid, rank, Storage::Heap(data)))
     }
 
+    /// An array over this rank's local part in memory the caller owns:
+    /// `len` elements at `ptr`, in the layout's storage order, which the
+    /// array reads and writes in place (for libraries that take arrays
+    /// from C or Fortran callers). Dropping the array leaves the memory to
+    /// the caller; cloning it copies the elements. Its storage is never
+    /// shared with other processes. Not collective.
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::new(&world, &[world.size() as usize]).unwrap();
+    /// let layout = Layout::parse(&[4 * world.size() as usize], &format!("block@{}", world.size())).unwrap();
+    /// let mut mine = vec![1.5f64; 4];
+    /// // SAFETY: `mine` holds 4 elements and is left alone while `a` lives.
+    /// let mut a = unsafe { DistArray::from_raw_parts(&grid, layout, mine.as_mut_ptr(), 4) }.unwrap();
+    /// a.local_slice_mut()[0] = 2.5;
+    /// drop(a);
+    /// assert_eq!(mine[0], 2.5);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::ShapeMismatch`] when `len` is not the number of
+    ///   elements the layout gives this rank.
+    ///
+    /// # Safety
+    ///
+    /// When `len > 0`, `ptr` must be valid for reads and writes of `len`
+    /// elements, aligned, and not accessed other than through the array
+    /// while it lives.
+    pub unsafe fn from_raw_parts(
+        grid: &ProcGrid,
+        layout: Layout,
+        ptr: *mut T,
+        len: usize,
+    ) -> Result<DistArray<T>, DistError> {
+        let rank = Self::check(grid, &layout)?;
+        let expected = Self::local_dim(&layout, rank);
+        if expected.size() != len {
+            return Err(DistError::ShapeMismatch {
+                expected: expected.slice().to_vec(),
+                got: vec![len],
+            });
+        }
+        let storage = if len == 0 {
+            Storage::Heap(Vec::new())
+        } else {
+            Storage::Borrowed(crate::storage::Borrowed { ptr, len })
+        };
+        Ok(Self::build(layout, grid, rank, storage))
+    }
+
     /// The layout.
     pub fn layout(&self) -> &Layout {
         &self.layout

@@ -125,7 +125,22 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) enum Storage<T> {
     Heap(Vec<T>),
     Shared(SharedBuffer<T>),
+    /// Memory the caller owns ([`DistArray::from_raw_parts`](crate::DistArray::from_raw_parts)).
+    Borrowed(Borrowed<T>),
 }
+
+/// Elements in memory the caller owns and keeps valid, and does not
+/// otherwise touch, while the array lives.
+pub(crate) struct Borrowed<T> {
+    pub ptr: *mut T,
+    pub len: usize,
+}
+
+// SAFETY: the memory is the array's alone while it lives (the contract of
+// `DistArray::from_raw_parts`), as a Vec's would be; `T` is `Pod`.
+unsafe impl<T: Send> Send for Borrowed<T> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<T: Sync> Sync for Borrowed<T> {}
 
 impl<T: bytemuck::Pod> Storage<T> {
     /// `len` zeros, in shared memory when `share` and the part is large
@@ -166,6 +181,9 @@ impl<T: bytemuck::Pod> Storage<T> {
         match self {
             Storage::Heap(v) => v,
             Storage::Shared(b) => b.as_slice(),
+            // SAFETY: valid for `len` elements while the array lives
+            // (`from_raw_parts`'s contract).
+            Storage::Borrowed(b) => unsafe { std::slice::from_raw_parts(b.ptr, b.len) },
         }
     }
 
@@ -173,12 +191,14 @@ impl<T: bytemuck::Pod> Storage<T> {
         match self {
             Storage::Heap(v) => v,
             Storage::Shared(b) => b.as_mut_slice(),
+            // SAFETY: as above, and borrowed mutably through `self`.
+            Storage::Borrowed(b) => unsafe { std::slice::from_raw_parts_mut(b.ptr, b.len) },
         }
     }
 
     pub fn shared(&self) -> Option<SharedStorage> {
         match self {
-            Storage::Heap(_) => None,
+            Storage::Heap(_) | Storage::Borrowed(_) => None,
             Storage::Shared(b) => Some(b.info()),
         }
     }
@@ -188,7 +208,7 @@ impl<T: bytemuck::Pod> Storage<T> {
     pub fn into_vec(self) -> Vec<T> {
         match self {
             Storage::Heap(v) => v,
-            Storage::Shared(b) => b.as_slice().to_vec(),
+            Storage::Shared(_) | Storage::Borrowed(_) => self.as_slice().to_vec(),
         }
     }
 }
@@ -198,6 +218,8 @@ impl<T: bytemuck::Pod> Clone for Storage<T> {
         match self {
             Storage::Heap(v) => Storage::Heap(v.clone()),
             Storage::Shared(b) => Storage::shared_copy(b.as_slice()),
+            // A clone owns its elements.
+            Storage::Borrowed(_) => Storage::Heap(self.as_slice().to_vec()),
         }
     }
 }

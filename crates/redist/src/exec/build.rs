@@ -27,6 +27,7 @@ use super::{agree, alltoallv, asynchronous, calibrate, cost, mpi_raw, route, sch
 use super::{Exchange, Redistribution};
 use crate::remap::Relabelling;
 use crate::schedule::{assign_steps, RankSchedule};
+use crate::tuning::CALIBRATE_MIN_BYTES;
 use crate::{remap, MinRun, Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{Element, Layout};
 use mpi::topology::Communicator;
@@ -129,7 +130,7 @@ impl<T: Element> Redistribution<T> {
             agree::agree_with(comm, planned, fingerprint, WHAT)?;
         let figures = Figures::from_maxima(words);
         let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
-        let options = message_options(req, &figures, strategy);
+        let options = message_options(req, (&figures, std::mem::size_of::<T>()), strategy);
         let parts = local_parts::<T>(&plan, &options, strategy, outer.permutation);
         let mut plan = plan;
         let ((messages, routes), set_up) =
@@ -283,10 +284,18 @@ fn exchange_for<T: Element>(
 /// where [`MinRun::Auto`] leaves datatypes to the communicator and its
 /// measurement found them slower ([`calibrate::datatypes_pay`], collective
 /// on the first redistribution with messages on the communicator), or
-/// where `strategy` packs everything anyway (`combined`).
-fn message_options(req: &Request<'_>, figures: &Figures, strategy: Strategy) -> Options {
+/// where `strategy` packs everything anyway (`combined`), or where no rank
+/// moves [`CALIBRATE_MIN_BYTES`] (then nothing is measured).
+fn message_options(
+    req: &Request<'_>,
+    (figures, elem_bytes): (&Figures, usize),
+    strategy: Strategy,
+) -> Options {
     let auto = req.options.datatype_min_run == MinRun::Auto;
-    let packs = strategy == Strategy::Combined;
+    // Small exchanges pack without measuring: what datatypes could save
+    // there is less than the measurement costs (once per communicator).
+    let small = figures.max_volume.saturating_mul(elem_bytes) < CALIBRATE_MIN_BYTES;
+    let packs = strategy == Strategy::Combined || small;
     if auto && figures.messages && (packs || !calibrate::datatypes_pay(req.source_grid)) {
         Options {
             datatype_min_run: MinRun::Never,

@@ -1,0 +1,109 @@
+//! BLACS contexts as ndcyclic grids: the communicator of a context's
+//! processes, duplicated once into a one-dimensional grid over all of them
+//! (the base the two layouts of a call are built on), kept per context.
+//! A context handle BLACS hands out again for other processes is noticed
+//! (the communicators no longer compare congruent) and rebuilt.
+
+use crate::blacs::Blacs;
+use crate::cache::Held;
+use crate::DropinError;
+use mpi::raw::{AsRaw, FromRaw};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use procgrid::ProcGrid;
+use std::cell::RefCell;
+use std::mem::ManuallyDrop;
+use std::os::raw::c_int;
+use std::rc::Rc;
+
+/// A BLACS context's processes as a grid.
+pub struct Context {
+    /// The one-dimensional grid over every process of the context, in the
+    /// order of the context's communicator.
+    pub base: ProcGrid,
+}
+
+thread_local! {
+    static CONTEXTS: RefCell<Vec<(c_int, Rc<Held<Context>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether two communicators hold the same processes in the same order.
+fn congruent(a: mpi::ffi::MPI_Comm, b: mpi::ffi::MPI_Comm) -> bool {
+    let mut result: c_int = 0;
+    // SAFETY: two live communicators and a valid out-pointer.
+    unsafe { mpi::ffi::MPI_Comm_compare(a, b, &mut result) };
+    // SAFETY: reading MPI's constants.
+    let (ident, congruent) = unsafe { (mpi::ffi::RSMPI_IDENT, mpi::ffi::RSMPI_CONGRUENT) };
+    result == ident || result == congruent
+}
+
+/// The grid of context `ictxt`, built on first use. Collective over the
+/// context's processes when it is built.
+///
+/// # Errors
+///
+/// [`DropinError::Grid`] when the grid cannot be built.
+pub fn context(blacs: &Blacs, ictxt: c_int) -> Result<Rc<Held<Context>>, DropinError> {
+    let comm = blacs.communicator(ictxt);
+    let known = CONTEXTS.with(|all| {
+        let all = all.borrow();
+        all.iter()
+            .find(|(c, ctx)| *c == ictxt && congruent(ctx.base.communicator().as_raw(), comm))
+            .map(|(_, ctx)| Rc::clone(ctx))
+    });
+    if let Some(ctx) = known {
+        return Ok(ctx);
+    }
+    release_at_finalize();
+    // SAFETY: BLACS's live communicator, only borrowed (never freed here:
+    // ManuallyDrop) while the grid duplicates it.
+    let borrowed = ManuallyDrop::new(unsafe { SimpleCommunicator::from_raw(comm) });
+    let size = usize::try_from(borrowed.size()).unwrap_or(0);
+    let base = ProcGrid::new(&*borrowed, &[size])?;
+    let ctx = Rc::new(Held::new(Context { base }));
+    CONTEXTS.with(|all| {
+        let mut all = all.borrow_mut();
+        all.retain(|(c, _)| *c != ictxt);
+        all.push((ictxt, Rc::clone(&ctx)));
+    });
+    Ok(ctx)
+}
+
+/// Releases every plan and grid (MPI calls in their drops) when MPI is
+/// finalized, while MPI still works: MPI deletes the attributes of
+/// `MPI_COMM_SELF` first thing in `MPI_Finalize`, calling their delete
+/// functions. Set once per process.
+fn release_at_finalize() {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        unsafe extern "C" fn on_finalize(
+            _comm: mpi::ffi::MPI_Comm,
+            _keyval: c_int,
+            _value: *mut std::ffi::c_void,
+            _extra: *mut std::ffi::c_void,
+        ) -> c_int {
+            crate::cache::release(-1);
+            release(-1);
+            0
+        }
+        let mut keyval: c_int = 0;
+        // SAFETY: a null copy function (MPI_COMM_NULL_COPY_FN), a delete
+        // function of MPI's signature, valid out-pointer; the attribute's
+        // value is never read.
+        unsafe {
+            mpi::ffi::MPI_Comm_create_keyval(
+                None,
+                Some(on_finalize),
+                &mut keyval,
+                std::ptr::null_mut(),
+            );
+            mpi::ffi::MPI_Comm_set_attr(mpi::ffi::RSMPI_COMM_SELF, keyval, std::ptr::null_mut());
+        }
+    });
+}
+
+/// Forgets context `ictxt` (every context for -1).
+pub fn release(ictxt: c_int) {
+    CONTEXTS.with(|all| {
+        all.borrow_mut().retain(|(c, _)| ictxt != -1 && *c != ictxt);
+    });
+}

@@ -1,0 +1,582 @@
+//! The C and Fortran entry points: ScaLAPACK's names and signatures, and
+//! the same under the prefix `ndcyclic_`. Each catches panics (a panic
+//! must not unwind into C: the job is aborted with a message instead),
+//! traces itself under `NDCYCLIC_SCALAPACK_TRACE`, and reports errors on
+//! stderr; a case this library hands over goes to ScaLAPACK's routine of
+//! the same name.
+
+use crate::args::{MatrixArg, Positions};
+use crate::blacs::other_definition;
+use crate::routines::{gemr2d, update, Op, Operand, Outcome};
+use crate::DropinError;
+use num_complex::Complex;
+use std::ffi::{c_void, CStr};
+use std::os::raw::{c_char, c_int};
+
+/// Runs `f` for entry point `name`: traced, panics turned into an abort,
+/// errors (other than arguments, which `pxerbla` reported) printed.
+fn guard(name: &str, f: impl FnOnce() -> Result<Outcome, DropinError>) -> Outcome {
+    if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
+        eprintln!("ndcyclic_scalapack: {name}");
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(DropinError::Argument { .. })) => Outcome::Done,
+        Ok(Err(e)) => {
+            eprintln!("ndcyclic_scalapack: {name}: {e}");
+            Outcome::Done
+        }
+        Err(_) => {
+            eprintln!("ndcyclic_scalapack: {name} panicked; aborting the job");
+            // SAFETY: aborting the job: no other MPI call follows.
+            unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
+            Outcome::Done
+        }
+    }
+}
+
+/// Descriptor `desc` (9 integers) of a call.
+///
+/// # Safety
+///
+/// `desc` points to 9 readable integers.
+unsafe fn descriptor(desc: *const c_int) -> [c_int; 9] {
+    let mut d = [0; 9];
+    // SAFETY: the caller's contract.
+    d.copy_from_slice(unsafe { std::slice::from_raw_parts(desc, 9) });
+    d
+}
+
+/// The matrix operand at `ptr` with descriptor `desc` and origin `(i, j)`.
+///
+/// # Safety
+///
+/// As [`descriptor`].
+unsafe fn operand<T>(
+    ptr: *mut T,
+    (i, j): (c_int, c_int),
+    desc: *const c_int,
+    at: [i32; 3],
+) -> Operand<T> {
+    Operand {
+        ptr,
+        arg: MatrixArg {
+            // SAFETY: the caller's contract.
+            desc: unsafe { descriptor(desc) },
+            i,
+            j,
+        },
+        at: Positions {
+            i: at[0],
+            j: at[1],
+            desc: at[2],
+        },
+    }
+}
+
+/// A C `p?gemr2d`.
+type CGemr2d<T> = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    *mut T,
+    c_int,
+    c_int,
+    *const c_int,
+    *mut T,
+    c_int,
+    c_int,
+    *const c_int,
+    c_int,
+);
+
+/// `p?gemr2d` with C arguments, handing over to ScaLAPACK's `name`
+/// (`ours` being this library's) when ndcyclic does not take the case.
+///
+/// # Safety
+///
+/// ScaLAPACK's contract for `Cp?gemr2d`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn c_gemr2d<T: dist_array::Element>(
+    (routine, name, ours): (&'static str, &'static CStr, CGemr2d<T>),
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    (ia, ja, desca): (c_int, c_int, *const c_int),
+    b: *mut T,
+    (ib, jb, descb): (c_int, c_int, *const c_int),
+    ictxt: c_int,
+) {
+    let outcome = guard(name.to_str().unwrap_or(routine), || {
+        // SAFETY: the caller's contract: descriptors of 9 integers.
+        let (a_op, b_op) = unsafe {
+            (
+                operand(a, (ia, ja), desca, [4, 5, 6]),
+                operand(b, (ib, jb), descb, [8, 9, 10]),
+            )
+        };
+        gemr2d(routine, (m, n), a_op, b_op, ictxt)
+    });
+    if outcome == Outcome::HandOver {
+        match other_definition(name, ours as *const c_void) {
+            Some(theirs) => {
+                // SAFETY: ScaLAPACK's routine of the same signature.
+                let theirs: CGemr2d<T> =
+                    unsafe { std::mem::transmute::<*mut c_void, CGemr2d<T>>(theirs) };
+                // SAFETY: the caller's arguments, unchanged.
+                unsafe { theirs(m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt) };
+            }
+            None => eprintln!(
+                "ndcyclic_scalapack: {routine}: grids on processes other than the context's first \
+                 are handed to ScaLAPACK's {}, which is not in the process",
+                name.to_str().unwrap_or("?")
+            ),
+        }
+    }
+}
+
+macro_rules! gemr2d_entries {
+    ($t:ty, $routine:literal, $c:ident, $f:ident, $pc:ident, $pf:ident) => {
+        #[doc = concat!("ScaLAPACK's `C", $routine, "` (C arguments).")]
+        ///
+        /// # Safety
+        ///
+        /// ScaLAPACK's contract: descriptors of 9 integers, local parts as
+        /// they describe, collective over the processes of `ictxt`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $c(
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            ia: c_int,
+            ja: c_int,
+            desca: *const c_int,
+            b: *mut $t,
+            ib: c_int,
+            jb: c_int,
+            descb: *const c_int,
+            ictxt: c_int,
+        ) {
+            let name = c_name(stringify!($c));
+            // SAFETY: the caller's contract.
+            unsafe {
+                c_gemr2d::<$t>(
+                    (upper($routine), name, $c),
+                    m,
+                    n,
+                    a,
+                    (ia, ja, desca),
+                    b,
+                    (ib, jb, descb),
+                    ictxt,
+                )
+            }
+        }
+
+        #[doc = concat!("ScaLAPACK's `", $routine, "_` (Fortran arguments, by reference).")]
+        ///
+        /// # Safety
+        ///
+        /// As the C entry point, every argument a valid pointer.
+        #[no_mangle]
+        pub unsafe extern "C" fn $f(
+            m: *const c_int,
+            n: *const c_int,
+            a: *mut $t,
+            ia: *const c_int,
+            ja: *const c_int,
+            desca: *const c_int,
+            b: *mut $t,
+            ib: *const c_int,
+            jb: *const c_int,
+            descb: *const c_int,
+            ictxt: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            unsafe { $c(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt) }
+        }
+
+        #[doc = concat!("`C", $routine, "` under ndcyclic's prefix.")]
+        ///
+        /// # Safety
+        ///
+        /// As the unprefixed routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pc(
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            ia: c_int,
+            ja: c_int,
+            desca: *const c_int,
+            b: *mut $t,
+            ib: c_int,
+            jb: c_int,
+            descb: *const c_int,
+            ictxt: c_int,
+        ) {
+            let name = c_name(stringify!($c));
+            // SAFETY: the caller's contract.
+            unsafe {
+                c_gemr2d::<$t>(
+                    (upper($routine), name, $c),
+                    m,
+                    n,
+                    a,
+                    (ia, ja, desca),
+                    b,
+                    (ib, jb, descb),
+                    ictxt,
+                )
+            }
+        }
+
+        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
+        ///
+        /// # Safety
+        ///
+        /// As the unprefixed routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pf(
+            m: *const c_int,
+            n: *const c_int,
+            a: *mut $t,
+            ia: *const c_int,
+            ja: *const c_int,
+            desca: *const c_int,
+            b: *mut $t,
+            ib: *const c_int,
+            jb: *const c_int,
+            descb: *const c_int,
+            ictxt: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            unsafe { $pc(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt) }
+        }
+    };
+}
+
+/// A routine's name as `CStr`, from a Rust identifier.
+fn c_name(name: &'static str) -> &'static CStr {
+    // Leaked once per name: a handful of short strings.
+    static NAMES: std::sync::Mutex<Vec<&'static CStr>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = names.iter().find(|c| c.to_bytes() == name.as_bytes()) {
+        return found;
+    }
+    let owned = std::ffi::CString::new(name).unwrap_or_default();
+    let leaked: &'static CStr = Box::leak(owned.into_boxed_c_str());
+    names.push(leaked);
+    leaked
+}
+
+/// A routine's name in capitals, as ScaLAPACK reports it (`PDGEMR2D`).
+fn upper(name: &'static str) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let up = name.to_ascii_uppercase();
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = names.iter().find(|n| **n == up) {
+        return found;
+    }
+    let leaked: &'static str = Box::leak(up.into_boxed_str());
+    names.push(leaked);
+    leaked
+}
+
+gemr2d_entries!(
+    f32,
+    "psgemr2d",
+    Cpsgemr2d,
+    psgemr2d_,
+    ndcyclic_Cpsgemr2d,
+    ndcyclic_psgemr2d_
+);
+gemr2d_entries!(
+    f64,
+    "pdgemr2d",
+    Cpdgemr2d,
+    pdgemr2d_,
+    ndcyclic_Cpdgemr2d,
+    ndcyclic_pdgemr2d_
+);
+gemr2d_entries!(
+    Complex<f32>,
+    "pcgemr2d",
+    Cpcgemr2d,
+    pcgemr2d_,
+    ndcyclic_Cpcgemr2d,
+    ndcyclic_pcgemr2d_
+);
+gemr2d_entries!(
+    Complex<f64>,
+    "pzgemr2d",
+    Cpzgemr2d,
+    pzgemr2d_,
+    ndcyclic_Cpzgemr2d,
+    ndcyclic_pzgemr2d_
+);
+gemr2d_entries!(
+    i32,
+    "pigemr2d",
+    Cpigemr2d,
+    pigemr2d_,
+    ndcyclic_Cpigemr2d,
+    ndcyclic_pigemr2d_
+);
+
+/// `p?tran`-like and `p?geadd` calls with Fortran arguments.
+///
+/// # Safety
+///
+/// PBLAS's contract: valid pointers, descriptors of 9 integers.
+#[allow(clippy::too_many_arguments)]
+unsafe fn f_update<T: redist::Scalar>(
+    (routine, name, op, first): (&'static str, &str, Op, i32),
+    m: *const c_int,
+    n: *const c_int,
+    alpha: *const T,
+    a: *const T,
+    (ia, ja, desca): (*const c_int, *const c_int, *const c_int),
+    beta: *const T,
+    c: *mut T,
+    (ic, jc, descc): (*const c_int, *const c_int, *const c_int),
+) {
+    guard(name, || {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let p = |k: i32| first + k;
+            let a_op = operand(a.cast_mut(), (*ia, *ja), desca, [p(4), p(5), p(6)]);
+            let c_op = operand(c, (*ic, *jc), descc, [p(9), p(10), p(11)]);
+            update(
+                routine,
+                ((*m, p(1)), (*n, p(2))),
+                (op, *alpha, *beta),
+                a_op,
+                c_op,
+            )
+        }
+    });
+}
+
+macro_rules! tran_entries {
+    ($t:ty, $routine:literal, $op:expr, $f:ident, $pf:ident) => {
+        #[doc = concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)` with op the (conjugate) transpose.")]
+        ///
+        /// # Safety
+        ///
+        /// PBLAS's contract: valid pointers, descriptors of 9 integers,
+        /// collective over the context's processes.
+        #[no_mangle]
+        pub unsafe extern "C" fn $f(
+            m: *const c_int, n: *const c_int, alpha: *const $t, a: *const $t, ia: *const c_int,
+            ja: *const c_int, desca: *const c_int, beta: *const $t, c: *mut $t, ic: *const c_int,
+            jc: *const c_int, descc: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            unsafe {
+                f_update::<$t>((upper($routine), stringify!($f), $op, 0), m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc))
+            }
+        }
+
+        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
+        ///
+        /// # Safety
+        ///
+        /// As the unprefixed routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pf(
+            m: *const c_int, n: *const c_int, alpha: *const $t, a: *const $t, ia: *const c_int,
+            ja: *const c_int, desca: *const c_int, beta: *const $t, c: *mut $t, ic: *const c_int,
+            jc: *const c_int, descc: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            unsafe { $f(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc) }
+        }
+    };
+}
+
+tran_entries!(f32, "pstran", Op::Transpose, pstran_, ndcyclic_pstran_);
+tran_entries!(f64, "pdtran", Op::Transpose, pdtran_, ndcyclic_pdtran_);
+tran_entries!(
+    Complex<f32>,
+    "pctranu",
+    Op::Transpose,
+    pctranu_,
+    ndcyclic_pctranu_
+);
+tran_entries!(
+    Complex<f64>,
+    "pztranu",
+    Op::Transpose,
+    pztranu_,
+    ndcyclic_pztranu_
+);
+tran_entries!(
+    Complex<f32>,
+    "pctranc",
+    Op::ConjugateTranspose,
+    pctranc_,
+    ndcyclic_pctranc_
+);
+tran_entries!(
+    Complex<f64>,
+    "pztranc",
+    Op::ConjugateTranspose,
+    pztranc_,
+    ndcyclic_pztranc_
+);
+
+/// `op` of `p?geadd`'s `TRANS`, or None when it is none of N, T, C.
+///
+/// # Safety
+///
+/// `trans` points to a readable character.
+unsafe fn op_of(trans: *const c_char) -> Option<Op> {
+    // SAFETY: the caller's contract.
+    match unsafe { *trans } as u8 {
+        b'N' | b'n' => Some(Op::Plain),
+        b'T' | b't' => Some(Op::Transpose),
+        b'C' | b'c' => Some(Op::ConjugateTranspose),
+        _ => None,
+    }
+}
+
+macro_rules! geadd_entries {
+    ($t:ty, $routine:literal, $f:ident, $pf:ident) => {
+        #[doc = concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)`, op per `TRANS` ('N', 'T', 'C').")]
+        ///
+        /// # Safety
+        ///
+        /// PBLAS's contract: valid pointers, descriptors of 9 integers,
+        /// collective over the context's processes.
+        #[no_mangle]
+        pub unsafe extern "C" fn $f(
+            trans: *const c_char, m: *const c_int, n: *const c_int, alpha: *const $t,
+            a: *const $t, ia: *const c_int, ja: *const c_int, desca: *const c_int,
+            beta: *const $t, c: *mut $t, ic: *const c_int, jc: *const c_int,
+            descc: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            match unsafe { op_of(trans) } {
+                // SAFETY: the caller's contract.
+                Some(op) => unsafe {
+                    f_update::<$t>((upper($routine), stringify!($f), op, 1), m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc))
+                },
+                None => bad_trans(upper($routine), descc),
+            }
+        }
+
+        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
+        ///
+        /// # Safety
+        ///
+        /// As the unprefixed routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pf(
+            trans: *const c_char, m: *const c_int, n: *const c_int, alpha: *const $t,
+            a: *const $t, ia: *const c_int, ja: *const c_int, desca: *const c_int,
+            beta: *const $t, c: *mut $t, ic: *const c_int, jc: *const c_int,
+            descc: *const c_int,
+        ) {
+            // SAFETY: the caller's contract.
+            unsafe { $f(trans, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc) }
+        }
+    };
+}
+
+/// Reports a `TRANS` that is none of N, T, C (argument 1), as PBLAS does.
+fn bad_trans(routine: &'static str, descc: *const c_int) {
+    if let Ok(blacs) = crate::blacs::blacs() {
+        // SAFETY: the caller's descriptor of 9 integers.
+        let ictxt = unsafe { *descc.add(1) };
+        blacs.report(ictxt, routine, 1, "TRANS must be 'N', 'T' or 'C'");
+    }
+}
+
+geadd_entries!(f32, "psgeadd", psgeadd_, ndcyclic_psgeadd_);
+geadd_entries!(f64, "pdgeadd", pdgeadd_, ndcyclic_pdgeadd_);
+geadd_entries!(Complex<f32>, "pcgeadd", pcgeadd_, ndcyclic_pcgeadd_);
+geadd_entries!(Complex<f64>, "pzgeadd", pzgeadd_, ndcyclic_pzgeadd_);
+
+/// Releases every cached plan and grid of context `ictxt` (all with -1).
+#[no_mangle]
+pub extern "C" fn ndcyclic_release_plans(ictxt: c_int) {
+    crate::cache::release(ictxt);
+    crate::context::release(ictxt);
+}
+
+/// A BLACS routine taking one integer (`Cblacs_gridexit`, `Cblacs_exit`).
+type CIntFn = unsafe extern "C" fn(c_int);
+
+/// Forwards to the BLACS's `name` after releasing what this library
+/// keeps of `ictxt`.
+fn release_then(name: &'static CStr, ours: *const c_void, ictxt: c_int, value: c_int) {
+    ndcyclic_release_plans(ictxt);
+    match other_definition(name, ours) {
+        // SAFETY: the BLACS routine of that name and signature.
+        Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, CIntFn>(theirs)(value) },
+        None => eprintln!(
+            "ndcyclic_scalapack: {} not found in the process",
+            name.to_str().unwrap_or("?")
+        ),
+    }
+}
+
+/// BLACS's `Cblacs_gridexit`, releasing the context's plans first.
+#[no_mangle]
+pub extern "C" fn Cblacs_gridexit(ictxt: c_int) {
+    release_then(
+        c"Cblacs_gridexit",
+        Cblacs_gridexit as *const c_void,
+        ictxt,
+        ictxt,
+    );
+}
+
+/// BLACS's `Cblacs_exit`, releasing every plan first.
+#[no_mangle]
+pub extern "C" fn Cblacs_exit(cont: c_int) {
+    release_then(c"Cblacs_exit", Cblacs_exit as *const c_void, -1, cont);
+}
+
+/// A Fortran BLACS routine taking one integer by reference.
+type FIntFn = unsafe extern "C" fn(*const c_int);
+
+/// Forwards a Fortran BLACS call after releasing `ictxt`'s plans.
+fn release_then_f(name: &'static CStr, ours: *const c_void, ictxt: c_int, value: *const c_int) {
+    ndcyclic_release_plans(ictxt);
+    match other_definition(name, ours) {
+        // SAFETY: the BLACS routine of that name and signature.
+        Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(value) },
+        None => eprintln!(
+            "ndcyclic_scalapack: {} not found in the process",
+            name.to_str().unwrap_or("?")
+        ),
+    }
+}
+
+/// BLACS's `blacs_gridexit_`, releasing the context's plans first.
+///
+/// # Safety
+///
+/// `ictxt` points to a readable integer.
+#[no_mangle]
+pub unsafe extern "C" fn blacs_gridexit_(ictxt: *const c_int) {
+    // SAFETY: the caller's contract.
+    let context = unsafe { *ictxt };
+    release_then_f(
+        c"blacs_gridexit_",
+        blacs_gridexit_ as *const c_void,
+        context,
+        ictxt,
+    );
+}
+
+/// BLACS's `blacs_exit_`, releasing every plan first.
+///
+/// # Safety
+///
+/// `cont` points to a readable integer.
+#[no_mangle]
+pub unsafe extern "C" fn blacs_exit_(cont: *const c_int) {
+    release_then_f(c"blacs_exit_", blacs_exit_ as *const c_void, -1, cont);
+}

@@ -1,0 +1,366 @@
+//! The routines, generic over the element type: `p?gemr2d` and the
+//! updates of `p?tran`, `p?tranu`, `p?tranc` and `p?geadd`. Each exchanges
+//! and checks the arguments ([`crate::args`]), takes the redistribution
+//! from the plan cache or builds it, copies the local parts in, executes,
+//! and copies the target's local part back.
+
+use crate::args::{matrix_words, Matrix, MatrixArg, Positions, MATRIX_WORDS};
+use crate::blacs::{blacs, Blacs};
+use crate::cache::{with_plan, Key};
+use crate::context::{context, Context};
+use crate::local::Strided;
+use crate::DropinError;
+use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
+use mpi::collective::CommunicatorCollectives;
+use procgrid::ProcGrid;
+use redist::{Options, Redistribution, Scalar, Update, Window};
+use std::os::raw::c_int;
+
+/// A matrix argument with the caller's local storage.
+#[derive(Debug, Clone, Copy)]
+pub struct Operand<T> {
+    /// The local part's first element.
+    pub ptr: *mut T,
+    /// Descriptor and sub-matrix origin.
+    pub arg: MatrixArg,
+    /// Positions in the argument list.
+    pub at: Positions,
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done by ndcyclic (or nothing to do).
+    Done,
+    /// A case this library hands to ScaLAPACK's own routine: a grid whose
+    /// processes are not the first of the context's.
+    HandOver,
+}
+
+/// `op` of an update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `A` itself.
+    Plain,
+    /// `Aᵀ`.
+    Transpose,
+    /// `Aᴴ` (`Aᵀ` for real elements).
+    ConjugateTranspose,
+}
+
+/// A built call: the redistribution and its two sides.
+struct Plan<T: Element> {
+    r: Redistribution<T>,
+    src: Side<T>,
+    dst: Side<T>,
+    /// Whether the target's sub-matrix is all of it.
+    whole_target: bool,
+}
+
+/// One matrix of a plan: its grid and layout, and (made on first need)
+/// an array to copy its local part into when the caller's leading
+/// dimension exceeds the local rows.
+struct Side<T: Element> {
+    grid: ProcGrid,
+    layout: Layout,
+    packed: Option<DistArray<T>>,
+}
+
+impl<T: Element> Side<T> {
+    /// The side of matrix `m` over the context's base grid.
+    fn new(ctx: &Context, m: &Matrix) -> Result<Side<T>, DropinError> {
+        let grid = ProcGrid::builder(&[m.grid.0, m.grid.1])
+            .subset(true)
+            .build_sharing(&ctx.base)?;
+        let dists = vec![
+            Dist::cyclic(m.blocks.0).starting_at(m.first.0),
+            Dist::cyclic(m.blocks.1).starting_at(m.first.1),
+        ];
+        let spec = LayoutSpec::new(dists, vec![m.grid.0, m.grid.1])?;
+        let layout = Layout::new(&[m.shape.0, m.shape.1], &spec)?
+            .with_rank_map(m.ranks.clone())?
+            .with_storage(Order::ColumnMajor);
+        Ok(Side {
+            grid,
+            layout,
+            packed: None,
+        })
+    }
+
+    /// This rank's local part in the caller's storage at `ptr` with
+    /// leading dimension `lld`.
+    fn strided(&self, ptr: *mut T, lld: c_int) -> Strided<T> {
+        let shape = self
+            .grid
+            .rank()
+            .and_then(|rank| self.layout.local_shape(rank).ok())
+            .unwrap_or_default();
+        let rows = shape.first().copied().unwrap_or(0);
+        Strided {
+            ptr,
+            rows,
+            cols: shape.get(1).copied().unwrap_or(0),
+            lld: usize::try_from(lld).unwrap_or(0).max(rows),
+        }
+    }
+
+    /// Runs `f` on the caller's local part as an array: in place when its
+    /// leading dimension is the local rows, else through the packed copy
+    /// (filled first when `read`, copied back after when `write`).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` and `lld` describe the caller's local part of this matrix
+    /// (checked: `lld` covers the local rows), not otherwise accessed
+    /// while `f` runs; not written unless `write`.
+    unsafe fn with_local<R>(
+        &mut self,
+        (ptr, lld): (*mut T, c_int),
+        (read, write): (bool, bool),
+        f: impl FnOnce(&mut DistArray<T>) -> Result<R, DropinError>,
+    ) -> Result<R, DropinError> {
+        let part = self.strided(ptr, lld);
+        if part.lld == part.rows || part.rows * part.cols == 0 {
+            let len = part.rows * part.cols;
+            // SAFETY: the caller's part, `len` elements in one run.
+            let mut view =
+                unsafe { DistArray::from_raw_parts(&self.grid, self.layout.clone(), ptr, len)? };
+            return f(&mut view);
+        }
+        let packed = match &mut self.packed {
+            Some(p) => p,
+            none => none.insert(DistArray::zeros(&self.grid, self.layout.clone())?),
+        };
+        if read {
+            // SAFETY: the caller's contract.
+            unsafe { part.read_into(packed.local_slice_mut()) };
+        }
+        let result = f(packed)?;
+        if write {
+            // SAFETY: the caller's contract.
+            unsafe { part.write_from(packed.local_slice()) };
+        }
+        Ok(result)
+    }
+}
+
+/// Exchanges the arguments over the context's processes and checks them:
+/// every rank gets the same two matrices or the same error.
+fn exchange(
+    blacs: &Blacs,
+    ctx: &Context,
+    routine: &'static str,
+    (rows_a, cols_a, rows_b, cols_b): (usize, usize, usize, usize),
+    (a, b): (&MatrixArg, &MatrixArg),
+    (at_a, at_b): (Positions, Positions),
+) -> Result<(Matrix, Matrix, Vec<c_int>), DropinError> {
+    let mut mine = Vec::with_capacity(2 * MATRIX_WORDS);
+    mine.extend(matrix_words(blacs, a));
+    mine.extend(matrix_words(blacs, b));
+    let comm = ctx.base.communicator();
+    let mut all = vec![0; mine.len() * ctx.base.size()];
+    comm.all_gather_into(&mine[..], &mut all[..]);
+    let width = mine.len();
+    let ma = Matrix::agree(&all, (width, 0), (routine, at_a), (rows_a, cols_a))?;
+    let mb = Matrix::agree(
+        &all,
+        (width, MATRIX_WORDS),
+        (routine, at_b),
+        (rows_b, cols_b),
+    )?;
+    Ok((ma, mb, all))
+}
+
+/// Reports `e` as ScaLAPACK would (an argument error through `pxerbla`, on
+/// the context's first rank) and passes it on.
+fn reported(blacs: &Blacs, ctx: &Context, ictxt: c_int, e: DropinError) -> DropinError {
+    if let DropinError::Argument {
+        routine,
+        position,
+        what,
+    } = &e
+    {
+        if ctx.base.rank() == Some(0) {
+            blacs.report(ictxt, routine, *position, what);
+        }
+    }
+    e
+}
+
+/// `B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1)` (`p?gemr2d`),
+/// collective over the processes of `ictxt`, which holds every process
+/// of both grids.
+///
+/// # Errors
+///
+/// [`DropinError::Argument`] for a bad argument (reported through
+/// `pxerbla` first), and the errors of building or executing the
+/// redistribution.
+pub fn gemr2d<T: Element>(
+    routine: &'static str,
+    (m, n): (c_int, c_int),
+    a: Operand<T>,
+    b: Operand<T>,
+    ictxt: c_int,
+) -> Result<Outcome, DropinError> {
+    let blacs = blacs()?;
+    if m == 0 || n == 0 || blacs.gridinfo(ictxt).me.0 < 0 {
+        return Ok(Outcome::Done);
+    }
+    let ctx = context(blacs, ictxt)?;
+    let size = |v: c_int, position: i32| {
+        usize::try_from(v).map_err(|_| DropinError::Argument {
+            routine,
+            position,
+            what: format!("{v} must be ≥ 0"),
+        })
+    };
+    let checked = (|| {
+        let (mu, nu) = (size(m, 1)?, size(n, 2)?);
+        let at = (a.at, b.at);
+        let (ma, mb, all) = exchange(blacs, &ctx, routine, (mu, nu, mu, nu), (&a.arg, &b.arg), at)?;
+        Ok((mu, nu, ma, mb, all))
+    })();
+    let (mu, nu, ma, mb, all) = checked.map_err(|e| reported(blacs, &ctx, ictxt, e))?;
+    if !ma.on_first_ranks() || !mb.on_first_ranks() {
+        return Ok(Outcome::HandOver);
+    }
+    let key = Key {
+        routine,
+        contexts: vec![ictxt, a.arg.desc[1], b.arg.desc[1]],
+        arguments: all,
+    };
+    let build = || -> Result<Plan<T>, DropinError> {
+        let (src, dst) = (Side::new(&ctx, &ma)?, Side::new(&ctx, &mb)?);
+        let (from, to) = ([ma.origin.0, ma.origin.1], [mb.origin.0, mb.origin.1]);
+        let window = Window::new(&from, &to, &[mu, nu])?;
+        let (ga, la, gb, lb) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
+        let r = Redistribution::with_window(ga, la, gb, lb, &window, Options::default())?;
+        let whole_target = mb.origin == (0, 0) && mb.shape == (mu, nu);
+        Ok(Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        })
+    };
+    with_plan(key, build, |plan: &mut Plan<T>| {
+        let Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        } = plan;
+        // SAFETY: the caller's local parts, as its descriptors say
+        // (checked: LLD covers the local rows); A is only read.
+        unsafe {
+            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
+                dst.with_local((b.ptr, b.arg.desc[8]), (!*whole_target, true), |to| {
+                    Ok(r.execute_into_unchecked(from, to)?)
+                })
+            })?;
+        }
+        Ok(Outcome::Done)
+    })
+}
+
+/// `C(ic:ic+m-1, jc:jc+n-1) := β·C + α·op(A)` with `A`'s sub-matrix `n` × `m`
+/// for a transposing `op`, `m` × `n` otherwise (`p?tran`, `p?tranu`,
+/// `p?tranc`, `p?geadd`). Collective over the processes of the matrices'
+/// context (one for both, as PBLAS requires).
+///
+/// # Errors
+///
+/// As [`gemr2d`]; [`DropinError::Argument`] also when `A` and `C` are in
+/// different contexts.
+pub fn update<T: Scalar>(
+    routine: &'static str,
+    (m, n): ((c_int, i32), (c_int, i32)),
+    (op, alpha, beta): (Op, T, T),
+    a: Operand<T>,
+    c: Operand<T>,
+) -> Result<Outcome, DropinError> {
+    let blacs = blacs()?;
+    let ictxt = c.arg.desc[1];
+    if ictxt < 0 || blacs.gridinfo(ictxt).me.0 < 0 {
+        return Ok(Outcome::Done);
+    }
+    let ctx = context(blacs, ictxt)?;
+    let checked = (|| {
+        let size = |(v, position): (c_int, i32)| {
+            usize::try_from(v).map_err(|_| DropinError::Argument {
+                routine,
+                position,
+                what: format!("{v} must be ≥ 0"),
+            })
+        };
+        let (mu, nu) = (size(m)?, size(n)?);
+        if a.arg.desc[1] != ictxt {
+            return Err(DropinError::Argument {
+                routine,
+                position: 100 * a.at.desc + 2,
+                what: "A and C must be in the same context".into(),
+            });
+        }
+        let (ra, ca) = if op == Op::Plain { (mu, nu) } else { (nu, mu) };
+        let at = (a.at, c.at);
+        let (ma, mc, all) = exchange(blacs, &ctx, routine, (ra, ca, mu, nu), (&a.arg, &c.arg), at)?;
+        Ok((mu, nu, ma, mc, all))
+    })();
+    let (mu, nu, ma, mc, all) = checked.map_err(|e| reported(blacs, &ctx, ictxt, e))?;
+    if mu == 0 || nu == 0 {
+        return Ok(Outcome::Done);
+    }
+    let key = Key {
+        routine,
+        contexts: vec![ictxt],
+        arguments: all,
+    };
+    let build = || -> Result<Plan<T>, DropinError> {
+        let (src, dst) = (Side::new(&ctx, &ma)?, Side::new(&ctx, &mc)?);
+        let options = Options {
+            updates: true,
+            ..Options::default()
+        };
+        let (from, to) = ([ma.origin.0, ma.origin.1], [mc.origin.0, mc.origin.1]);
+        let (ga, la, gc, lc) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
+        let r = if op == Op::Plain {
+            let window = Window::new(&from, &to, &[mu, nu])?;
+            Redistribution::with_window(ga, la, gc, lc, &window, options)?
+        } else {
+            let window = Window::new(&from, &to, &[nu, mu])?;
+            Redistribution::with_permutation(ga, la, gc, lc, &[1, 0], Some(&window), options)?
+        };
+        let whole_target = mc.origin == (0, 0) && mc.shape == (mu, nu);
+        Ok(Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        })
+    };
+    with_plan(key, build, |plan: &mut Plan<T>| {
+        let Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        } = plan;
+        let update = Update {
+            alpha,
+            beta,
+            conjugate: op == Op::ConjugateTranspose,
+        };
+        let read_target = !(*whole_target && beta == T::zero());
+        // SAFETY: the caller's local parts, as its descriptors say
+        // (checked: LLD covers the local rows); A is only read.
+        unsafe {
+            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
+                dst.with_local((c.ptr, c.arg.desc[8]), (read_target, true), |to| {
+                    Ok(r.execute_update_into(from, to, update)?)
+                })
+            })?;
+        }
+        Ok(Outcome::Done)
+    })
+}
