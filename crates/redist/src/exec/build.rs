@@ -454,7 +454,9 @@ pub(super) fn programs(
     let elem_bytes = elem_bytes.max(1);
     // Copies run in parallel only where this rank has cores to itself:
     // with as many ranks as cores on a node, extra threads only contend.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Asked once per process: the answer reads cgroup files (~50 µs).
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
         crate::tuning::UNIT_BYTES / elem_bytes
     } else {

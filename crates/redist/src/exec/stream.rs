@@ -26,12 +26,16 @@ pub(crate) fn threshold(streaming: Streaming, cache: Option<usize>, ranks_on_nod
 /// does not. (glibc's `sysconf(_SC_LEVEL3_CACHE_SIZE)` is not used: under
 /// KVM on the development machine it reports 320 MiB for a 32 MiB cache.)
 pub(crate) fn last_level_cache() -> Option<usize> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
-        .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
-        .filter_map(|s| cache_size(&s))
-        .max()
+    // Read once per process: sysfs costs tens of microseconds a build.
+    static SIZE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *SIZE.get_or_init(|| {
+        let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+        dir.filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+            .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
+            .filter_map(|s| cache_size(&s))
+            .max()
+    })
 }
 
 /// A cache size as sysfs writes it: `32768K`, `1M`, `512` (bytes).
