@@ -109,6 +109,107 @@ pub struct Matrix {
     pub origin: (usize, usize),
 }
 
+/// The exchanged words of one matrix, every rank's, and how to report a
+/// bad one.
+struct Words<'a> {
+    all: &'a [c_int],
+    width: usize,
+    offset: usize,
+    routine: &'static str,
+    at: Positions,
+}
+
+impl Words<'_> {
+    /// Rank `r`'s words.
+    fn of(&self, r: usize) -> &[c_int] {
+        let start = r * self.width + self.offset;
+        &self.all[start..start + MATRIX_WORDS]
+    }
+
+    /// The error for argument `position`.
+    fn bad(&self, position: i32, what: String) -> DropinError {
+        DropinError::Argument {
+            routine: self.routine,
+            position,
+            what,
+        }
+    }
+
+    /// The error for entry `entry` of the descriptor.
+    fn bad_entry(&self, entry: i32, what: String) -> DropinError {
+        self.bad(100 * self.at.desc + entry, what)
+    }
+
+    /// The ranks in the grid, after checking they pass the same descriptor
+    /// and indices and a leading dimension covering their rows; the words
+    /// of the first.
+    fn members(&self) -> Result<(Vec<usize>, &[c_int]), DropinError> {
+        let size = self.all.len() / self.width;
+        let members: Vec<usize> = (0..size).filter(|&r| self.of(r)[0] >= 0).collect();
+        let Some(&first) = members.first() else {
+            return Err(self.bad_entry(2, "no process is in the descriptor's context".into()));
+        };
+        let w = self.of(first);
+        for &r in &members {
+            if self.of(r)[2..13] != w[2..13] {
+                return Err(self.bad_entry(
+                    2,
+                    format!(
+                        "ranks {first} and {r} of the grid pass different descriptors or indices"
+                    ),
+                ));
+            }
+            if self.of(r)[13] == 0 {
+                return Err(self.bad_entry(9, format!("LLD below the local rows on rank {r}")));
+            }
+        }
+        Ok((members, w))
+    }
+
+    /// Checks descriptor entries DTYPE to CSRC of `w` against a `p` × `q`
+    /// grid, in ScaLAPACK's order.
+    fn check_descriptor(&self, w: &[c_int], (p, q): (usize, usize)) -> Result<(), DropinError> {
+        let below = |k: usize, n: usize| usize::try_from(w[k]).is_ok_and(|f| f < n);
+        let checks = [
+            (1, w[4] == 1, "DTYPE must be 1 (dense block-cyclic)"),
+            (3, w[5] >= 0, "M must be ≥ 0"),
+            (4, w[6] >= 0, "N must be ≥ 0"),
+            (5, w[7] >= 1, "MB must be ≥ 1"),
+            (6, w[8] >= 1, "NB must be ≥ 1"),
+            (7, below(9, p), "RSRC must be a process row of the grid"),
+            (8, below(10, q), "CSRC must be a process column of the grid"),
+        ];
+        match checks.iter().find(|(_, ok, _)| !ok) {
+            Some(&(entry, _, what)) => {
+                Err(self.bad_entry(entry, format!("{what} (descriptor {:?})", &w[4..11])))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The rank at each grid position, row-major, every position held by
+    /// exactly one member.
+    fn ranks(&self, members: &[usize], (p, q): (usize, usize)) -> Result<Vec<usize>, DropinError> {
+        let mut ranks = vec![usize::MAX; p * q];
+        for &r in members {
+            let (row, col) = (
+                usize::try_from(self.of(r)[0]),
+                usize::try_from(self.of(r)[1]),
+            );
+            match (row, col) {
+                (Ok(a), Ok(b)) if a < p && b < q && ranks[a * q + b] == usize::MAX => {
+                    ranks[a * q + b] = r;
+                }
+                _ => return Err(self.bad_entry(2, format!("rank {r}'s grid position"))),
+            }
+        }
+        if ranks.contains(&usize::MAX) {
+            return Err(self.bad_entry(2, "a grid position without a process".into()));
+        }
+        Ok(ranks)
+    }
+}
+
 impl Matrix {
     /// The matrix at word `offset` of each rank's `width` words in `all`,
     /// checked as ScaLAPACK checks it, for a sub-matrix of `rows` × `cols`.
@@ -123,100 +224,37 @@ impl Matrix {
         (routine, at): (&'static str, Positions),
         (rows, cols): (usize, usize),
     ) -> Result<Matrix, DropinError> {
-        let bad = |position: i32, what: String| DropinError::Argument {
+        let words = Words {
+            all,
+            width,
+            offset,
             routine,
-            position,
-            what,
+            at,
         };
-        let words = |r: usize| &all[r * width + offset..r * width + offset + MATRIX_WORDS];
-        let size = all.len() / width;
-        let members: Vec<usize> = (0..size).filter(|&r| words(r)[0] >= 0).collect();
-        let Some(&first) = members.first() else {
-            return Err(bad(
-                100 * at.desc + 2,
-                "no process is in the descriptor's context".into(),
-            ));
-        };
-        let w = words(first);
-        for &r in &members {
-            if words(r)[2..13] != w[2..13] {
-                return Err(bad(
-                    100 * at.desc + 2,
-                    format!(
-                        "ranks {first} and {r} of the grid pass different descriptors or indices"
-                    ),
-                ));
-            }
-            if words(r)[13] == 0 {
-                return Err(bad(
-                    100 * at.desc + 9,
-                    format!("LLD below the local rows on rank {r}"),
-                ));
-            }
-        }
+        let (members, w) = words.members()?;
         let nat = |k: usize| usize::try_from(w[k]).ok();
-        let (p, q) = (nat(2).unwrap_or(0), nat(3).unwrap_or(0));
-        let entry = |e: i32, ok: bool, what: &str| {
-            if ok {
-                Ok(())
-            } else {
-                Err(bad(
-                    100 * at.desc + e,
-                    format!("{what} (descriptor {:?})", &w[4..11]),
-                ))
-            }
-        };
-        entry(1, w[4] == 1, "DTYPE must be 1 (dense block-cyclic)")?;
-        entry(3, w[5] >= 0, "M must be ≥ 0")?;
-        entry(4, w[6] >= 0, "N must be ≥ 0")?;
-        entry(5, w[7] >= 1, "MB must be ≥ 1")?;
-        entry(6, w[8] >= 1, "NB must be ≥ 1")?;
-        entry(
-            7,
-            nat(9).is_some_and(|f| f < p),
-            "RSRC must be a process row of the grid",
-        )?;
-        entry(
-            8,
-            nat(10).is_some_and(|f| f < q),
-            "CSRC must be a process column of the grid",
-        )?;
+        let grid = (nat(2).unwrap_or(0), nat(3).unwrap_or(0));
+        words.check_descriptor(w, grid)?;
         let shape = (nat(5).unwrap_or(0), nat(6).unwrap_or(0));
         let (i, j) = (w[11], w[12]);
         let fits = |o: c_int, len: usize, extent: usize| {
             usize::try_from(o).is_ok_and(|o| o >= 1 && (len == 0 || o - 1 + len <= extent))
         };
         if !fits(i, rows, shape.0) {
-            return Err(bad(
+            return Err(words.bad(
                 at.i,
                 format!("row {i} + {rows} rows leaves the {} rows", shape.0),
             ));
         }
         if !fits(j, cols, shape.1) {
-            return Err(bad(
+            return Err(words.bad(
                 at.j,
                 format!("column {j} + {cols} columns leaves the {} columns", shape.1),
             ));
         }
-        let mut ranks = vec![usize::MAX; p * q];
-        for &r in &members {
-            let (row, col) = (usize::try_from(words(r)[0]), usize::try_from(words(r)[1]));
-            match (row, col) {
-                (Ok(a), Ok(b)) if a < p && b < q && ranks[a * q + b] == usize::MAX => {
-                    ranks[a * q + b] = r;
-                }
-                _ => return Err(bad(100 * at.desc + 2, format!("rank {r}'s grid position"))),
-            }
-        }
-        if ranks.contains(&usize::MAX) {
-            return Err(bad(
-                100 * at.desc + 2,
-                "a grid position without a process".into(),
-            ));
-        }
         Ok(Matrix {
-            grid: (p, q),
-            ranks,
+            grid,
+            ranks: words.ranks(&members, grid)?,
             shape,
             blocks: (nat(7).unwrap_or(1), nat(8).unwrap_or(1)),
             first: (nat(9).unwrap_or(0), nat(10).unwrap_or(0)),

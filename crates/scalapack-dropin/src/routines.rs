@@ -187,6 +187,76 @@ fn reported(blacs: &Blacs, ctx: &Context, ictxt: c_int, e: DropinError) -> Dropi
     e
 }
 
+impl<T: Element> Plan<T> {
+    /// The plan moving the `rows` × `cols` sub-matrix of `a` (its
+    /// transpose, `cols` × `rows` in `a`, when `transpose`) onto `b`'s.
+    fn build(
+        ctx: &Context,
+        (a, b): (&Matrix, &Matrix),
+        (rows, cols): (usize, usize),
+        (transpose, options): (bool, Options),
+    ) -> Result<Plan<T>, DropinError> {
+        let (src, dst) = (Side::new(ctx, a)?, Side::new(ctx, b)?);
+        let (from, to) = ([a.origin.0, a.origin.1], [b.origin.0, b.origin.1]);
+        let (ga, la, gb, lb) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
+        let r = if transpose {
+            let window = Window::new(&from, &to, &[cols, rows])?;
+            Redistribution::with_permutation(ga, la, gb, lb, &[1, 0], Some(&window), options)?
+        } else {
+            let window = Window::new(&from, &to, &[rows, cols])?;
+            Redistribution::with_window(ga, la, gb, lb, &window, options)?
+        };
+        let whole_target = b.origin == (0, 0) && b.shape == (rows, cols);
+        Ok(Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        })
+    }
+
+    /// Runs `exec` on the caller's local parts of `a` and `b` (the target
+    /// read first unless all of it is written without reading it,
+    /// `overwrites`).
+    fn run(
+        &mut self,
+        (a, b): (&Operand<T>, &Operand<T>),
+        overwrites: bool,
+        exec: impl FnOnce(
+            &mut Redistribution<T>,
+            &DistArray<T>,
+            &mut DistArray<T>,
+        ) -> Result<(), redist::RedistError>,
+    ) -> Result<Outcome, DropinError> {
+        let Plan {
+            r,
+            src,
+            dst,
+            whole_target,
+        } = self;
+        let read_target = !(*whole_target && overwrites);
+        // SAFETY: the caller's local parts, as its descriptors say
+        // (checked: LLD covers the local rows); A is only read.
+        unsafe {
+            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
+                dst.with_local((b.ptr, b.arg.desc[8]), (read_target, true), |to| {
+                    Ok(exec(r, from, to)?)
+                })
+            })?;
+        }
+        Ok(Outcome::Done)
+    }
+}
+
+/// A size argument at `position` as `usize`, or the error ScaLAPACK gives.
+fn count(routine: &'static str, (v, position): (c_int, i32)) -> Result<usize, DropinError> {
+    usize::try_from(v).map_err(|_| DropinError::Argument {
+        routine,
+        position,
+        what: format!("{v} must be ≥ 0"),
+    })
+}
+
 /// `B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1)` (`p?gemr2d`),
 /// collective over the processes of `ictxt`, which holds every process
 /// of both grids.
@@ -208,15 +278,8 @@ pub fn gemr2d<T: Element>(
         return Ok(Outcome::Done);
     }
     let ctx = context(blacs, ictxt)?;
-    let size = |v: c_int, position: i32| {
-        usize::try_from(v).map_err(|_| DropinError::Argument {
-            routine,
-            position,
-            what: format!("{v} must be ≥ 0"),
-        })
-    };
     let checked = (|| {
-        let (mu, nu) = (size(m, 1)?, size(n, 2)?);
+        let (mu, nu) = (count(routine, (m, 1))?, count(routine, (n, 2))?);
         let at = (a.at, b.at);
         let (ma, mb, all) = exchange(blacs, &ctx, routine, (mu, nu, mu, nu), (&a.arg, &b.arg), at)?;
         Ok((mu, nu, ma, mb, all))
@@ -230,37 +293,12 @@ pub fn gemr2d<T: Element>(
         contexts: vec![ictxt, a.arg.desc[1], b.arg.desc[1]],
         arguments: all,
     };
-    let build = || -> Result<Plan<T>, DropinError> {
-        let (src, dst) = (Side::new(&ctx, &ma)?, Side::new(&ctx, &mb)?);
-        let (from, to) = ([ma.origin.0, ma.origin.1], [mb.origin.0, mb.origin.1]);
-        let window = Window::new(&from, &to, &[mu, nu])?;
-        let (ga, la, gb, lb) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
-        let r = Redistribution::with_window(ga, la, gb, lb, &window, Options::default())?;
-        let whole_target = mb.origin == (0, 0) && mb.shape == (mu, nu);
-        Ok(Plan {
-            r,
-            src,
-            dst,
-            whole_target,
-        })
-    };
+    let options = Options::default();
+    let build = || Plan::build(&ctx, (&ma, &mb), (mu, nu), (false, options));
     with_plan(key, build, |plan: &mut Plan<T>| {
-        let Plan {
-            r,
-            src,
-            dst,
-            whole_target,
-        } = plan;
-        // SAFETY: the caller's local parts, as its descriptors say
-        // (checked: LLD covers the local rows); A is only read.
-        unsafe {
-            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
-                dst.with_local((b.ptr, b.arg.desc[8]), (!*whole_target, true), |to| {
-                    Ok(r.execute_into_unchecked(from, to)?)
-                })
-            })?;
-        }
-        Ok(Outcome::Done)
+        plan.run((&a, &b), true, |r, from, to| {
+            r.execute_into_unchecked(from, to)
+        })
     })
 }
 
@@ -287,14 +325,7 @@ pub fn update<T: Scalar>(
     }
     let ctx = context(blacs, ictxt)?;
     let checked = (|| {
-        let size = |(v, position): (c_int, i32)| {
-            usize::try_from(v).map_err(|_| DropinError::Argument {
-                routine,
-                position,
-                what: format!("{v} must be ≥ 0"),
-            })
-        };
-        let (mu, nu) = (size(m)?, size(n)?);
+        let (mu, nu) = (count(routine, m)?, count(routine, n)?);
         if a.arg.desc[1] != ictxt {
             return Err(DropinError::Argument {
                 routine,
@@ -316,51 +347,20 @@ pub fn update<T: Scalar>(
         contexts: vec![ictxt],
         arguments: all,
     };
-    let build = || -> Result<Plan<T>, DropinError> {
-        let (src, dst) = (Side::new(&ctx, &ma)?, Side::new(&ctx, &mc)?);
-        let options = Options {
-            updates: true,
-            ..Options::default()
-        };
-        let (from, to) = ([ma.origin.0, ma.origin.1], [mc.origin.0, mc.origin.1]);
-        let (ga, la, gc, lc) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
-        let r = if op == Op::Plain {
-            let window = Window::new(&from, &to, &[mu, nu])?;
-            Redistribution::with_window(ga, la, gc, lc, &window, options)?
-        } else {
-            let window = Window::new(&from, &to, &[nu, mu])?;
-            Redistribution::with_permutation(ga, la, gc, lc, &[1, 0], Some(&window), options)?
-        };
-        let whole_target = mc.origin == (0, 0) && mc.shape == (mu, nu);
-        Ok(Plan {
-            r,
-            src,
-            dst,
-            whole_target,
-        })
+    let options = Options {
+        updates: true,
+        ..Options::default()
+    };
+    let transpose = op != Op::Plain;
+    let build = || Plan::build(&ctx, (&ma, &mc), (mu, nu), (transpose, options));
+    let update = Update {
+        alpha,
+        beta,
+        conjugate: op == Op::ConjugateTranspose,
     };
     with_plan(key, build, |plan: &mut Plan<T>| {
-        let Plan {
-            r,
-            src,
-            dst,
-            whole_target,
-        } = plan;
-        let update = Update {
-            alpha,
-            beta,
-            conjugate: op == Op::ConjugateTranspose,
-        };
-        let read_target = !(*whole_target && beta == T::zero());
-        // SAFETY: the caller's local parts, as its descriptors say
-        // (checked: LLD covers the local rows); A is only read.
-        unsafe {
-            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
-                dst.with_local((c.ptr, c.arg.desc[8]), (read_target, true), |to| {
-                    Ok(r.execute_update_into(from, to, update)?)
-                })
-            })?;
-        }
-        Ok(Outcome::Done)
+        plan.run((&a, &c), beta == T::zero(), |r, from, to| {
+            r.execute_update_into(from, to, update)
+        })
     })
 }
