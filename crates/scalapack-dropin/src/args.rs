@@ -262,6 +262,15 @@ impl Matrix {
         })
     }
 
+    /// The same matrix with its processes renumbered (`order[old]` the
+    /// new number).
+    pub fn renumbered(&self, order: &[usize]) -> Matrix {
+        Matrix {
+            ranks: self.ranks.iter().map(|&r| order[r]).collect(),
+            ..self.clone()
+        }
+    }
+
     /// Whether its processes are the first of the communicator (those a
     /// grid of its shape over the communicator takes).
     pub fn on_first_ranks(&self) -> bool {

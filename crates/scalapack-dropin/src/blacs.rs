@@ -123,15 +123,37 @@ impl Blacs {
     }
 }
 
-/// The next definition of `name` after this library in the process's
-/// load order, else the first one that is not `ours`: ScaLAPACK's routine
-/// of that name, to hand a call over to.
-pub fn other_definition(name: &CStr, ours: *const c_void) -> Option<*mut c_void> {
+/// The base address of the object (executable or shared library) that
+/// holds address `p`, or null.
+fn object_of(p: *const c_void) -> *mut c_void {
+    let mut info = libc::Dl_info {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    // SAFETY: dladdr only reads the address and fills `info`.
+    let found = unsafe { libc::dladdr(p, &mut info) };
+    if found == 0 {
+        std::ptr::null_mut()
+    } else {
+        info.dli_fbase
+    }
+}
+
+/// A definition of `name` in another object than this library: the next
+/// one after it in the process's load order, else the first one. That is
+/// ScaLAPACK's routine of that name, to hand a call over to. (Objects are
+/// compared, not addresses: inside this library, the address of one of its
+/// exported routines may be the interposing definition of an object loaded
+/// earlier.)
+pub fn other_definition(name: &CStr) -> Option<*mut c_void> {
+    /// An address inside this library that nothing can interpose.
+    fn here() {}
+    let this = object_of(here as *const c_void);
     // SAFETY: dlsym with RTLD_NEXT and a NUL-terminated name.
     let next = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
-    if !next.is_null() && next.cast_const() != ours {
-        return Some(next);
-    }
-    let first = lookup(name);
-    (!first.is_null() && first.cast_const() != ours).then_some(first)
+    [next, lookup(name)]
+        .into_iter()
+        .find(|p| !p.is_null() && object_of(p.cast_const()) != this)
 }

@@ -90,14 +90,14 @@ type CGemr2d<T> = unsafe extern "C" fn(
 );
 
 /// `p?gemr2d` with C arguments, handing over to ScaLAPACK's `name`
-/// (`ours` being this library's) when ndcyclic does not take the case.
+/// when ndcyclic does not take the case.
 ///
 /// # Safety
 ///
 /// ScaLAPACK's contract for `Cp?gemr2d`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn c_gemr2d<T: dist_array::Element>(
-    (routine, name, ours): (&'static str, &'static CStr, CGemr2d<T>),
+    (routine, name): (&'static str, &'static CStr),
     m: c_int,
     n: c_int,
     a: *mut T,
@@ -117,7 +117,10 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
         gemr2d(routine, (m, n), a_op, b_op, ictxt)
     });
     if outcome == Outcome::HandOver {
-        match other_definition(name, ours as *const c_void) {
+        if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
+            eprintln!("ndcyclic_scalapack: {routine} handed over to ScaLAPACK");
+        }
+        match other_definition(name) {
             Some(theirs) => {
                 // SAFETY: ScaLAPACK's routine of the same signature.
                 let theirs: CGemr2d<T> =
@@ -160,7 +163,7 @@ macro_rules! gemr2d_entries {
             // SAFETY: the caller's contract.
             unsafe {
                 c_gemr2d::<$t>(
-                    (upper($routine), name, $c),
+                    (upper($routine), name),
                     m,
                     n,
                     a,
@@ -218,7 +221,7 @@ macro_rules! gemr2d_entries {
             // SAFETY: the caller's contract.
             unsafe {
                 c_gemr2d::<$t>(
-                    (upper($routine), name, $c),
+                    (upper($routine), name),
                     m,
                     n,
                     a,
@@ -509,9 +512,9 @@ type CIntFn = unsafe extern "C" fn(c_int);
 
 /// Forwards to the BLACS's `name` after releasing what this library
 /// keeps of `ictxt`.
-fn release_then(name: &'static CStr, ours: *const c_void, ictxt: c_int, value: c_int) {
+fn release_then(name: &'static CStr, ictxt: c_int, value: c_int) {
     ndcyclic_release_plans(ictxt);
-    match other_definition(name, ours) {
+    match other_definition(name) {
         // SAFETY: the BLACS routine of that name and signature.
         Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, CIntFn>(theirs)(value) },
         None => eprintln!(
@@ -524,27 +527,22 @@ fn release_then(name: &'static CStr, ours: *const c_void, ictxt: c_int, value: c
 /// BLACS's `Cblacs_gridexit`, releasing the context's plans first.
 #[no_mangle]
 pub extern "C" fn Cblacs_gridexit(ictxt: c_int) {
-    release_then(
-        c"Cblacs_gridexit",
-        Cblacs_gridexit as *const c_void,
-        ictxt,
-        ictxt,
-    );
+    release_then(c"Cblacs_gridexit", ictxt, ictxt);
 }
 
 /// BLACS's `Cblacs_exit`, releasing every plan first.
 #[no_mangle]
 pub extern "C" fn Cblacs_exit(cont: c_int) {
-    release_then(c"Cblacs_exit", Cblacs_exit as *const c_void, -1, cont);
+    release_then(c"Cblacs_exit", -1, cont);
 }
 
 /// A Fortran BLACS routine taking one integer by reference.
 type FIntFn = unsafe extern "C" fn(*const c_int);
 
 /// Forwards a Fortran BLACS call after releasing `ictxt`'s plans.
-fn release_then_f(name: &'static CStr, ours: *const c_void, ictxt: c_int, value: *const c_int) {
+fn release_then_f(name: &'static CStr, ictxt: c_int, value: *const c_int) {
     ndcyclic_release_plans(ictxt);
-    match other_definition(name, ours) {
+    match other_definition(name) {
         // SAFETY: the BLACS routine of that name and signature.
         Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(value) },
         None => eprintln!(
@@ -563,12 +561,7 @@ fn release_then_f(name: &'static CStr, ours: *const c_void, ictxt: c_int, value:
 pub unsafe extern "C" fn blacs_gridexit_(ictxt: *const c_int) {
     // SAFETY: the caller's contract.
     let context = unsafe { *ictxt };
-    release_then_f(
-        c"blacs_gridexit_",
-        blacs_gridexit_ as *const c_void,
-        context,
-        ictxt,
-    );
+    release_then_f(c"blacs_gridexit_", context, ictxt);
 }
 
 /// BLACS's `blacs_exit_`, releasing every plan first.
@@ -578,5 +571,5 @@ pub unsafe extern "C" fn blacs_gridexit_(ictxt: *const c_int) {
 /// `cont` points to a readable integer.
 #[no_mangle]
 pub unsafe extern "C" fn blacs_exit_(cont: *const c_int) {
-    release_then_f(c"blacs_exit_", blacs_exit_ as *const c_void, -1, cont);
+    release_then_f(c"blacs_exit_", -1, cont);
 }

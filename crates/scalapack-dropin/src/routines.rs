@@ -12,6 +12,7 @@ use crate::local::Strided;
 use crate::DropinError;
 use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
 use mpi::collective::CommunicatorCollectives;
+use mpi::topology::Communicator;
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Scalar, Update, Window};
 use std::os::raw::c_int;
@@ -67,11 +68,12 @@ struct Side<T: Element> {
 }
 
 impl<T: Element> Side<T> {
-    /// The side of matrix `m` over the context's base grid.
-    fn new(ctx: &Context, m: &Matrix) -> Result<Side<T>, DropinError> {
+    /// The side of matrix `m` over `base`, a one-dimensional grid over
+    /// the processes of the call whose first ranks are `m`'s.
+    fn new(base: &ProcGrid, m: &Matrix) -> Result<Side<T>, DropinError> {
         let grid = ProcGrid::builder(&[m.grid.0, m.grid.1])
             .subset(true)
-            .build_sharing(&ctx.base)?;
+            .build_sharing(base)?;
         let dists = vec![
             Dist::cyclic(m.blocks.0).starting_at(m.first.0),
             Dist::cyclic(m.blocks.1).starting_at(m.first.1),
@@ -191,12 +193,12 @@ impl<T: Element> Plan<T> {
     /// The plan moving the `rows` × `cols` sub-matrix of `a` (its
     /// transpose, `cols` × `rows` in `a`, when `transpose`) onto `b`'s.
     fn build(
-        ctx: &Context,
+        base: &ProcGrid,
         (a, b): (&Matrix, &Matrix),
         (rows, cols): (usize, usize),
         (transpose, options): (bool, Options),
     ) -> Result<Plan<T>, DropinError> {
-        let (src, dst) = (Side::new(ctx, a)?, Side::new(ctx, b)?);
+        let (src, dst) = (Side::new(base, a)?, Side::new(base, b)?);
         let (from, to) = ([a.origin.0, a.origin.1], [b.origin.0, b.origin.1]);
         let (ga, la, gb, lb) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
         let r = if transpose {
@@ -248,6 +250,50 @@ impl<T: Element> Plan<T> {
     }
 }
 
+/// A numbering of the `size` processes (new number of each, by old
+/// number) that puts both grids' processes first: the smaller grid's, then
+/// the rest of the larger's, then the others, each in their old order.
+/// None when neither grid holds the other's processes.
+fn nested_order(a: &Matrix, b: &Matrix, size: usize) -> Option<Vec<usize>> {
+    let (small, large) = if a.ranks.len() <= b.ranks.len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    if !small.ranks.iter().all(|r| large.ranks.contains(r)) {
+        return None;
+    }
+    let mut first = small.ranks.clone();
+    first.sort_unstable();
+    let mut rest: Vec<usize> = large
+        .ranks
+        .iter()
+        .copied()
+        .filter(|r| !first.contains(r))
+        .collect();
+    rest.sort_unstable();
+    let others: Vec<usize> = (0..size)
+        .filter(|r| !first.contains(r) && !rest.contains(r))
+        .collect();
+    let mut order = vec![usize::MAX; size];
+    for (new, old) in first.into_iter().chain(rest).chain(others).enumerate() {
+        order[old] = new;
+    }
+    Some(order)
+}
+
+/// A one-dimensional grid over `base`'s processes numbered as `order`
+/// says. Collective over them.
+fn renumbered_base(base: &ProcGrid, order: &[usize]) -> Result<ProcGrid, DropinError> {
+    let comm = base.communicator();
+    let me = usize::try_from(comm.rank()).unwrap_or(0);
+    let key = c_int::try_from(order[me]).unwrap_or(c_int::MAX);
+    let split = comm
+        .split_by_color_with_key(mpi::topology::Color::with_value(0), key)
+        .ok_or_else(|| DropinError::Unsupported("renumbering the processes failed".into()))?;
+    Ok(ProcGrid::new(&split, &[order.len()])?)
+}
+
 /// A size argument at `position` as `usize`, or the error ScaLAPACK gives.
 fn count(routine: &'static str, (v, position): (c_int, i32)) -> Result<usize, DropinError> {
     usize::try_from(v).map_err(|_| DropinError::Argument {
@@ -285,16 +331,30 @@ pub fn gemr2d<T: Element>(
         Ok((mu, nu, ma, mb, all))
     })();
     let (mu, nu, ma, mb, all) = checked.map_err(|e| reported(blacs, &ctx, ictxt, e))?;
-    if !ma.on_first_ranks() || !mb.on_first_ranks() {
-        return Ok(Outcome::HandOver);
-    }
+    // Grids on other processes than the first: the processes renumbered
+    // so that both are, where one grid's processes hold the other's.
+    let order = if ma.on_first_ranks() && mb.on_first_ranks() {
+        None
+    } else {
+        match nested_order(&ma, &mb, ctx.base.size()) {
+            Some(order) => Some(order),
+            None => return Ok(Outcome::HandOver),
+        }
+    };
     let key = Key {
         routine,
         contexts: vec![ictxt, a.arg.desc[1], b.arg.desc[1]],
         arguments: all,
     };
     let options = Options::default();
-    let build = || Plan::build(&ctx, (&ma, &mb), (mu, nu), (false, options));
+    let build = || match &order {
+        None => Plan::build(&ctx.base, (&ma, &mb), (mu, nu), (false, options)),
+        Some(order) => {
+            let base = renumbered_base(&ctx.base, order)?;
+            let (ma, mb) = (ma.renumbered(order), mb.renumbered(order));
+            Plan::build(&base, (&ma, &mb), (mu, nu), (false, options))
+        }
+    };
     with_plan(key, build, |plan: &mut Plan<T>| {
         plan.run((&a, &b), true, |r, from, to| {
             r.execute_into_unchecked(from, to)
@@ -352,7 +412,7 @@ pub fn update<T: Scalar>(
         ..Options::default()
     };
     let transpose = op != Op::Plain;
-    let build = || Plan::build(&ctx, (&ma, &mc), (mu, nu), (transpose, options));
+    let build = || Plan::build(&ctx.base, (&ma, &mc), (mu, nu), (transpose, options));
     let update = Update {
         alpha,
         beta,
