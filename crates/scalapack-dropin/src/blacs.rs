@@ -117,9 +117,7 @@ impl Blacs {
                 eprintln!("On entry to {routine} parameter number {position} had an illegal value")
             }
         }
-        if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
-            eprintln!("ndcyclic_scalapack: {routine}: {what}");
-        }
+        crate::exports::trace(&format!("{routine}: {what}"));
     }
 }
 

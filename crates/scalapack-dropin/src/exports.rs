@@ -16,9 +16,7 @@ use std::os::raw::{c_char, c_int};
 /// Runs `f` for entry point `name`: traced, panics turned into an abort,
 /// errors (other than arguments, which `pxerbla` reported) printed.
 fn guard(name: &str, f: impl FnOnce() -> Result<Outcome, DropinError>) -> Outcome {
-    if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
-        eprintln!("ndcyclic_scalapack: {name}");
-    }
+    trace(name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(DropinError::Argument { .. })) => Outcome::Done,
@@ -32,6 +30,17 @@ fn guard(name: &str, f: impl FnOnce() -> Result<Outcome, DropinError>) -> Outcom
             unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
             Outcome::Done
         }
+    }
+}
+
+/// Under `NDCYCLIC_SCALAPACK_TRACE`, `line` on stderr after
+/// `ndcyclic_scalapack: `, in one write (so that ranks' lines do not
+/// interleave).
+pub(crate) fn trace(line: &str) {
+    if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
+        use std::io::Write;
+        let text = format!("ndcyclic_scalapack: {line}\n");
+        let _ = std::io::stderr().write_all(text.as_bytes());
     }
 }
 
@@ -97,7 +106,7 @@ type CGemr2d<T> = unsafe extern "C" fn(
 /// ScaLAPACK's contract for `Cp?gemr2d`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn c_gemr2d<T: dist_array::Element>(
-    (routine, name): (&'static str, &'static CStr),
+    (routine, entry, name): (&'static str, &'static str, &'static CStr),
     m: c_int,
     n: c_int,
     a: *mut T,
@@ -106,7 +115,7 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
     (ib, jb, descb): (c_int, c_int, *const c_int),
     ictxt: c_int,
 ) {
-    let outcome = guard(name.to_str().unwrap_or(routine), || {
+    let outcome = guard(entry, || {
         // SAFETY: the caller's contract: descriptors of 9 integers.
         let (a_op, b_op) = unsafe {
             (
@@ -117,9 +126,7 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
         gemr2d(routine, (m, n), a_op, b_op, ictxt)
     });
     if outcome == Outcome::HandOver {
-        if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
-            eprintln!("ndcyclic_scalapack: {routine} handed over to ScaLAPACK");
-        }
+        trace(&format!("{routine} handed over to ScaLAPACK"));
         match other_definition(name) {
             Some(theirs) => {
                 // SAFETY: ScaLAPACK's routine of the same signature.
@@ -137,16 +144,26 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
     }
 }
 
+/// The C and Fortran `p?gemr2d` entry points of one element type, each
+/// calling [`c_gemr2d`] itself: an entry point of this library that called
+/// another exported one could reach ScaLAPACK's instead, when ScaLAPACK is
+/// loaded first and interposes the name.
 macro_rules! gemr2d_entries {
     ($t:ty, $routine:literal, $c:ident, $f:ident, $pc:ident, $pf:ident) => {
-        #[doc = concat!("ScaLAPACK's `C", $routine, "` (C arguments).")]
+        gemr2d_entries!(@c $t, $routine, $c, $c, concat!("ScaLAPACK's `C", $routine, "` (C arguments)."));
+        gemr2d_entries!(@c $t, $routine, $pc, $c, concat!("`C", $routine, "` under ndcyclic's prefix."));
+        gemr2d_entries!(@f $t, $routine, $f, $c, concat!("ScaLAPACK's `", $routine, "_` (Fortran arguments, by reference)."));
+        gemr2d_entries!(@f $t, $routine, $pf, $c, concat!("`", $routine, "_` under ndcyclic's prefix."));
+    };
+    (@c $t:ty, $routine:literal, $entry:ident, $c:ident, $doc:expr) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// ScaLAPACK's contract: descriptors of 9 integers, local parts as
         /// they describe, collective over the processes of `ictxt`.
         #[no_mangle]
-        pub unsafe extern "C" fn $c(
+        pub unsafe extern "C" fn $entry(
             m: c_int,
             n: c_int,
             a: *mut $t,
@@ -159,29 +176,19 @@ macro_rules! gemr2d_entries {
             descb: *const c_int,
             ictxt: c_int,
         ) {
-            let name = c_name(stringify!($c));
+            let names = (upper($routine), stringify!($entry), c_name(stringify!($c)));
             // SAFETY: the caller's contract.
-            unsafe {
-                c_gemr2d::<$t>(
-                    (upper($routine), name),
-                    m,
-                    n,
-                    a,
-                    (ia, ja, desca),
-                    b,
-                    (ib, jb, descb),
-                    ictxt,
-                )
-            }
+            unsafe { c_gemr2d::<$t>(names, m, n, a, (ia, ja, desca), b, (ib, jb, descb), ictxt) }
         }
-
-        #[doc = concat!("ScaLAPACK's `", $routine, "_` (Fortran arguments, by reference).")]
+    };
+    (@f $t:ty, $routine:literal, $entry:ident, $c:ident, $doc:expr) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// As the C entry point, every argument a valid pointer.
         #[no_mangle]
-        pub unsafe extern "C" fn $f(
+        pub unsafe extern "C" fn $entry(
             m: *const c_int,
             n: *const c_int,
             a: *mut $t,
@@ -194,66 +201,11 @@ macro_rules! gemr2d_entries {
             descb: *const c_int,
             ictxt: *const c_int,
         ) {
-            // SAFETY: the caller's contract.
-            unsafe { $c(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt) }
-        }
-
-        #[doc = concat!("`C", $routine, "` under ndcyclic's prefix.")]
-        ///
-        /// # Safety
-        ///
-        /// As the unprefixed routine.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pc(
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            ia: c_int,
-            ja: c_int,
-            desca: *const c_int,
-            b: *mut $t,
-            ib: c_int,
-            jb: c_int,
-            descb: *const c_int,
-            ictxt: c_int,
-        ) {
-            let name = c_name(stringify!($c));
-            // SAFETY: the caller's contract.
+            let names = (upper($routine), stringify!($entry), c_name(stringify!($c)));
+            // SAFETY: the caller's contract: valid pointers.
             unsafe {
-                c_gemr2d::<$t>(
-                    (upper($routine), name),
-                    m,
-                    n,
-                    a,
-                    (ia, ja, desca),
-                    b,
-                    (ib, jb, descb),
-                    ictxt,
-                )
+                c_gemr2d::<$t>(names, *m, *n, a, (*ia, *ja, desca), b, (*ib, *jb, descb), *ictxt)
             }
-        }
-
-        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
-        ///
-        /// # Safety
-        ///
-        /// As the unprefixed routine.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pf(
-            m: *const c_int,
-            n: *const c_int,
-            a: *mut $t,
-            ia: *const c_int,
-            ja: *const c_int,
-            desca: *const c_int,
-            b: *mut $t,
-            ib: *const c_int,
-            jb: *const c_int,
-            descb: *const c_int,
-            ictxt: *const c_int,
-        ) {
-            // SAFETY: the caller's contract.
-            unsafe { $pc(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt) }
         }
     };
 }
@@ -360,39 +312,38 @@ unsafe fn f_update<T: redist::Scalar>(
     });
 }
 
+/// A transpose's entry point and its prefixed twin, both calling
+/// [`f_update`] themselves (see [`gemr2d_entries`] for why).
 macro_rules! tran_entries {
     ($t:ty, $routine:literal, $op:expr, $f:ident, $pf:ident) => {
-        #[doc = concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)` with op the (conjugate) transpose.")]
+        tran_entries!(@one $t, $routine, $op, $f, concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)` with op the (conjugate) transpose."));
+        tran_entries!(@one $t, $routine, $op, $pf, concat!("`", $routine, "_` under ndcyclic's prefix."));
+    };
+    (@one $t:ty, $routine:literal, $op:expr, $entry:ident, $doc:expr) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// PBLAS's contract: valid pointers, descriptors of 9 integers,
         /// collective over the context's processes.
         #[no_mangle]
-        pub unsafe extern "C" fn $f(
-            m: *const c_int, n: *const c_int, alpha: *const $t, a: *const $t, ia: *const c_int,
-            ja: *const c_int, desca: *const c_int, beta: *const $t, c: *mut $t, ic: *const c_int,
-            jc: *const c_int, descc: *const c_int,
+        pub unsafe extern "C" fn $entry(
+            m: *const c_int,
+            n: *const c_int,
+            alpha: *const $t,
+            a: *const $t,
+            ia: *const c_int,
+            ja: *const c_int,
+            desca: *const c_int,
+            beta: *const $t,
+            c: *mut $t,
+            ic: *const c_int,
+            jc: *const c_int,
+            descc: *const c_int,
         ) {
+            let names = (upper($routine), stringify!($entry), $op, 0);
             // SAFETY: the caller's contract.
-            unsafe {
-                f_update::<$t>((upper($routine), stringify!($f), $op, 0), m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc))
-            }
-        }
-
-        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
-        ///
-        /// # Safety
-        ///
-        /// As the unprefixed routine.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pf(
-            m: *const c_int, n: *const c_int, alpha: *const $t, a: *const $t, ia: *const c_int,
-            ja: *const c_int, desca: *const c_int, beta: *const $t, c: *mut $t, ic: *const c_int,
-            jc: *const c_int, descc: *const c_int,
-        ) {
-            // SAFETY: the caller's contract.
-            unsafe { $f(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc) }
+            unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) }
         }
     };
 }
@@ -443,45 +394,45 @@ unsafe fn op_of(trans: *const c_char) -> Option<Op> {
     }
 }
 
+/// `p?geadd_` and its prefixed twin, both calling [`f_update`]
+/// themselves (see [`gemr2d_entries`] for why).
 macro_rules! geadd_entries {
     ($t:ty, $routine:literal, $f:ident, $pf:ident) => {
-        #[doc = concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)`, op per `TRANS` ('N', 'T', 'C').")]
+        geadd_entries!(@one $t, $routine, $f, concat!("PBLAS's `", $routine, "_`: `C := β·C + α·op(A)`, op per `TRANS` ('N', 'T', 'C')."));
+        geadd_entries!(@one $t, $routine, $pf, concat!("`", $routine, "_` under ndcyclic's prefix."));
+    };
+    (@one $t:ty, $routine:literal, $entry:ident, $doc:expr) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// PBLAS's contract: valid pointers, descriptors of 9 integers,
         /// collective over the context's processes.
         #[no_mangle]
-        pub unsafe extern "C" fn $f(
-            trans: *const c_char, m: *const c_int, n: *const c_int, alpha: *const $t,
-            a: *const $t, ia: *const c_int, ja: *const c_int, desca: *const c_int,
-            beta: *const $t, c: *mut $t, ic: *const c_int, jc: *const c_int,
+        pub unsafe extern "C" fn $entry(
+            trans: *const c_char,
+            m: *const c_int,
+            n: *const c_int,
+            alpha: *const $t,
+            a: *const $t,
+            ia: *const c_int,
+            ja: *const c_int,
+            desca: *const c_int,
+            beta: *const $t,
+            c: *mut $t,
+            ic: *const c_int,
+            jc: *const c_int,
             descc: *const c_int,
         ) {
             // SAFETY: the caller's contract.
             match unsafe { op_of(trans) } {
-                // SAFETY: the caller's contract.
-                Some(op) => unsafe {
-                    f_update::<$t>((upper($routine), stringify!($f), op, 1), m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc))
-                },
+                Some(op) => {
+                    let names = (upper($routine), stringify!($entry), op, 1);
+                    // SAFETY: the caller's contract.
+                    unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) }
+                }
                 None => bad_trans(upper($routine), descc),
             }
-        }
-
-        #[doc = concat!("`", $routine, "_` under ndcyclic's prefix.")]
-        ///
-        /// # Safety
-        ///
-        /// As the unprefixed routine.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pf(
-            trans: *const c_char, m: *const c_int, n: *const c_int, alpha: *const $t,
-            a: *const $t, ia: *const c_int, ja: *const c_int, desca: *const c_int,
-            beta: *const $t, c: *mut $t, ic: *const c_int, jc: *const c_int,
-            descc: *const c_int,
-        ) {
-            // SAFETY: the caller's contract.
-            unsafe { $f(trans, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc) }
         }
     };
 }
