@@ -460,14 +460,15 @@ pub extern "C" fn ndcyclic_release_plans(ictxt: c_int) {
 
 /// A BLACS routine taking one integer (`Cblacs_gridexit`, `Cblacs_exit`).
 type CIntFn = unsafe extern "C" fn(c_int);
+/// A Fortran BLACS routine taking one integer by reference.
+type FIntFn = unsafe extern "C" fn(*const c_int);
 
-/// Forwards to the BLACS's `name` after releasing what this library
-/// keeps of `ictxt`.
-fn release_then(name: &'static CStr, ictxt: c_int, value: c_int) {
+/// Releases what this library keeps of `ictxt` (all with -1), then calls
+/// the BLACS's routine `name` through `call`.
+fn release_then(name: &'static CStr, ictxt: c_int, call: impl FnOnce(*mut c_void)) {
     ndcyclic_release_plans(ictxt);
     match other_definition(name) {
-        // SAFETY: the BLACS routine of that name and signature.
-        Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, CIntFn>(theirs)(value) },
+        Some(theirs) => call(theirs),
         None => eprintln!(
             "ndcyclic_scalapack: {} not found in the process",
             name.to_str().unwrap_or("?")
@@ -478,29 +479,19 @@ fn release_then(name: &'static CStr, ictxt: c_int, value: c_int) {
 /// BLACS's `Cblacs_gridexit`, releasing the context's plans first.
 #[no_mangle]
 pub extern "C" fn Cblacs_gridexit(ictxt: c_int) {
-    release_then(c"Cblacs_gridexit", ictxt, ictxt);
+    release_then(c"Cblacs_gridexit", ictxt, |theirs| {
+        // SAFETY: the BLACS routine of that name and signature.
+        unsafe { std::mem::transmute::<*mut c_void, CIntFn>(theirs)(ictxt) }
+    });
 }
 
 /// BLACS's `Cblacs_exit`, releasing every plan first.
 #[no_mangle]
 pub extern "C" fn Cblacs_exit(cont: c_int) {
-    release_then(c"Cblacs_exit", -1, cont);
-}
-
-/// A Fortran BLACS routine taking one integer by reference.
-type FIntFn = unsafe extern "C" fn(*const c_int);
-
-/// Forwards a Fortran BLACS call after releasing `ictxt`'s plans.
-fn release_then_f(name: &'static CStr, ictxt: c_int, value: *const c_int) {
-    ndcyclic_release_plans(ictxt);
-    match other_definition(name) {
+    release_then(c"Cblacs_exit", -1, |theirs| {
         // SAFETY: the BLACS routine of that name and signature.
-        Some(theirs) => unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(value) },
-        None => eprintln!(
-            "ndcyclic_scalapack: {} not found in the process",
-            name.to_str().unwrap_or("?")
-        ),
-    }
+        unsafe { std::mem::transmute::<*mut c_void, CIntFn>(theirs)(cont) }
+    });
 }
 
 /// BLACS's `blacs_gridexit_`, releasing the context's plans first.
@@ -512,7 +503,10 @@ fn release_then_f(name: &'static CStr, ictxt: c_int, value: *const c_int) {
 pub unsafe extern "C" fn blacs_gridexit_(ictxt: *const c_int) {
     // SAFETY: the caller's contract.
     let context = unsafe { *ictxt };
-    release_then_f(c"blacs_gridexit_", context, ictxt);
+    release_then(c"blacs_gridexit_", context, |theirs| {
+        // SAFETY: the BLACS routine of that name and signature.
+        unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(ictxt) }
+    });
 }
 
 /// BLACS's `blacs_exit_`, releasing every plan first.
@@ -522,5 +516,8 @@ pub unsafe extern "C" fn blacs_gridexit_(ictxt: *const c_int) {
 /// `cont` points to a readable integer.
 #[no_mangle]
 pub unsafe extern "C" fn blacs_exit_(cont: *const c_int) {
-    release_then_f(c"blacs_exit_", -1, cont);
+    release_then(c"blacs_exit_", -1, |theirs| {
+        // SAFETY: the BLACS routine of that name and signature.
+        unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(cont) }
+    });
 }

@@ -39,14 +39,8 @@
 #include <string.h>
 
 #include "ndcyclic_scalapack.h"
+#include "common.h"
 
-/* The BLACS, part of libscalapack-mpich (LP64: 32-bit integers). */
-extern void Cblacs_get(int ctxt, int what, int *val);
-extern void Cblacs_gridinit(int *ctxt, char *order, int nprow, int npcol);
-extern void Cblacs_gridmap(int *ctxt, int *usermap, int ldumap, int nprow, int npcol);
-extern void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-extern void Cblacs_gridexit(int ctxt);
-extern void Cblacs_exit(int cont);
 
 #ifdef SELFTEST
 /* ScaLAPACK on both sides: checks the oracle of this program alone. */
@@ -58,52 +52,10 @@ extern void Cblacs_exit(int cont);
 #define ndcyclic_release_plans(c) ((void)(c))
 #endif
 
-#define MAXP 256
 #define NCOLS 22 /* integers per GEMR2D.dat line */
 
 static int me, nprocs;
 static int verbose = 0;
-
-/* ------------------------------------------------------------------ */
-/* Deterministic random numbers (splitmix64), the same on every rank.   */
-
-static uint64_t rng_state;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static int rnd(int n) /* uniform in [0, n) */
-{
-    return n <= 1 ? 0 : (int)(rng_next() % (uint64_t)n);
-}
-
-/* ------------------------------------------------------------------ */
-/* Block-cyclic index arithmetic.                                      */
-
-/* Elements of a dimension of n (blocks of nb, first block on process src
- * of np) that process p holds. */
-static int local_count(int n, int nb, int p, int src, int np)
-{
-    int dist = (p - src + np) % np;
-    int blocks = n / nb;
-    int count = (blocks / np) * nb;
-    int rest = blocks % np;
-    if (dist < rest)
-        count += nb;
-    else if (dist == rest)
-        count += n % nb;
-    return count;
-}
-
-/* Global index (0-based) of local index l on process p. */
-static int global_index(int l, int nb, int p, int src, int np)
-{
-    int dist = (p - src + np) % np;
-    return (l / nb) * np * nb + dist * nb + l % nb;
-}
 
 /* ------------------------------------------------------------------ */
 /* Grids.                                                              */
@@ -494,19 +446,6 @@ static int read_dat(const char *path, int **cases)
 
 /* ------------------------------------------------------------------ */
 /* Random cases.                                                       */
-
-/* A divisor of t, uniformly among them. */
-static int random_divisor(int t)
-{
-    int d, nd = 0, pick;
-    for (d = 1; d <= t; d++)
-        nd += t % d == 0;
-    pick = rnd(nd);
-    for (d = 1; d <= t; d++)
-        if (t % d == 0 && pick-- == 0)
-            return d;
-    return 1;
-}
 
 static void random_grid(grid_t *g)
 {
