@@ -20,6 +20,9 @@
 #                                            # chart (`redist chart`)
 #   JSON=runs.jsonl scripts/bench-redist.sh  # also append every run's JSON line
 #                                            # to a file (`redist chart --input`)
+#   FLAGS=--no-node-direct scripts/bench-redist.sh
+#                                            # add flags to every case (here: the
+#                                            # message path on one node)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
@@ -28,6 +31,7 @@ ROUNDS=${ROUNDS:-3}
 PDGEMR2D=${PDGEMR2D:-0}
 CHART=${CHART:-}
 JSON=${JSON:-}
+FLAGS=${FLAGS:-}
 if [ "$PDGEMR2D" = 1 ]; then
   cargo build --release -q -p redist-cli --bin redist --features scalapack
 else
@@ -80,6 +84,10 @@ for c in "${CASES[@]}"; do
     if [ "$type" != f64 ] || [ "$(tr -cd x <<<"$shape")" != x ]; then continue; fi
     baseline=alltoallv,pdgemr2d
   fi
+  for f in $FLAGS; do
+    # A flag the case already has is not given twice.
+    if ! grep -qw -- "$f" <<<"${extra:-}"; then extra="${extra:-} $f"; fi
+  done
   lines=()
   for _ in $(seq "$ROUNDS"); do
     # shellcheck disable=SC2086 # extra holds zero or more flags

@@ -302,11 +302,7 @@ impl<'b, T: Element> Rooms<'b, T> {
 /// that stay in cache and overlap. Sender and receiver compute the same.
 fn arrays_per_piece<T>(len: usize, k: usize) -> usize {
     let bytes = len.saturating_mul(std::mem::size_of::<T>()).max(1);
-    let group = std::env::var("XG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(BATCH_GROUP_BYTES);
-    (group / bytes).clamp(1, k.max(1))
+    (BATCH_GROUP_BYTES / bytes).clamp(1, k.max(1))
 }
 
 /// Step 1: this rank's note of `srcs` to every rank of its node it sends
