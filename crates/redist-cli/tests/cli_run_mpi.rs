@@ -547,6 +547,7 @@ fn transposes_updates_and_batches_verify() {
             &["--permute", "1,0", "--alpha", "2", "--beta", "-1"][..],
             &["--alpha", "0.5", "--conjugate", "--type", "c64"][..],
             &["--batch", "3", "--transpose"][..],
+            &["--batch", "5", "--batch-types", "u8,c64,i32", "--transpose"][..],
         ] {
             let mut args = vec![
                 "run", "--shape", "23x17", "--from", &from, "--to", &to, "--reps", "2", "--verify",
@@ -561,9 +562,13 @@ fn transposes_updates_and_batches_verify() {
                 assert_eq!(v["to_shape"], serde_json::json!([17, 23]), "{launch}");
                 assert_eq!(v["permute"], serde_json::json!([1, 0]), "{launch}");
             }
-            if extra.contains(&"--batch") {
-                assert_eq!(v["batch"], 3, "{launch}");
+            if let Some(k) = extra.iter().position(|&a| a == "--batch") {
+                let k: u64 = extra[k + 1].parse().unwrap();
+                assert_eq!(v["batch"], k, "{launch}");
                 assert!(v["separate_ms_median"].is_number(), "{launch}");
+            }
+            if extra.contains(&"--batch-types") {
+                assert_eq!(v["batch_types"], "u8,c64,i32", "{launch}");
             }
         }
     }
@@ -580,13 +585,17 @@ fn transform_arguments_are_checked_once() {
         "--to",
         "*,block@1x2",
     ];
-    let cases: [(&[&str], &[&str]); 3] = [
+    let cases: [(&[&str], &[&str]); 4] = [
         (&["--permute", "0,0"], &["--permute", "permutation"]),
         (
             &["--alpha", "2", "--type", "i32"],
             &["--alpha", "f32, f64 or c64"],
         ),
         (&["--transpose", "--window", "3x3"], &["window"]),
+        (
+            &["--batch", "2", "--batch-types", "u8,f64", "--beta", "1"],
+            &["--batch-types", "overwrites"],
+        ),
     ];
     for (extra, needles) in cases {
         let mut args = base.to_vec();

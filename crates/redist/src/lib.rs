@@ -56,8 +56,10 @@
 //!   ([`RankPart`]), the figures it needs of the others (`figures.rs`),
 //!   copy programs, message routes, one file or folder per exchange strategy
 //!   (`alltoallv`, `scheduled`, `async`, `combined`), one-pass copies
-//!   between ranks of one node, the `auto` cost model ([`cost`]), and the
-//!   bare all-to-all it is measured against ([`BareAlltoallv`]);
+//!   between ranks of one node, batches of arrays of one element type
+//!   (`batch.rs`) or several ([`MixedBatch`]), the `auto` cost model
+//!   ([`cost`]), and the bare all-to-all it is measured against
+//!   ([`BareAlltoallv`]);
 //! - [`update`]: scale and accumulate in the copies that write the target
 //!   ([`Update`], [`Scalar`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
@@ -92,7 +94,7 @@ pub mod update;
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
-pub use exec::{cost, RankPart, Redistribution};
+pub use exec::{cost, MixedBatch, RankPart, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
 pub use schedule::{Message, Schedule};

@@ -69,6 +69,18 @@ pub struct RunArgs {
     /// and time K separate executions next to it (`separate_ms_median`).
     #[arg(long, value_name = "K", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     pub batch: Option<usize>,
+    /// With `--batch K`: array `j` of the batch is of the `j`-th of these
+    /// types, round and round (`f64,c64,i32`), all moved in one exchange
+    /// (`execute_mixed_batch`); the separate executions are then one
+    /// mixed batch of one array each.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        requires = "batch",
+        value_name = "T1,T2,.."
+    )]
+    pub batch_types: Vec<ElementArg>,
     /// The 2-D transpose: `--permute 1,0`.
     #[arg(long, conflicts_with = "to_shape")]
     pub transpose: bool,

@@ -148,7 +148,20 @@ fn executions<T: IndexValue>(
     let p = args.permutation();
     if let Some(k) = args.batch {
         let run = (k, args.reps, args.verify);
-        let b = batch::run(comm, r, (grid_a, from), grid_b, run, p.as_deref(), progress)?;
+        let b = if args.batch_types.is_empty() {
+            batch::run(comm, r, (grid_a, from), grid_b, run, p.as_deref(), progress)?
+        } else {
+            let types = &args.batch_types;
+            batch::run_mixed(
+                comm,
+                r,
+                (grid_a, from),
+                grid_b,
+                (run, types),
+                p.as_deref(),
+                progress,
+            )?
+        };
         return Ok((b.exec, Some(b.separate), b.verified));
     }
     let execute =

@@ -144,6 +144,11 @@ impl<T: Element> Report<'_, T> {
             "beta": args.updates().then(|| args.beta.unwrap_or(0.0)),
             "conjugate": args.conjugate,
             "batch": args.batch,
+            "batch_types": (!args.batch_types.is_empty()).then(|| {
+                let names: Vec<String> =
+                    args.batch_types.iter().map(|t| format!("{t:?}").to_lowercase()).collect();
+                names.join(",")
+            }),
             "separate_ms_median": measured.separate.as_ref().map(|s| ms(s)),
             "batch_over_separate": measured.separate.as_ref().map(|s| median(exec) / median(s)),
             "reps": args.reps,

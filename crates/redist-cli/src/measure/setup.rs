@@ -54,6 +54,12 @@ pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), Cl
             expected: "one array (the baselines move one)".to_string(),
         });
     }
+    if !args.batch_types.is_empty() && args.updates() {
+        return Err(CliError::Unsupported {
+            what: "--batch-types with --alpha, --beta or --conjugate",
+            expected: "a mixed batch that overwrites its targets".to_string(),
+        });
+    }
     let pblas = [Baseline::Pdtran, Baseline::Pdgeadd];
     for (b, routine) in pblas
         .into_iter()

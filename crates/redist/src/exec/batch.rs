@@ -73,7 +73,7 @@ impl<T: Element> Redistribution<T> {
     /// parts, or node-direct copies of shared sources), one exchange moves
     /// them all, each message between two ranks carrying every array's
     /// part; where each array's messages are long (from
-    /// [`BATCH_ALONE_BYTES`](crate::tuning::BATCH_ALONE_BYTES) per array),
+    /// [`BATCH_ALONE_BYTES`] per array),
     /// the arrays go one by one through this redistribution's exchange.
     /// Collective: every rank passes the same number of arrays.
     ///

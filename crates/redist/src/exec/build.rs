@@ -158,6 +158,7 @@ impl<T: Element> Redistribution<T> {
             messages,
             exchange,
             batch: Default::default(),
+            mixed: Default::default(),
         })
     }
 }

@@ -22,6 +22,10 @@
 //! - `auto`: `combined` for small messages across nodes, else the cheaper
 //!   of `alltoallv` and `async` under the α–β model of [`cost`].
 //!
+//! Batches move several arrays with the same layouts in one exchange:
+//! `batch` for arrays of one element type, `mixed` ([`MixedBatch`]) for
+//! arrays of several.
+//!
 //! In every strategy the part that stays on a rank is copied straight from
 //! source to target storage, with no buffer and no MPI call. Every call into
 //! MPI's C interface goes through `mpi_raw`. [`baseline`] holds the bare
@@ -39,6 +43,7 @@ pub mod cost;
 mod figures;
 pub(crate) mod kernel;
 mod messages;
+mod mixed;
 mod mpi_raw;
 mod node_direct;
 mod part;
@@ -55,6 +60,7 @@ use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
 use kernel::{Plain, Store};
 use messages::RankMessages;
+pub use mixed::MixedBatch;
 use mpi::collective::SystemOperation;
 pub use part::RankPart;
 use procgrid::ProcGrid;
@@ -108,6 +114,9 @@ pub struct Redistribution<T: Element> {
     exchange: Exchange<T>,
     /// Buffers of batches ([`execute_batch_into`](Self::execute_batch_into)).
     batch: batch::BatchBuffers<T>,
+    /// Buffers of mixed batches
+    /// ([`execute_mixed_batch`](Self::execute_mixed_batch)).
+    mixed: mixed::MixedBuffers,
 }
 
 /// The strategy in use, with its buffers and state (one per
@@ -549,14 +558,21 @@ impl<T: Element> Redistribution<T> {
 
     /// What is wrong with `src` and `dst` on this rank.
     fn check_arrays(&self, src: &DistArray<T>, dst: &DistArray<T>) -> Result<(), RedistError> {
-        for (array, layout, grid) in [
-            (src, self.plan.source(), &self.source_grid),
-            (dst, &self.target, &self.target_grid),
-        ] {
-            if array.layout() != layout || !array.grid().shares_communicator(grid) {
+        self.check_sides([(src.layout(), src.grid()), (dst.layout(), dst.grid())])
+    }
+
+    /// Whether a source and a target laid out and placed as `sides` are
+    /// this redistribution's (of any element type).
+    fn check_sides(&self, sides: [(&Layout, &ProcGrid); 2]) -> Result<(), RedistError> {
+        let ours = [
+            (self.plan.source(), &self.source_grid),
+            (&self.target, &self.target_grid),
+        ];
+        for ((layout, grid), (want, want_grid)) in sides.into_iter().zip(ours) {
+            if layout != want || !grid.shares_communicator(want_grid) {
                 return Err(dist_array::DistError::LayoutMismatch {
-                    left: array.layout().to_string(),
-                    right: layout.to_string(),
+                    left: layout.to_string(),
+                    right: want.to_string(),
                 }
                 .into());
             }

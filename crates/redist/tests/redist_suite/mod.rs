@@ -17,7 +17,9 @@ use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window
 use crate::common::{check, code, random_case, random_extents, random_layout, Lcg};
 
 mod transforms;
-use transforms::{batch_ways, batches, node_direct_batches, permuted_pairs, updated_pairs};
+use transforms::{
+    batch_ways, batches, mixed_batches, node_direct_batches, permuted_pairs, updated_pairs,
+};
 
 const STRATEGIES: [Strategy; 5] = [
     Strategy::Alltoallv,
@@ -941,4 +943,5 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("batches", batches),
     MpiTest::new("batch_ways", batch_ways),
     MpiTest::new("node_direct_batches", node_direct_batches),
+    MpiTest::new("mixed_batches", mixed_batches),
 ];

@@ -428,3 +428,198 @@ pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
     );
     Ok(())
 }
+
+/// Values of array `j` of a mixed batch, of several element types (`u8`
+/// parts round up to whole words, `c64` parts are two words per element).
+fn mixed_values(g: &[usize], j: usize) -> (u8, i32, f64, Complex<f64>) {
+    let c = code(g);
+    (
+        ((c as u64 + j as u64) % 251) as u8,
+        c as i32 - j as i32,
+        c + 0.25 * j as f64,
+        Complex::new(c, j as f64),
+    )
+}
+
+/// Mixed batches: arrays of u8, i32, f64 and c64 with the same layouts in
+/// one exchange, random layout pairs (every strategy, the batch moving the
+/// same way whichever), a transposing redistribution, batches of several
+/// groups; then ranks passing different types, or a wrong layout on one
+/// rank: the same verdict everywhere, nobody waits.
+pub(super) fn mixed_batches(world: &SimpleCommunicator) -> TestResult {
+    let mut rng = Lcg(71);
+    let n = world.size() as usize;
+    for case in 0..7 {
+        let ndim = case % 3 + 1;
+        let (grid_a, from, grid_b, to, perm) = if case == 6 {
+            // The transpose of a 2-D array: B[j, i] = A[i, j].
+            let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
+            let from = Layout::parse(&[13, 7], &format!("cyclic(2),*@{n}x1")).unwrap();
+            let to = Layout::parse(&[7, 13], &format!("cyclic(3),*@{n}x1")).unwrap();
+            (grid.clone(), from, grid, to, Some(vec![1, 0]))
+        } else {
+            let (a, f, b, t) = random_case(&mut rng, world, ndim, [40, 13, 7][ndim - 1])?;
+            (a, f, b, t, None)
+        };
+        let options = Options {
+            strategy: STRATEGIES[case % STRATEGIES.len()],
+            ..Options::default()
+        };
+        let mut r = match &perm {
+            Some(p) => Redistribution::<f64>::with_permutation(
+                &grid_a, &from, &grid_b, &to, p, None, options,
+            ),
+            None => Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options),
+        }
+        .map_err(|e| e.to_string())?;
+        let to = r.target_layout().clone();
+        // Source index of a target index.
+        let back =
+            |g: &[usize]| -> Vec<usize> { perm.as_ref().map_or(g.to_vec(), |_| vec![g[1], g[0]]) };
+        let k = [3, 5, 8][case % 3];
+        let from_fn = |j: usize| {
+            let f = from.clone();
+            let a = DistArray::from_fn(&grid_a, f.clone(), move |g| mixed_values(g, j).0);
+            let b = DistArray::from_fn(&grid_a, f.clone(), move |g| mixed_values(g, j).1);
+            let c = DistArray::from_fn(&grid_a, f.clone(), move |g| mixed_values(g, j).2);
+            let d = DistArray::from_fn(&grid_a, f, move |g| mixed_values(g, j).3);
+            Ok::<_, dist_array::DistError>((a?, b?, c?, d?))
+        };
+        let srcs: Vec<_> = (0..k)
+            .map(from_fn)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        let zeros = || -> Result<_, dist_array::DistError> {
+            Ok((
+                DistArray::<u8>::zeros(&grid_b, to.clone())?,
+                DistArray::<i32>::zeros(&grid_b, to.clone())?,
+                DistArray::<f64>::zeros(&grid_b, to.clone())?,
+                DistArray::<Complex<f64>>::zeros(&grid_b, to.clone())?,
+            ))
+        };
+        let mut dsts: Vec<_> = (0..k)
+            .map(|_| zeros())
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        let mut batch = redist::MixedBatch::new();
+        // Array j is of the j-th type of four, round and round.
+        for (j, (s, d)) in srcs.iter().zip(dsts.iter_mut()).enumerate() {
+            match j % 4 {
+                0 => batch.push(&s.0, &mut d.0),
+                1 => batch.push(&s.1, &mut d.1),
+                2 => batch.push(&s.2, &mut d.2),
+                _ => batch.push(&s.3, &mut d.3),
+            };
+        }
+        let what = format!("{from} -> {to} ({options:?}), {}", batch.types());
+        r.execute_mixed_batch(&mut batch)
+            .map_err(|e| format!("{what}: {e}"))?;
+        drop(batch);
+        for (j, d) in dsts.iter().enumerate() {
+            let at = |g: &[usize]| mixed_values(&back(g), j);
+            let checked = match j % 4 {
+                0 => check(&d.0, |g| at(g).0),
+                1 => check(&d.1, |g| at(g).1),
+                2 => check(&d.2, |g| at(g).2),
+                _ => check(&d.3, |g| at(g).3),
+            };
+            checked.map_err(|e| format!("{what}, array {j}: {e}"))?;
+        }
+    }
+    mixed_groups(world)?;
+    mixed_batch_errors(world)
+}
+
+/// A mixed batch of 60 arrays, each moving about 8 KiB from rank 0 (the
+/// others less): several groups, every rank counting the same.
+fn mixed_groups(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let from = Layout::parse(&[2500], &format!("cyclic(2000)@{n}")).unwrap();
+    let to = Layout::parse(&[2500], &format!("cyclic@{n}")).unwrap();
+    let mut r = Redistribution::<u8>::new(&grid, &from, &grid, &to, Options::default())
+        .map_err(|e| e.to_string())?;
+    let k = 60;
+    let value = |j: usize| move |g: &[usize]| mixed_values(g, j);
+    let a: Vec<DistArray<f64>> = (0..k)
+        .map(|j| DistArray::from_fn(&grid, from.clone(), move |g| value(j)(g).2))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let b: Vec<DistArray<Complex<f64>>> = (0..k)
+        .map(|j| DistArray::from_fn(&grid, from.clone(), move |g| value(j)(g).3))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut da: Vec<DistArray<f64>> = (0..k)
+        .map(|_| DistArray::zeros(&grid, to.clone()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut db: Vec<DistArray<Complex<f64>>> = (0..k)
+        .map(|_| DistArray::zeros(&grid, to.clone()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut batch = redist::MixedBatch::new();
+    for ((s, d), (t, e)) in a.iter().zip(da.iter_mut()).zip(b.iter().zip(db.iter_mut())) {
+        batch.push(s, d).push(t, e);
+    }
+    r.execute_mixed_batch(&mut batch)
+        .map_err(|e| format!("60 pairs: {e}"))?;
+    drop(batch);
+    for j in 0..k {
+        check(&da[j], |g| value(j)(g).2).map_err(|e| format!("f64 array {j}: {e}"))?;
+        check(&db[j], |g| value(j)(g).3).map_err(|e| format!("c64 array {j}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Mixed batches refused alike on every rank: types in another order on
+/// rank 0, a pair with another layout on the last rank; an empty batch is
+/// nothing to do.
+fn mixed_batch_errors(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let me = world.rank() as usize;
+    let grid = ProcGrid::new(world, &[n]).map_err(|e| e.to_string())?;
+    let l = Layout::parse(&[9], &format!("block@{n}")).unwrap();
+    let t = Layout::parse(&[9], &format!("cyclic@{n}")).unwrap();
+    let mut r = Redistribution::<f64>::new(&grid, &l, &grid, &t, Options::default())
+        .map_err(|e| e.to_string())?;
+    let a = DistArray::from_fn(&grid, l.clone(), code).map_err(|e| e.to_string())?;
+    let i = DistArray::from_fn(&grid, l.clone(), |g| code(g) as i32).map_err(|e| e.to_string())?;
+    let mut b = DistArray::zeros(&grid, t.clone()).map_err(|e| e.to_string())?;
+    let mut j = DistArray::<i32>::zeros(&grid, t.clone()).map_err(|e| e.to_string())?;
+    let mut batch = redist::MixedBatch::new();
+    if me == 0 && n > 1 {
+        batch.push(&i, &mut j).push(&a, &mut b);
+    } else {
+        batch.push(&a, &mut b).push(&i, &mut j);
+    }
+    let result = r.execute_mixed_batch(&mut batch);
+    drop(batch);
+    ensure!(
+        n == 1 || matches!(result, Err(redist::RedistError::Disagreement { .. })),
+        "types in another order on rank 0 went unnoticed: {result:?}"
+    );
+    let mut wrong = DistArray::<i32>::zeros(&grid, l.clone()).map_err(|e| e.to_string())?;
+    let mut batch = redist::MixedBatch::new();
+    batch.push(&a, &mut b);
+    if me == n - 1 {
+        batch.push(&i, &mut wrong);
+    } else {
+        batch.push(&i, &mut j);
+    }
+    let result = r.execute_mixed_batch(&mut batch);
+    drop(batch);
+    ensure!(
+        result.is_err(),
+        "a wrong target layout on the last rank went unnoticed"
+    );
+    ensure!(r
+        .execute_mixed_batch(&mut redist::MixedBatch::new())
+        .is_ok());
+    let mut batch = redist::MixedBatch::new();
+    batch.push(&a, &mut b).push(&i, &mut j);
+    r.execute_mixed_batch(&mut batch)
+        .map_err(|e| e.to_string())?;
+    drop(batch);
+    check(&b, code)?;
+    check(&j, |g| code(g) as i32)
+}
