@@ -44,6 +44,11 @@ pub const OFFSETS_MAX: usize = 1 << 16;
 /// first-level cache while it is copied.
 pub const TILE_BYTES: usize = 512;
 
+/// Bytes of the target's rows a transposing tile of 8-byte elements, copied
+/// 4 × 4 in vector registers, writes at a time (the tile is [`TILE_BYTES`]
+/// along the source's rows).
+pub const TILE_WRITE_BYTES: usize = 128;
+
 /// [`TILE_BYTES`] for copies that update the target (`β·target +
 /// α·op(source)`) element by element (where no vector instructions do it):
 /// they read the target as well, a third stream that must fit in the same

@@ -14,7 +14,16 @@ use std::ptr;
 pub(super) unsafe fn stream_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy) {
     if m.from_stride != 1 || m.to_stride != 1 {
         // SAFETY: the caller's contract.
-        return unsafe { copy_line(src, dst, m) };
+        return unsafe {
+            copy_block(
+                src.add(m.from),
+                dst.add(m.to),
+                (m.count, m.len),
+                (m.from_step, m.from_stride),
+                (m.to_step, m.to_stride),
+                (Plain, true),
+            )
+        };
     }
     let size = std::mem::size_of::<T>();
     // SAFETY: every stretch lies inside both allocations (the caller's

@@ -141,7 +141,15 @@ fn tiles_match_the_naive_copy() {
     // A 2-D transpose of rows × len elements, in stretches of `count`,
     // for element sizes whose tiles have different edges.
     fn each<T: Copy + PartialEq + std::fmt::Debug + Default>(value: impl Fn(usize) -> T) {
-        for (rows, len, count) in [(1, 1, 1), (3, 70, 2), (33, 17, 1), (100, 3, 3), (0, 5, 1)] {
+        let cases = [
+            (1, 1, 1),
+            (3, 70, 2),
+            (33, 17, 1),
+            (100, 3, 3),
+            (0, 5, 1),
+            (150, 70, 2),
+        ];
+        for (rows, len, count) in cases {
             let src_row = len * count + 3;
             let src: Vec<T> = (0..rows * src_row + 8).map(&value).collect();
             // Target: the transpose, rows contiguous, with a gap per line.
@@ -196,6 +204,40 @@ fn tiles_match_the_naive_copy() {
     each(|i| i as u32);
     each(|i| i as u64);
     each(|i| [i as u64, !(i as u64)]);
+}
+
+/// Transposing lines of 8-byte elements with streamed stores: the target
+/// aligned so that the vectors stream, blocks of several bands and tiles
+/// and ragged edges, equal to the naive copy and writing nothing else.
+#[test]
+fn streamed_transposes_match_the_naive_copy() {
+    #[allow(clippy::cast_precision_loss, reason = "small integers")]
+    for (rows, len) in [(4usize, 4usize), (36, 130), (128, 72), (131, 67)] {
+        let src_row = len + 5;
+        let src: Vec<f64> = (0..rows * src_row).map(|i| i as f64).collect();
+        let to_stride = rows.next_multiple_of(4) + 4;
+        let n = len * to_stride + 64;
+        let mut got = vec![-1.0f64; n];
+        // The first element written at a 32-byte boundary.
+        let to = got.as_ptr().align_offset(32);
+        let line = LineCopy {
+            from: 0,
+            from_step: src_row,
+            from_stride: 1,
+            to,
+            to_step: 1,
+            to_stride,
+            len,
+            count: rows,
+        };
+        Out::new(&mut got).copy_with(&src, &line, true);
+        Out::<f64>::fence(true);
+        let mut want = vec![-1.0f64; n];
+        for (a, b) in naive(&line) {
+            want[b] = src[a];
+        }
+        assert_eq!(got, want, "{rows} x {len}");
+    }
 }
 
 #[test]

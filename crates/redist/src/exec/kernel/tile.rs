@@ -1,9 +1,11 @@
 //! Copies of two dimensions at once, where a copy transposes (the
 //! target's axes permuted): blocks in square tiles, 8-byte elements 4 × 4
-//! in AVX registers where the machine has them.
+//! in AVX registers where the machine has them — plain copies of those in
+//! bands of a few target columns swept along the whole block, streamed
+//! where the copy streams.
 
 use super::Store;
-use crate::tuning::{TILE_BYTES, UPDATE_TILE_BYTES};
+use crate::tuning::{TILE_BYTES, TILE_WRITE_BYTES, UPDATE_TILE_BYTES};
 use std::ptr;
 
 /// Copies a block of `rows × cols` elements, element `(r, c)` read at
@@ -11,7 +13,8 @@ use std::ptr;
 /// `r·to.0 + c·to.1` from `dst`, in square tiles of [`tile_edge`]
 /// elements: within a tile the loop runs along the writing side's shorter
 /// stride, and every cache line a tile touches on either side is used
-/// whole before the next tile.
+/// whole before the next tile. Plain vector copies take tiles of
+/// [`TILE_WRITE_BYTES`] of the target's rows, band after band.
 ///
 /// # Safety
 /// Every element read lies inside the allocation behind `src`, every
@@ -53,10 +56,18 @@ pub(super) unsafe fn copy_block<T: Copy, S: Store<T>>(
     } else {
         tile_edge::<T>(UPDATE_TILE_BYTES)
     };
+    // Plain vector copies sweep bands of a few target columns (a short
+    // stretch of every target row) along the whole block, the source read
+    // in long stretches of as many rows; copies that read the target too
+    // (updates) keep square tiles, whose target lines stay in cache.
+    let band = match vector && update.is_none() {
+        true => tile_edge::<T>(TILE_WRITE_BYTES),
+        false => edge,
+    };
     let stream = stream && S::PLAIN;
-    for r0 in (0..rows).step_by(edge) {
-        for c0 in (0..cols).step_by(edge) {
-            let (r1, c1) = ((r0 + edge).min(rows), (c0 + edge).min(cols));
+    for c0 in (0..cols).step_by(band) {
+        for r0 in (0..rows).step_by(edge) {
+            let (r1, c1) = ((r0 + edge).min(rows), (c0 + band).min(cols));
             let (r4, c4) = match vector {
                 true => (r0 + (r1 - r0) / 4 * 4, c0 + (c1 - c0) / 4 * 4),
                 false => (r0, c0),
