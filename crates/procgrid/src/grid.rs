@@ -506,6 +506,32 @@ impl ProcGrid {
         v
     }
 
+    /// The value [`memo`](Self::memo) keeps for type `T` on this grid's
+    /// communicator, if some call found it already; `None` otherwise.
+    /// Local: nothing is computed.
+    ///
+    /// ```
+    /// use procgrid::ProcGrid;
+    ///
+    /// #[derive(Clone, Copy, PartialEq, Debug)]
+    /// struct Seen(bool);
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::balanced(&world, 1).unwrap();
+    /// assert_eq!(grid.memoized::<Seen>(), None);
+    /// grid.memo(|_| Seen(true));
+    /// assert_eq!(grid.memoized::<Seen>(), Some(Seen(true)));
+    /// ```
+    pub fn memoized<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        let memos = self
+            .shared
+            .memos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        memos.iter().find_map(|m| m.downcast_ref::<T>()).cloned()
+    }
+
     /// Whether `self` and `other` were built over the same duplicate
     /// communicator (see [`GridBuilder::build_sharing`]).
     pub fn shares_communicator(&self, other: &ProcGrid) -> bool {

@@ -133,6 +133,14 @@ pub const CALIBRATE_MIN_BYTES: usize = 256 << 10;
 /// datatypes on it (measured once per communicator: `exec/calibrate.rs`).
 pub const TYPED_MAX_RATIO: f64 = 1.0;
 
+/// The probe's first timed exchange (after the warm-up) decides alone
+/// where some rank found the probe typed slower than packed by more than
+/// this: the other timed exchanges would not bring the ratio under
+/// [`TYPED_MAX_RATIO`]. Under MPICH here that exchange's ratio is 2.6–2.9
+/// (the later ones 1.6–5.4), and the probe takes two exchanges of each
+/// kind instead of four.
+pub const TYPED_DECISIVE_RATIO: f64 = 1.5;
+
 /// Shortest average source run, in elements, that the default
 /// [`MinRun::Auto`](crate::MinRun::Auto) of
 /// [`Options::direct_min_run`](crate::Options::direct_min_run) sends as one

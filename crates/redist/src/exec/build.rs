@@ -130,7 +130,8 @@ impl<T: Element> Redistribution<T> {
             agree::agree_with(comm, planned, fingerprint, WHAT)?;
         let figures = Figures::from_maxima(words);
         let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
-        let options = message_options(req, (&figures, std::mem::size_of::<T>()), strategy);
+        let elem = std::mem::size_of::<T>();
+        let options = message_options(req, (&figures, &plan, elem), strategy);
         let parts = local_parts::<T>(&plan, &options, strategy, outer.permutation);
         let mut plan = plan;
         let ((messages, routes), set_up) =
@@ -284,27 +285,58 @@ fn exchange_for<T: Element>(
 /// The options messages are built with: `req`'s, but packing every message
 /// where [`MinRun::Auto`] leaves datatypes to the communicator and its
 /// measurement found them slower ([`calibrate::datatypes_pay`], collective
-/// on the first redistribution with messages on the communicator), or
-/// where `strategy` packs everything anyway (`combined`), or where no rank
-/// moves [`CALIBRATE_MIN_BYTES`] (then nothing is measured).
+/// on the first redistribution with messages on the communicator that
+/// would use them), or where `strategy` packs everything anyway
+/// (`combined`), or where no rank moves [`CALIBRATE_MIN_BYTES`], or where
+/// no rank has a message whose runs are long enough for a datatype (then
+/// nothing is measured).
 fn message_options(
     req: &Request<'_>,
-    (figures, elem_bytes): (&Figures, usize),
+    (figures, plan, elem_bytes): (&Figures, &RankPlan, usize),
     strategy: Strategy,
 ) -> Options {
     let auto = req.options.datatype_min_run == MinRun::Auto;
+    let packing = Options {
+        datatype_min_run: MinRun::Never,
+        ..req.options
+    };
+    if !auto || !figures.messages {
+        return req.options;
+    }
     // Small exchanges pack without measuring: what datatypes could save
     // there is less than the measurement costs (once per communicator).
     let small = figures.max_volume.saturating_mul(elem_bytes) < CALIBRATE_MIN_BYTES;
-    let packs = strategy == Strategy::Combined || small;
-    if auto && figures.messages && (packs || !calibrate::datatypes_pay(req.source_grid)) {
-        Options {
-            datatype_min_run: MinRun::Never,
-            ..req.options
-        }
-    } else {
-        req.options
+    if strategy == Strategy::Combined || small {
+        return packing;
     }
+    if calibrate::known(req.source_grid).is_none() && !anyone_would_type(req, plan, elem_bytes) {
+        // Every message would be packed whatever the measurement found:
+        // one small all-reduce instead of the probe (milliseconds).
+        return packing;
+    }
+    match calibrate::datatypes_pay(req.source_grid) {
+        true => req.options,
+        false => packing,
+    }
+}
+
+/// Whether some rank has a message that datatypes would describe, were
+/// they found to pay ([`route::would_type`] on this rank's programs, built
+/// for the question and dropped). Collective: every rank asks at the same
+/// point (the figures and options it depends on are agreed, and whether
+/// the verdict is known is the same on every rank of a communicator).
+fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> bool {
+    let program = programs(plan, &req.options, elem_bytes, req.permutation);
+    let mine = u8::from(route::would_type(&program, &req.options, elem_bytes));
+    let mut anyone = 0u8;
+    let comm = req.source_grid.communicator();
+    procgrid::waits::all_reduce_into(
+        comm,
+        &mine,
+        &mut anyone,
+        mpi::collective::SystemOperation::max(),
+    );
+    anyone != 0
 }
 
 /// A hash of everything that must be the same on every rank.

@@ -18,6 +18,7 @@
 //! [`TYPED_MAX_RATIO`](crate::tuning::TYPED_MAX_RATIO). The verdict is kept
 //! with the communicator ([`ProcGrid::memo`]); a few milliseconds, once.
 
+use crate::tuning::{TYPED_DECISIVE_RATIO, TYPED_MAX_RATIO};
 use mpi::datatype::{MutView, UserDatatype, View};
 use mpi::point_to_point as p2p;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -56,9 +57,17 @@ pub fn datatypes_pay(grid: &ProcGrid) -> bool {
     grid.memo(|comm| DatatypesPay(measure(comm))).0
 }
 
+/// The verdict [`datatypes_pay`] found on `grid`'s communicator, if it
+/// was measured already. Local.
+pub(super) fn known(grid: &ProcGrid) -> Option<bool> {
+    grid.memoized::<DatatypesPay>().map(|v| v.0)
+}
+
 /// Times the probe typed and packed between each rank and the rank half the
 /// communicator away; whether the slowest ratio over the ranks is within
-/// [`TYPED_MAX_RATIO`](crate::tuning::TYPED_MAX_RATIO). Collective.
+/// [`TYPED_MAX_RATIO`]. Where the first timed exchange's slowest ratio is
+/// past [`TYPED_DECISIVE_RATIO`] already, that is the verdict.
+/// Collective.
 fn measure(comm: &SimpleCommunicator) -> bool {
     let n = comm.size();
     if n < 2 {
@@ -112,8 +121,18 @@ fn measure(comm: &SimpleCommunicator) -> bool {
             typed = typed.min(t);
             by_packing = by_packing.min(p);
         }
+        if rep == 1 && slowest_over(comm, t / p.max(1e-9)) > TYPED_DECISIVE_RATIO {
+            // Far slower typed somewhere already: the other timed
+            // exchanges would not change the verdict (every rank learns
+            // the same).
+            return false;
+        }
     }
-    let ratio = typed / by_packing.max(1e-9);
+    slowest_over(comm, typed / by_packing.max(1e-9)) <= TYPED_MAX_RATIO
+}
+
+/// The largest of the ranks' `ratio`s. Collective.
+fn slowest_over(comm: &SimpleCommunicator, ratio: f64) -> f64 {
     let mut slowest = 0.0f64;
     procgrid::waits::all_reduce_into(
         comm,
@@ -121,5 +140,5 @@ fn measure(comm: &SimpleCommunicator) -> bool {
         &mut slowest,
         mpi::collective::SystemOperation::max(),
     );
-    slowest <= crate::tuning::TYPED_MAX_RATIO
+    slowest
 }

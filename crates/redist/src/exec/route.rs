@@ -228,6 +228,15 @@ impl Routes {
     }
 }
 
+/// Whether some message of `program` would be described by a derived
+/// datatype on either side under `options` (datatypes taken to pay),
+/// without building one. O(nodes of the messages' trees).
+pub(super) fn would_type(program: &RankProgram, options: &Options, elem_bytes: usize) -> bool {
+    let typed = |t: &MessageProgram, source: bool| typed_tree(t, source, options, elem_bytes);
+    program.sends.iter().any(|t| typed(t, true).is_some())
+        || program.recvs.iter().any(|t| typed(t, false).is_some())
+}
+
 /// The sender's choice, without building its datatype.
 enum Kind {
     Packed(Cut),
