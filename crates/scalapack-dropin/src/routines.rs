@@ -7,7 +7,7 @@
 use crate::args::{matrix_words, Matrix, MatrixArg, Positions, MATRIX_WORDS};
 use crate::blacs::{blacs, Blacs};
 use crate::cache::{with_plan, Key};
-use crate::context::{context, Context};
+use crate::context::{context, Context, GridCache};
 use crate::local::Strided;
 use crate::DropinError;
 use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
@@ -70,10 +70,15 @@ struct Side<T: Element> {
 impl<T: Element> Side<T> {
     /// The side of matrix `m` over `base`, a one-dimensional grid over
     /// the processes of the call whose first ranks are `m`'s.
-    fn new(base: &ProcGrid, m: &Matrix) -> Result<Side<T>, DropinError> {
-        let grid = ProcGrid::builder(&[m.grid.0, m.grid.1])
-            .subset(true)
-            .build_sharing(base)?;
+    /// Grids come from `grids` where given (the context's, for bases that
+    /// are the context's own).
+    fn new(base: &ProcGrid, m: &Matrix, grids: Option<&GridCache>) -> Result<Side<T>, DropinError> {
+        let grid = match grids {
+            Some(kept) => kept.grid(base, m.grid)?,
+            None => ProcGrid::builder(&[m.grid.0, m.grid.1])
+                .subset(true)
+                .build_sharing(base)?,
+        };
         let dists = vec![
             Dist::cyclic(m.blocks.0).starting_at(m.first.0),
             Dist::cyclic(m.blocks.1).starting_at(m.first.1),
@@ -193,12 +198,12 @@ impl<T: Element> Plan<T> {
     /// The plan moving the `rows` × `cols` sub-matrix of `a` (its
     /// transpose, `cols` × `rows` in `a`, when `transpose`) onto `b`'s.
     fn build(
-        base: &ProcGrid,
+        (base, grids): (&ProcGrid, Option<&GridCache>),
         (a, b): (&Matrix, &Matrix),
         (rows, cols): (usize, usize),
         (transpose, options): (bool, Options),
     ) -> Result<Plan<T>, DropinError> {
-        let (src, dst) = (Side::new(base, a)?, Side::new(base, b)?);
+        let (src, dst) = (Side::new(base, a, grids)?, Side::new(base, b, grids)?);
         let (from, to) = ([a.origin.0, a.origin.1], [b.origin.0, b.origin.1]);
         let (ga, la, gb, lb) = (&src.grid, &src.layout, &dst.grid, &dst.layout);
         let r = if transpose {
@@ -346,13 +351,23 @@ pub fn gemr2d<T: Element>(
         contexts: vec![ictxt, a.arg.desc[1], b.arg.desc[1]],
         arguments: all,
     };
-    let options = Options::default();
+    // The caller's storage is private memory: ranks of a node cannot read
+    // each other's, so no node-direct set-up and no notes.
+    let options = Options {
+        node_direct: false,
+        ..Options::default()
+    };
     let build = || match &order {
-        None => Plan::build(&ctx.base, (&ma, &mb), (mu, nu), (false, options)),
+        None => Plan::build(
+            (&ctx.base, Some(&ctx.grids)),
+            (&ma, &mb),
+            (mu, nu),
+            (false, options),
+        ),
         Some(order) => {
             let base = renumbered_base(&ctx.base, order)?;
             let (ma, mb) = (ma.renumbered(order), mb.renumbered(order));
-            Plan::build(&base, (&ma, &mb), (mu, nu), (false, options))
+            Plan::build((&base, None), (&ma, &mb), (mu, nu), (false, options))
         }
     };
     with_plan(key, build, |plan: &mut Plan<T>| {
@@ -409,10 +424,14 @@ pub fn update<T: Scalar>(
     };
     let options = Options {
         updates: true,
+        node_direct: false,
         ..Options::default()
     };
     let transpose = op != Op::Plain;
-    let build = || Plan::build(&ctx.base, (&ma, &mc), (mu, nu), (transpose, options));
+    let build = || {
+        let base = (&ctx.base, Some(&ctx.grids));
+        Plan::build(base, (&ma, &mc), (mu, nu), (transpose, options))
+    };
     let update = Update {
         alpha,
         beta,
