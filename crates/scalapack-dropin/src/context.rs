@@ -54,9 +54,7 @@ impl GridCache {
         if let Some(grid) = kept {
             return Ok(grid);
         }
-        let grid = ProcGrid::builder(&[dims.0, dims.1])
-            .subset(true)
-            .build_sharing(base)?;
+        let grid = grid_over(base, dims)?;
         let mut all = self.0.borrow_mut();
         if all.len() == GRIDS_KEPT {
             all.remove(0);
@@ -64,6 +62,18 @@ impl GridCache {
         all.push((dims, grid.clone()));
         Ok(grid)
     }
+}
+
+/// The `dims` grid over `base`'s first processes (the others get no
+/// place in it). Collective over `base`.
+///
+/// # Errors
+///
+/// [`DropinError::Grid`] when the grid cannot be built.
+pub fn grid_over(base: &ProcGrid, dims: (usize, usize)) -> Result<ProcGrid, DropinError> {
+    Ok(ProcGrid::builder(&[dims.0, dims.1])
+        .subset(true)
+        .build_sharing(base)?)
 }
 
 thread_local! {

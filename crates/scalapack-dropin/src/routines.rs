@@ -7,7 +7,7 @@
 use crate::args::{matrix_words, Matrix, MatrixArg, Positions, MATRIX_WORDS};
 use crate::blacs::{blacs, Blacs};
 use crate::cache::{with_plan, Key};
-use crate::context::{context, Context, GridCache};
+use crate::context::{context, grid_over, Context, GridCache};
 use crate::local::Strided;
 use crate::DropinError;
 use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
@@ -75,9 +75,7 @@ impl<T: Element> Side<T> {
     fn new(base: &ProcGrid, m: &Matrix, grids: Option<&GridCache>) -> Result<Side<T>, DropinError> {
         let grid = match grids {
             Some(kept) => kept.grid(base, m.grid)?,
-            None => ProcGrid::builder(&[m.grid.0, m.grid.1])
-                .subset(true)
-                .build_sharing(base)?,
+            None => grid_over(base, m.grid)?,
         };
         let dists = vec![
             Dist::cyclic(m.blocks.0).starting_at(m.first.0),
