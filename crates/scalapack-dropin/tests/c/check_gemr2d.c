@@ -60,15 +60,6 @@ static int verbose = 0;
 /* ------------------------------------------------------------------ */
 /* Grids.                                                              */
 
-enum { G_ROWMAJOR, G_COLMAJOR, G_MAP };
-
-typedef struct {
-    int ctxt; /* -1 outside the grid */
-    int nprow, npcol, myrow, mycol, member;
-    int kind;
-    int procs[MAXP]; /* G_MAP: process at (r, c) is procs[r + c * nprow] */
-} grid_t;
-
 /* Collective over all processes. */
 static void grid_make(grid_t *g, int kind, int p, int q, const int *procs)
 {
@@ -95,29 +86,6 @@ static void grid_make(grid_t *g, int kind, int p, int q, const int *procs)
         g->ctxt = -1;
         g->myrow = g->mycol = -1;
     }
-}
-
-static void grid_free(grid_t *g, int release)
-{
-    if (g->ctxt >= 0) {
-        if (release)
-            ndcyclic_release_plans(g->ctxt);
-        Cblacs_gridexit(g->ctxt);
-    }
-    g->ctxt = -1;
-}
-
-static void grid_describe(const grid_t *g, char *buf, size_t len)
-{
-    int k, off;
-    if (g->kind != G_MAP) {
-        snprintf(buf, len, "%dx%d(%s)", g->nprow, g->npcol, g->kind == G_ROWMAJOR ? "R" : "C");
-        return;
-    }
-    off = snprintf(buf, len, "%dx%d(map", g->nprow, g->npcol);
-    for (k = 0; k < g->nprow * g->npcol && off < (int)len - 8; k++)
-        off += snprintf(buf + off, len - (size_t)off, "%c%d", k ? ',' : ':', g->procs[k]);
-    snprintf(buf + off, len - (size_t)off, ")");
 }
 
 /* ------------------------------------------------------------------ */

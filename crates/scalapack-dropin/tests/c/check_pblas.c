@@ -50,16 +50,8 @@
 
 static int me, nprocs, verbose = 0;
 
-
 /* ------------------------------------------------------------------ */
 /* One grid per case (PBLAS: A and C share the context).               */
-
-enum { G_ROWMAJOR, G_COLMAJOR, G_MAP };
-
-typedef struct {
-    int ctxt, nprow, npcol, myrow, mycol, member, kind;
-    int procs[MAXP];
-} grid_t;
 
 static void grid_random(grid_t *g)
 {
@@ -90,28 +82,6 @@ static void grid_random(grid_t *g)
     }
     if (!g->member)
         g->ctxt = -1;
-}
-
-static void grid_free(grid_t *g)
-{
-    if (g->ctxt >= 0) {
-        ndcyclic_release_plans(g->ctxt);
-        Cblacs_gridexit(g->ctxt);
-    }
-    g->ctxt = -1;
-}
-
-static void grid_describe(const grid_t *g, char *buf, size_t len)
-{
-    int k, off;
-    if (g->kind != G_MAP) {
-        snprintf(buf, len, "%dx%d(%s)", g->nprow, g->npcol, g->kind == G_ROWMAJOR ? "R" : "C");
-        return;
-    }
-    off = snprintf(buf, len, "%dx%d(map", g->nprow, g->npcol);
-    for (k = 0; k < g->nprow * g->npcol && off < (int)len - 8; k++)
-        off += snprintf(buf + off, len - (size_t)off, "%c%d", k ? ',' : ':', g->procs[k]);
-    snprintf(buf + off, len - (size_t)off, ")");
 }
 
 /* ------------------------------------------------------------------ */
@@ -531,7 +501,7 @@ int main(int argc, char **argv)
                            "(not counted as a failure)\n");
             }
             fflush(stdout);
-            grid_free(&cs.g);
+            grid_free(&cs.g, 1);
         }
         if (me == 0) {
             printf("%-11s ndcyclic vs oracle %d/%d, ndcyclic vs ScaLAPACK %d/%d, ScaLAPACK vs oracle %d/%d%s\n",

@@ -69,4 +69,42 @@ static inline int global_index(int l, int nb, int p, int src, int np)
     return (l / nb) * np * nb + dist * nb + l % nb;
 }
 
+/* A BLACS grid of a case: its context (-1 on processes outside it), shape,
+ * this process's place, and how it was made. Needs ndcyclic_scalapack.h
+ * (ndcyclic_release_plans) and stdio.h included first. */
+enum { G_ROWMAJOR, G_COLMAJOR, G_MAP };
+
+typedef struct {
+    int ctxt; /* -1 outside the grid */
+    int nprow, npcol, myrow, mycol, member;
+    int kind;
+    int procs[MAXP]; /* G_MAP: process at (r, c) is procs[r + c * nprow] */
+} grid_t;
+
+/* Leaves the grid, releasing ndcyclic's plans for its context first when
+ * `release` (a program linking ScaLAPACK's BLACS first: ndcyclic does not
+ * see the gridexit). */
+static inline void grid_free(grid_t *g, int release)
+{
+    if (g->ctxt >= 0) {
+        if (release)
+            ndcyclic_release_plans(g->ctxt);
+        Cblacs_gridexit(g->ctxt);
+    }
+    g->ctxt = -1;
+}
+
+static inline void grid_describe(const grid_t *g, char *buf, size_t len)
+{
+    int k, off;
+    if (g->kind != G_MAP) {
+        snprintf(buf, len, "%dx%d(%s)", g->nprow, g->npcol, g->kind == G_ROWMAJOR ? "R" : "C");
+        return;
+    }
+    off = snprintf(buf, len, "%dx%d(map", g->nprow, g->npcol);
+    for (k = 0; k < g->nprow * g->npcol && off < (int)len - 8; k++)
+        off += snprintf(buf + off, len - (size_t)off, "%c%d", k ? ',' : ':', g->procs[k]);
+    snprintf(buf + off, len - (size_t)off, ")");
+}
+
 #endif
