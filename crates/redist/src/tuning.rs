@@ -27,6 +27,17 @@ pub const UNIT_BYTES: usize = 1 << 21;
 
 // Copy programs.
 
+/// Lines a rank's copy programs may list once, over all its messages, so
+/// that small messages are copied from the list instead of walking their
+/// programs (walking costs ~10 ns a line, as much as copying a line of
+/// short stretches): more lists more messages; each listed line holds
+/// 88 bytes.
+pub const LISTED_LINES: usize = 2048;
+
+/// Lines one message may have to be listed: above it, walking costs little
+/// next to copying.
+pub const LISTED_MESSAGE_LINES: usize = 512;
+
 /// Average stretch length, in elements, below which a period of a
 /// dimension is copied through a table of per-element offsets instead of
 /// stretch by stretch: tables cost a lookup per element but no branch per

@@ -34,12 +34,14 @@ use std::ops::Range;
 use std::sync::Arc;
 
 mod axis;
+mod listed;
 #[cfg(test)]
 mod tests;
 mod tree;
 mod walk;
 
 use axis::AxisProgram;
+use listed::ListedLine;
 pub(crate) use tree::TypeTree;
 use walk::{Sides, Walk};
 
@@ -75,6 +77,9 @@ pub(crate) struct MessageProgram {
     /// Per dimension in loop order, the source and target local index where
     /// its program starts.
     at: Places,
+    /// The whole message's lines, listed once where the message is small
+    /// (`listed`): copied from the list instead of walked.
+    listed: Option<Arc<[ListedLine]>>,
 }
 
 /// Where each dimension's program of a message starts: held in place for
@@ -180,7 +185,17 @@ impl MessageProgram {
     /// Bytes of this program's own allocations, its dimensions' shared
     /// programs aside.
     fn own_bytes(&self) -> usize {
-        self.at.heap_bytes()
+        self.at.heap_bytes() + self.listed.as_ref().map_or(0, |l| size_of_val(&**l))
+    }
+
+    /// Lists the message's lines (see [`listed`](self::listed)) when it is
+    /// small and walks into at most `max` lines; returns how many lines it
+    /// listed and how many copies the attempt walked.
+    fn list(&mut self, max: usize) -> (usize, usize) {
+        let (lines, walked) = self.listing(max);
+        let n = lines.as_ref().map_or(0, |l| l.len());
+        self.listed = lines.map(Arc::from);
+        (n, walked)
     }
 
     /// Runs `sides` over the outermost indices `u0..u1`, cut into units of
@@ -195,6 +210,7 @@ impl MessageProgram {
         buf_start: usize,
         store: S,
     ) {
+        let whole = (u0, u1) == (0, self.shape.axes.first().map_or(0, |a| a.len()));
         let outer = u1.saturating_sub(u0);
         let units = units(outer * self.outer_stride(), outer, self.shape.unit_elements);
         // Only target storage streams: a packed buffer is read again at once.
@@ -207,6 +223,13 @@ impl MessageProgram {
             Sides::Direct => self.shape.stream_direct,
         };
         let stream = (lines, sides != Sides::Pack && self.shape.stream_unpack);
+        if let Some(listed) = self.listed.as_deref().filter(|_| whole && buf_start == 0) {
+            for l in listed {
+                out.apply_with(from, &l.op(sides), stream, store);
+            }
+            Out::<T>::fence(stream.0 || stream.1);
+            return;
+        }
         let walk = Walk {
             sides,
             tables: true,
@@ -510,10 +533,31 @@ impl RankProgram {
             .map(|l| build.message(plan.columns(), (l.peer, me), l.peer, stream))
             .collect();
         let local = (plan.kept() > 0).then(|| build.message(plan.rows(), (me, me), me, stream));
-        RankProgram {
+        let mut rank = RankProgram {
             sends,
             recvs,
             local,
+        };
+        rank.list_small();
+        rank
+    }
+
+    /// Lists the lines of small messages (the local part first, then
+    /// receives and sends), [`LISTED_LINES`](crate::tuning::LISTED_LINES)
+    /// lines at most in all; attempts that fail count what they walked
+    /// against the same budget, so listing costs O(that budget) at most.
+    fn list_small(&mut self) {
+        use crate::tuning::{LISTED_LINES, LISTED_MESSAGE_LINES};
+        let mut budget = LISTED_LINES;
+        let all = (self.local.iter_mut())
+            .chain(self.recvs.iter_mut())
+            .chain(self.sends.iter_mut());
+        for m in all {
+            if budget == 0 {
+                break;
+            }
+            let (listed, walked) = m.list(budget.min(LISTED_MESSAGE_LINES));
+            budget = budget.saturating_sub(listed.max(walked / 2));
         }
     }
 
@@ -747,6 +791,7 @@ impl<'a> Builder<'a> {
                 len,
                 shape: probe,
                 at: at.clone(),
+                listed: None,
             };
             len / t.type_tree(true).leaf_runs().max(1) >= n
         });
@@ -758,6 +803,7 @@ impl<'a> Builder<'a> {
             len,
             shape,
             at,
+            listed: None,
         }
     }
 

@@ -69,6 +69,14 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         let Some((buf, expect)) = copies_match(&tr, &want, &src, n) else {
             return false;
         };
+        // Listed, where it is small enough: the same copies.
+        let mut listed = tr.clone();
+        if listed.list(usize::MAX).0 > 0
+            && (copies_match(&listed, &want, &src, n) != Some((buf.clone(), expect.clone()))
+                || !parts_match(&listed, &src, &buf, &expect))
+        {
+            return false;
+        }
         let Some(on_target) = trees_match(&tr, &buf, &expect, src.len(), n) else {
             return false;
         };
@@ -267,6 +275,47 @@ fn tiny_blocks_and_long_extents() {
     assert!(tables > 0, "some periods go through offset tables");
 }
 
+/// A rank lists the lines of its small messages, within the budget, and
+/// copies from the list what the walk copies; large messages, and messages
+/// through offset tables, are walked.
+#[test]
+fn small_messages_are_listed_within_the_budget() {
+    use crate::tuning::{LISTED_LINES, LISTED_MESSAGE_LINES};
+    let listed = |p: &RankProgram| -> Vec<usize> {
+        (p.local.iter().chain(&p.recvs).chain(&p.sends))
+            .map(|t| t.listed.as_ref().map_or(0, |l| l.len()))
+            .collect()
+    };
+    // 64 x 64 cyclic(16)^2 on 1 x 2 -> cyclic(8), cyclic(32) on 2 x 1:
+    // each message is 32 columns of one line of four stretches.
+    let s = Layout::parse(&[64, 64], "cyclic(16),cyclic(16)@1x2")
+        .unwrap()
+        .with_storage(Order::ColumnMajor);
+    let t = Layout::parse(&[64, 64], "cyclic(8),cyclic(32)@2x1")
+        .unwrap()
+        .with_storage(Order::ColumnMajor);
+    let plan = Plan::new(&s, &t, Remap::None).unwrap();
+    assert_eq!(listed(&rank_program(&plan, 0, 1 << 18)), [32, 32, 32]);
+    assert!(programs_match_scan(Pair(s, t), 1 << 18));
+    // Units of work of one element: nothing is one unit, nothing listed.
+    let plan = Plan::new(
+        &Layout::parse(&[64, 64], "cyclic(16),cyclic(16)@1x2").unwrap(),
+        &Layout::parse(&[64, 64], "cyclic(8),cyclic(32)@2x1").unwrap(),
+        Remap::None,
+    )
+    .unwrap();
+    assert_eq!(listed(&rank_program(&plan, 1, 1)), [0, 0, 0]);
+    // Many lines per message: the budget holds.
+    let s = Layout::parse(&[4096, 8], "cyclic(2),*@2x1").unwrap();
+    let t = Layout::parse(&[4096, 8], "cyclic(3),*@3x1").unwrap();
+    let plan = Plan::new(&s, &t, Remap::None).unwrap();
+    for r in 0..3 {
+        let n = listed(&rank_program(&plan, r, 1 << 18));
+        assert!(n.iter().sum::<usize>() <= LISTED_LINES, "{n:?}");
+        assert!(n.iter().all(|&k| k <= LISTED_MESSAGE_LINES), "{n:?}");
+    }
+}
+
 /// What a rank holds for a redistribution does not grow with the extent.
 #[test]
 fn program_size_does_not_grow_with_the_extent() {
@@ -331,12 +380,18 @@ fn rank_programs_agree(plan: &Plan) -> bool {
             t.peer = peer;
             t
         };
-        mine.sends.iter().all(|t| *t == whole(r, t.peer))
+        // A rank lists its small messages' lines; the whole plan's
+        // programs list nothing.
+        let unlisted = |t: &MessageProgram| MessageProgram {
+            listed: None,
+            ..t.clone()
+        };
+        mine.sends.iter().all(|t| unlisted(t) == whole(r, t.peer))
             && mine
                 .recvs
                 .iter()
-                .all(|t| *t == peer(whole(t.peer, r), t.peer))
-            && mine.local.iter().all(|t| *t == whole(r, r))
+                .all(|t| unlisted(t) == peer(whole(t.peer, r), t.peer))
+            && mine.local.iter().all(|t| unlisted(t) == whole(r, r))
     })
 }
 

@@ -34,7 +34,7 @@ impl Sides {
     /// stretches and the stride between a stretch's elements), of `count`
     /// stretches of `len`.
     #[inline(always)]
-    fn line(
+    pub(super) fn line(
         self,
         src: Stretch,
         dst: Stretch,
@@ -59,11 +59,11 @@ impl Sides {
 /// Where a line of stretches lies on one side, in elements of storage or
 /// buffer: its first element, the step between stretches, the stride
 /// between the elements of one stretch.
-#[derive(Debug, Clone, Copy)]
-struct Stretch {
-    at: usize,
-    step: usize,
-    stride: usize,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stretch {
+    pub at: usize,
+    pub step: usize,
+    pub stride: usize,
 }
 
 /// What a walk is for: the two sides, whether whole periods of short
