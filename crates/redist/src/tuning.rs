@@ -169,3 +169,9 @@ pub const SOURCE_RUNS_MAX: usize = 4096;
 /// received and unpacked one after another, so packing, transfer and
 /// unpacking overlap; smaller pieces overlap more but cost more messages.
 pub const PIPELINE_BYTES: usize = 1 << 18;
+
+/// Shortest `async` piece cut to end where a run of target storage ends,
+/// so that pieces are received straight into target storage instead of
+/// unpacked: shorter pieces cost more MPI messages; longer ones leave
+/// more messages unpacked.
+pub const LANDING_MIN_BYTES: usize = 128 << 10;

@@ -23,7 +23,7 @@
 
 use super::mpi_raw::Datatype;
 use super::program::{MessageProgram, RankProgram, TypeTree};
-use crate::tuning::{PIPELINE_BYTES, SOURCE_RUNS_MAX};
+use crate::tuning::{LANDING_MIN_BYTES, PIPELINE_BYTES, SOURCE_RUNS_MAX};
 use crate::{MinRun, Options, RedistError, Strategy};
 
 /// How a message leaves its sender.
@@ -270,11 +270,47 @@ fn packed_cut(t: &MessageProgram, options: &Options, strategy: Strategy, elem_by
         return Cut::Chunks(max);
     }
     let stride = t.outer_stride();
-    let per_piece = (PIPELINE_BYTES / elem_bytes.max(1) / stride).max(1) * stride;
+    let most = (PIPELINE_BYTES / elem_bytes.max(1) / stride).max(1);
+    let per_piece = if options.updates {
+        most * stride
+    } else {
+        landing_indices(t, most, elem_bytes) * stride
+    };
     if per_piece <= max {
         Cut::Chunks(per_piece)
     } else {
         Cut::Chunks(max)
+    }
+}
+
+/// Outermost indices per `async` piece of `t`: `most`, or fewer where a
+/// first piece of `most` would not lie in target storage as one run but a
+/// shorter first piece of at least [`LANDING_MIN_BYTES`] does. A
+/// block-cyclic target repeats its runs, so pieces cut at the end of the
+/// first run tend to land each on one run, and are received straight into
+/// target storage, with no unpacking. Sender and receiver compute it alike
+/// from the same program. O(log `most` · lines of `most` indices).
+fn landing_indices(t: &MessageProgram, most: usize, elem_bytes: usize) -> usize {
+    let stride = t.outer_stride();
+    let lands = |k: usize| t.target_run(0..(k * stride).min(t.len)).is_some();
+    if most * stride >= t.len || lands(most) {
+        return most;
+    }
+    // The longest first piece that lands: `lo` lands (0 trivially), `hi`
+    // does not.
+    let (mut lo, mut hi) = (0, most);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if lands(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo * stride * elem_bytes >= LANDING_MIN_BYTES {
+        lo
+    } else {
+        most
     }
 }
 
@@ -368,6 +404,59 @@ mod tests {
     /// The message from rank 0 to rank 1, row-major.
     fn message(shape: &[usize], from: &str, to: &str) -> MessageProgram {
         message_in(Order::RowMajor, shape, from, to)
+    }
+
+    /// Async pieces end where a run of target storage ends when the first
+    /// run is long enough: then every piece lands in one run (received
+    /// straight into target storage); else they keep their size.
+    #[test]
+    fn async_pieces_end_with_target_runs() {
+        let options = Options::default();
+        let pieces = |t: &MessageProgram| match packed_cut(t, &options, Strategy::Async, 8) {
+            Cut::Chunks(n) => n,
+            other => panic!("{other:?}"),
+        };
+        let landing = |t: &MessageProgram, n: usize| {
+            (0..t.len)
+                .step_by(n)
+                .filter(|&o| t.target_run(o..(o + n).min(t.len)).is_some())
+                .count()
+        };
+        // Rows of 4 KiB; 48 rows (192 KiB) of the target in one run, so
+        // pieces of 64 rows (256 KiB) would not land but pieces of 48 do.
+        let t = message(
+            &[1024, 1024],
+            "cyclic(48),*@2x1",
+            "cyclic(1024),cyclic(8)@1x2",
+        );
+        let row = t.outer_stride();
+        assert_eq!(row, 512);
+        assert_eq!(pieces(&t), 48 * row);
+        assert_eq!(landing(&t, pieces(&t)), t.len.div_ceil(48 * row));
+        // Of pieces of 64 rows, only the last, shorter one would land.
+        assert_eq!(landing(&t, 64 * row), 1);
+        // Runs of 16 rows (64 KiB): shorter than LANDING_MIN_BYTES, the
+        // pieces keep their 64 rows.
+        let t = message(
+            &[1024, 1024],
+            "cyclic(16),*@2x1",
+            "cyclic(1024),cyclic(8)@1x2",
+        );
+        assert_eq!(pieces(&t), 64 * t.outer_stride());
+        // Updates never land: pieces keep their size.
+        let updates = Options {
+            updates: true,
+            ..Options::default()
+        };
+        let t = message(
+            &[1024, 1024],
+            "cyclic(48),*@2x1",
+            "cyclic(1024),cyclic(8)@1x2",
+        );
+        assert!(matches!(
+            packed_cut(&t, &updates, Strategy::Async, 8),
+            Cut::Chunks(n) if n == 64 * t.outer_stride()
+        ));
     }
 
     /// Sides of f64 messages the default options describe by datatypes:
