@@ -111,6 +111,7 @@ impl<T: Element> Redistribution<T> {
         srcs: &[&DistArray<T>],
         dsts: &mut [&mut DistArray<T>],
     ) -> Result<(), RedistError> {
+        self.executing();
         let k = srcs.len();
         // With the verdict, the largest bytes a rank moves per array and
         // whether some rank's source is private: the ranks choose the same

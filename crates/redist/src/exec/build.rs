@@ -160,6 +160,7 @@ impl<T: Element> Redistribution<T> {
             exchange,
             batch: Default::default(),
             mixed: Default::default(),
+            executions: 0,
         })
     }
 }

@@ -214,6 +214,7 @@ impl<T: Element> Redistribution<T> {
     ///   pairs or element types; [`RedistError::OtherRank`] when another
     ///   rank's batch was wrong; [`RedistError::Mpi`] as an execution's.
     pub fn execute_mixed_batch(&mut self, batch: &mut MixedBatch<'_>) -> Result<(), RedistError> {
+        self.executing();
         let pairs = &mut batch.pairs;
         let verdict = self.check_mixed(pairs).map(|()| {
             (

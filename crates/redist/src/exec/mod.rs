@@ -117,6 +117,9 @@ pub struct Redistribution<T: Element> {
     /// Buffers of mixed batches
     /// ([`execute_mixed_batch`](Self::execute_mixed_batch)).
     mixed: mixed::MixedBuffers,
+    /// Executions begun, counted up to the second: small messages' lines
+    /// are listed then ([`executing`](Self::executing)).
+    executions: u8,
 }
 
 /// The strategy in use, with its buffers and state (one per
@@ -514,6 +517,7 @@ impl<T: Element> Redistribution<T> {
         agree: bool,
         store: S,
     ) -> Result<(), RedistError> {
+        self.executing();
         let verdict = self.check_arrays(src, dst);
         if self.agrees_in_exchange() {
             return self.exchange_agreeing(src, dst, verdict, store);
@@ -524,6 +528,17 @@ impl<T: Element> Redistribution<T> {
             verdict?;
         }
         self.exchange(src, dst, store)
+    }
+
+    /// Counts an execution; at the second, lists the lines of this rank's
+    /// small messages once, so that they are copied from the list instead
+    /// of walked (a redistribution executed once never pays for the
+    /// listing). Local: ranks may list at different executions.
+    fn executing(&mut self) {
+        if self.executions == 1 {
+            self.messages.program.list_small();
+        }
+        self.executions = self.executions.saturating_add(1);
     }
 
     /// Whether the exchange agrees on the ranks' verdicts itself, at no

@@ -24,7 +24,7 @@
 //! message's worth) or a *part* of a pass that does several copies
 //! together ([`MessageProgram::part`]).
 
-use super::kernel::{CopyOp, Out, Plain, Store};
+use super::kernel::{self, CopyOp, Out, Plain, Store};
 use crate::{AxisPlan, RankPlan, Run};
 use dist_array::{Layout, Order};
 use rayon::prelude::*;
@@ -191,10 +191,14 @@ impl MessageProgram {
     /// Lists the message's lines (see [`listed`](self::listed)) when it is
     /// small and walks into at most `max` lines; returns how many lines it
     /// listed and how many copies the attempt walked.
-    fn list(&mut self, max: usize) -> (usize, usize) {
-        let (lines, walked) = self.listing(max);
+    fn list(
+        &mut self,
+        max: usize,
+        scratch: &mut (Vec<kernel::LineCopy>, Vec<kernel::LineCopy>),
+    ) -> (usize, usize) {
+        let (lines, walked) = self.listing(max, scratch);
         let n = lines.as_ref().map_or(0, |l| l.len());
-        self.listed = lines.map(Arc::from);
+        self.listed = lines;
         (n, walked)
     }
 
@@ -533,22 +537,21 @@ impl RankProgram {
             .map(|l| build.message(plan.columns(), (l.peer, me), l.peer, stream))
             .collect();
         let local = (plan.kept() > 0).then(|| build.message(plan.rows(), (me, me), me, stream));
-        let mut rank = RankProgram {
+        RankProgram {
             sends,
             recvs,
             local,
-        };
-        rank.list_small();
-        rank
+        }
     }
 
     /// Lists the lines of small messages (the local part first, then
     /// receives and sends), [`LISTED_LINES`](crate::tuning::LISTED_LINES)
     /// lines at most in all; attempts that fail count what they walked
     /// against the same budget, so listing costs O(that budget) at most.
-    fn list_small(&mut self) {
+    pub fn list_small(&mut self) {
         use crate::tuning::{LISTED_LINES, LISTED_MESSAGE_LINES};
         let mut budget = LISTED_LINES;
+        let mut scratch = Default::default();
         let all = (self.local.iter_mut())
             .chain(self.recvs.iter_mut())
             .chain(self.sends.iter_mut());
@@ -556,7 +559,7 @@ impl RankProgram {
             if budget == 0 {
                 break;
             }
-            let (listed, walked) = m.list(budget.min(LISTED_MESSAGE_LINES));
+            let (listed, walked) = m.list(budget.min(LISTED_MESSAGE_LINES), &mut scratch);
             budget = budget.saturating_sub(listed.max(walked / 2));
         }
     }

@@ -71,7 +71,7 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         };
         // Listed, where it is small enough: the same copies.
         let mut listed = tr.clone();
-        if listed.list(usize::MAX).0 > 0
+        if listed.list(usize::MAX, &mut Default::default()).0 > 0
             && (copies_match(&listed, &want, &src, n) != Some((buf.clone(), expect.clone()))
                 || !parts_match(&listed, &src, &buf, &expect))
         {
@@ -295,7 +295,10 @@ fn small_messages_are_listed_within_the_budget() {
         .unwrap()
         .with_storage(Order::ColumnMajor);
     let plan = Plan::new(&s, &t, Remap::None).unwrap();
-    assert_eq!(listed(&rank_program(&plan, 0, 1 << 18)), [32, 32, 32]);
+    let mut p = rank_program(&plan, 0, 1 << 18);
+    assert_eq!(listed(&p), [0, 0, 0], "nothing listed before asked");
+    p.list_small();
+    assert_eq!(listed(&p), [32, 32, 32]);
     assert!(programs_match_scan(Pair(s, t), 1 << 18));
     // Units of work of one element: nothing is one unit, nothing listed.
     let plan = Plan::new(
@@ -304,13 +307,17 @@ fn small_messages_are_listed_within_the_budget() {
         Remap::None,
     )
     .unwrap();
-    assert_eq!(listed(&rank_program(&plan, 1, 1)), [0, 0, 0]);
+    let mut p = rank_program(&plan, 1, 1);
+    p.list_small();
+    assert_eq!(listed(&p), [0, 0, 0]);
     // Many lines per message: the budget holds.
     let s = Layout::parse(&[4096, 8], "cyclic(2),*@2x1").unwrap();
     let t = Layout::parse(&[4096, 8], "cyclic(3),*@3x1").unwrap();
     let plan = Plan::new(&s, &t, Remap::None).unwrap();
     for r in 0..3 {
-        let n = listed(&rank_program(&plan, r, 1 << 18));
+        let mut p = rank_program(&plan, r, 1 << 18);
+        p.list_small();
+        let n = listed(&p);
         assert!(n.iter().sum::<usize>() <= LISTED_LINES, "{n:?}");
         assert!(n.iter().all(|&k| k <= LISTED_MESSAGE_LINES), "{n:?}");
     }
@@ -424,7 +431,12 @@ fn permuted_programs_match_scan(p: &Pair, perm: &[usize], unit: usize) -> bool {
     let programs: Vec<RankProgram> = (0..ranks)
         .map(|r| {
             let plan = RankPlan::new(source, seen, &window, r).unwrap();
-            RankProgram::new(&plan, unit, None, Some(perm))
+            let mut p = RankProgram::new(&plan, unit, None, Some(perm));
+            // Odd ranks list their small messages' lines.
+            if r % 2 == 1 {
+                p.list_small();
+            }
+            p
         })
         .collect();
     let local_len = |l: &Layout, r: usize| {
