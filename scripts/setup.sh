@@ -4,7 +4,8 @@
 # with --with-openmpi also Open MPI (libopenmpi-dev, openmpi-bin), next to
 # MPICH, for scripts/test-openmpi.sh; with --with-scalapack also ScaLAPACK
 # built on MPICH (libscalapack-mpich-dev), for the `scalapack` feature and
-# scripts/test-scalapack.sh.
+# scripts/test-scalapack.sh, and ScaLAPACK's own PBLAS testers
+# (scalapack-mpi-test), which scripts/test-dropin.sh runs on the drop-in.
 #
 # Pins the MPI alternatives (mpirun, mpicc and the headers/libmpi.so/mpi.pc
 # group) to MPICH in *manual* mode. Installing Open MPI (priority 50 against
@@ -35,7 +36,7 @@ done
 
 packages=(mpich libmpich-dev libclang-dev clang pkg-config)
 [ "$with_openmpi" -eq 0 ] || packages+=(libopenmpi-dev openmpi-bin)
-[ "$with_scalapack" -eq 0 ] || packages+=(libscalapack-mpich-dev)
+[ "$with_scalapack" -eq 0 ] || packages+=(libscalapack-mpich-dev scalapack-mpi-test)
 
 log() { printf 'setup: %s\n' "$*"; }
 

@@ -14,7 +14,12 @@
 #                                      (a) linked with libndcyclic_scalapack before ScaLAPACK,
 #                                      (b) linked with ScaLAPACK only, (c) (b) with LD_PRELOAD:
 #                                      (a) and (c) must trace ndcyclic's entry points, (b) must not,
-#                                      and all three must print the same checksums.
+#                                      and all three must print the same checksums;
+#                                    - ScaLAPACK's own level-3 PBLAS testers (?pb3tst, package
+#                                      scalapack-mpi-test) with the library preloaded, s/d/c/z, 4
+#                                      ranks: every check passes (p?geadd done by ndcyclic, bad
+#                                      arguments reported by ScaLAPACK's routine), and dpb3tst
+#                                      prints the same with and without the library.
 #   scripts/test-dropin.sh bench [ARGS]
 #                                    build, compile, run bench_gemr2d on 2 ranks
 #                                    (ARGS go to bench_gemr2d: sizes, --json, --reps R, ...)
@@ -275,6 +280,54 @@ rc=0
 run plain_user.c "$TIMEOUT" "$PLAIN_RANKS" \
   env -u LD_LIBRARY_PATH LD_PRELOAD="$lib" NDCYCLIC_SCALAPACK_TRACE=1 "$out/plain_user_scalapack" || rc=$?
 same_as_b plain_user.c "$rc" "LD_PRELOAD"
+
+# --- ScaLAPACK's own PBLAS testers ----------------------------------------
+# Debian's level-3 PBLAS testers (package scalapack-mpi-test) with the
+# library preloaded: every computational and error-exit check of ?GEADD
+# (and of the routines around it) must pass, with ndcyclic doing the
+# computational calls (bad arguments go to ScaLAPACK's own routine, which
+# reports them as its testers expect). The double-precision tester also
+# runs without the library: both outputs must agree, timings aside.
+testers=/usr/lib/$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)/scalapack/mpich-tests/PBLAS
+if [ -x "$testers/dpb3tst" ]; then
+  for t in s d c z; do
+    T=$(echo "$t" | tr a-z A-Z)
+    dir=$out/pblas/$t
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp -L "$testers/${t}pb3tst" "$testers/P${T}BLAS3TST.dat" "$dir/"
+    log "${t}pb3tst (ScaLAPACK's PBLAS tester) with the library preloaded, 4 ranks"
+    rc=0
+    (cd "$dir" && run "${t}pb3tst.preloaded" "$TIMEOUT" 4 \
+      env -u LD_LIBRARY_PATH LD_PRELOAD="$lib" NDCYCLIC_SCALAPACK_TRACE=1 "./${t}pb3tst" > /dev/null) || rc=$?
+    # The summary: a row per routine (tests, passed, failed, skipped).
+    summary=$logs/${t}pb3tst.preloaded.out
+    routines=$(grep -cE "^ *\| +P${T}[A-Z0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ *$" "$summary" || true)
+    clean=$(grep -cE "^ *\| +P${T}[A-Z0-9]+ +([0-9]+) +\1 +0 +0 *$" "$summary" || true)
+    geadd=$(grep -cE "^ *\| +P${T}GEADD +([1-9][0-9]*) +\1 +0 +0 *$" "$summary" || true)
+    bad=$(grep -cE "\*\*\* ERROR \*\*\*|FAILED +\*\*\*\*\*" "$summary" || true)
+    handed=$(trace_count "${t}pb3tst.preloaded" "p${t}geadd_ handed")
+    done_here=$(($(trace_count "${t}pb3tst.preloaded" "p${t}geadd_") - 2 * handed))
+    log "${t}pb3tst: $clean of $routines routines with every test passed, $bad failures; p${t}geadd_ calls done by ndcyclic $done_here, handed to ScaLAPACK $handed (bad arguments)"
+    if [ "$rc" -eq 0 ] && { [ "$routines" -eq 0 ] || [ "$clean" -ne "$routines" ] ||
+      [ "$geadd" -ne 1 ] || [ "$bad" -ne 0 ] || [ "$done_here" -le 0 ]; }; then
+      rc=1
+    fi
+    verdict "${t}pb3tst (ScaLAPACK's level-3 PBLAS tester), ndcyclic preloaded: every check passed" "$rc"
+  done
+  dir=$out/pblas/d
+  log "dpb3tst without the library, 4 ranks"
+  rc=0
+  (cd "$dir" && run dpb3tst.plain "$TIMEOUT" 4 env -u LD_LIBRARY_PATH -u LD_PRELOAD ./dpb3tst > /dev/null) || rc=$?
+  untimed() { grep -vE "time|Time|WALL|CPU|MFLOP|IEEE" "$logs/$1.out" || true; }
+  if [ "$rc" -eq 0 ] && ! diff <(untimed dpb3tst.plain) <(untimed dpb3tst.preloaded) > "$logs/dpb3tst.diff"; then
+    log "dpb3tst: output differs with the library preloaded (logs/dpb3tst.diff)" >&2
+    rc=1
+  fi
+  verdict "dpb3tst: the same output with and without ndcyclic" "$rc"
+else
+  log "SKIP ScaLAPACK's PBLAS testers: $testers/dpb3tst not found (package scalapack-mpi-test)"
+fi
 
 echo
 log "${#passed[@]} passed, ${#failed[@]} failed"

@@ -56,6 +56,35 @@ unsafe fn descriptor(desc: *const c_int) -> [c_int; 9] {
     d
 }
 
+/// Descriptor `desc` of a PBLAS call (`p?tran*`, `p?geadd`), which may
+/// also be PBLAS's 11-integer `BLOCK_CYCLIC_2D_INB` (DTYPE 2: DTYPE, CTXT,
+/// M, N, IMB, INB, MB, NB, RSRC, CSRC, LLD). One whose first blocks are
+/// whole blocks (IMB = MB, INB = NB) and whose source process is one
+/// process (RSRC, CSRC ≥ 0) is the dense block-cyclic descriptor of the
+/// same matrix, and is read as that; any other keeps DTYPE 2, which the
+/// checks refuse (the call then goes to ScaLAPACK's routine).
+///
+/// # Safety
+///
+/// `desc` points to 9 readable integers, 11 when its first is 2.
+unsafe fn pblas_descriptor(desc: *const c_int) -> [c_int; 9] {
+    // SAFETY: the caller's contract.
+    if unsafe { *desc } != 2 {
+        // SAFETY: the caller's contract.
+        return unsafe { descriptor(desc) };
+    }
+    let mut d = [0; 11];
+    // SAFETY: the caller's contract: 11 integers for DTYPE 2.
+    d.copy_from_slice(unsafe { std::slice::from_raw_parts(desc, 11) });
+    let [_, ctxt, m, n, imb, inb, mb, nb, rsrc, csrc, lld] = d;
+    let dtype = if imb == mb && inb == nb && rsrc >= 0 && csrc >= 0 {
+        1
+    } else {
+        2
+    };
+    [dtype, ctxt, m, n, mb, nb, rsrc, csrc, lld]
+}
+
 /// The matrix operand at `ptr` with descriptor `desc` and origin `(i, j)`.
 ///
 /// # Safety
@@ -64,17 +93,12 @@ unsafe fn descriptor(desc: *const c_int) -> [c_int; 9] {
 unsafe fn operand<T>(
     ptr: *mut T,
     (i, j): (c_int, c_int),
-    desc: *const c_int,
+    desc: [c_int; 9],
     at: [i32; 3],
 ) -> Operand<T> {
     Operand {
         ptr,
-        arg: MatrixArg {
-            // SAFETY: the caller's contract.
-            desc: unsafe { descriptor(desc) },
-            i,
-            j,
-        },
+        arg: MatrixArg { desc, i, j },
         at: Positions {
             i: at[0],
             j: at[1],
@@ -119,8 +143,8 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
         // SAFETY: the caller's contract: descriptors of 9 integers.
         let (a_op, b_op) = unsafe {
             (
-                operand(a, (ia, ja), desca, [4, 5, 6]),
-                operand(b, (ib, jb), descb, [8, 9, 10]),
+                operand(a, (ia, ja), descriptor(desca), [4, 5, 6]),
+                operand(b, (ib, jb), descriptor(descb), [8, 9, 10]),
             )
         };
         gemr2d(routine, (m, n), a_op, b_op, ictxt)
@@ -278,14 +302,20 @@ gemr2d_entries!(
     ndcyclic_pigemr2d_
 );
 
-/// `p?tran`-like and `p?geadd` calls with Fortran arguments.
+/// `p?tran`-like and `p?geadd` calls with Fortran arguments; whether the
+/// call goes to ScaLAPACK's routine instead (`Outcome::HandOver`): bad
+/// arguments, a process outside the context, a descriptor this library
+/// does not take — PBLAS reports and handles those its own way (through
+/// `PB_Cabort`, with its own codes), so its routine gets them, where it is
+/// in the process (`handover`).
 ///
 /// # Safety
 ///
-/// PBLAS's contract: valid pointers, descriptors of 9 integers.
+/// PBLAS's contract: valid pointers, descriptors of 9 integers (11 for
+/// DTYPE 2).
 #[allow(clippy::too_many_arguments)]
 unsafe fn f_update<T: redist::Scalar>(
-    (routine, name, op, first): (&'static str, &str, Op, i32),
+    (routine, name, op, first, handover): (&'static str, &str, Op, i32, bool),
     m: *const c_int,
     n: *const c_int,
     alpha: *const T,
@@ -294,23 +324,64 @@ unsafe fn f_update<T: redist::Scalar>(
     beta: *const T,
     c: *mut T,
     (ic, jc, descc): (*const c_int, *const c_int, *const c_int),
-) {
+) -> Outcome {
     guard(name, || {
         // SAFETY: the caller's contract.
         unsafe {
             let p = |k: i32| first + k;
+            let desca = pblas_descriptor(desca);
             let a_op = operand(a.cast_mut(), (*ia, *ja), desca, [p(4), p(5), p(6)]);
-            let c_op = operand(c, (*ic, *jc), descc, [p(9), p(10), p(11)]);
+            let c_op = operand(c, (*ic, *jc), pblas_descriptor(descc), [p(9), p(10), p(11)]);
             update(
-                routine,
+                (routine, handover),
                 ((*m, p(1)), (*n, p(2))),
                 (op, *alpha, *beta),
                 a_op,
                 c_op,
             )
         }
-    });
+    })
 }
+
+/// ScaLAPACK's routine `name` (the unprefixed Fortran name), if the process
+/// holds one besides this library's.
+fn theirs(name: &'static CStr) -> Option<*mut c_void> {
+    other_definition(name)
+}
+
+/// A Fortran `p?tran*`.
+type FTran<T> = unsafe extern "C" fn(
+    *const c_int,
+    *const c_int,
+    *const T,
+    *const T,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+    *const T,
+    *mut T,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+);
+
+/// A Fortran `p?geadd` (PBLAS's, written in C: no hidden length of
+/// `TRANS`).
+type FGeadd<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_int,
+    *const c_int,
+    *const T,
+    *const T,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+    *const T,
+    *mut T,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+);
 
 /// A transpose's entry point and its prefixed twin, both calling
 /// [`f_update`] themselves (see [`gemr2d_entries`] for why).
@@ -341,9 +412,19 @@ macro_rules! tran_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
-            let names = (upper($routine), stringify!($entry), $op, 0);
+            let scalapack = theirs(c_name(concat!($routine, "_")));
+            let names = (upper($routine), stringify!($entry), $op, 0, scalapack.is_some());
             // SAFETY: the caller's contract.
-            unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) }
+            let outcome = unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) };
+            if let (Outcome::HandOver, Some(f)) = (outcome, scalapack) {
+                trace(concat!($routine, "_ handed over to ScaLAPACK"));
+                // SAFETY: ScaLAPACK's routine of this signature, the
+                // caller's arguments unchanged.
+                unsafe {
+                    let f = std::mem::transmute::<*mut c_void, FTran<$t>>(f);
+                    f(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc)
+                }
+            }
         }
     };
 }
@@ -424,20 +505,35 @@ macro_rules! geadd_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
+            let scalapack = theirs(c_name(concat!($routine, "_")));
             // SAFETY: the caller's contract.
-            match unsafe { op_of(trans) } {
+            let outcome = match unsafe { op_of(trans) } {
                 Some(op) => {
-                    let names = (upper($routine), stringify!($entry), op, 1);
+                    let names = (upper($routine), stringify!($entry), op, 1, scalapack.is_some());
                     // SAFETY: the caller's contract.
                     unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) }
                 }
-                None => bad_trans(upper($routine), descc),
+                None if scalapack.is_some() => Outcome::HandOver,
+                None => {
+                    bad_trans(upper($routine), descc);
+                    Outcome::Done
+                }
+            };
+            if let (Outcome::HandOver, Some(f)) = (outcome, scalapack) {
+                trace(concat!($routine, "_ handed over to ScaLAPACK"));
+                // SAFETY: ScaLAPACK's routine of this signature, the
+                // caller's arguments unchanged.
+                unsafe {
+                    let f = std::mem::transmute::<*mut c_void, FGeadd<$t>>(f);
+                    f(trans, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc)
+                }
             }
         }
     };
 }
 
-/// Reports a `TRANS` that is none of N, T, C (argument 1), as PBLAS does.
+/// Reports a `TRANS` that is none of N, T, C (argument 1) through
+/// `pxerbla`, where ScaLAPACK's routine is not in the process.
 fn bad_trans(routine: &'static str, descc: *const c_int) {
     if let Ok(blacs) = crate::blacs::blacs() {
         // SAFETY: the caller's descriptor of 9 integers.
@@ -520,4 +616,32 @@ pub unsafe extern "C" fn blacs_exit_(cont: *const c_int) {
         // SAFETY: the BLACS routine of that name and signature.
         unsafe { std::mem::transmute::<*mut c_void, FIntFn>(theirs)(cont) }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PBLAS's 11-integer descriptors are read as the dense block-cyclic
+    /// descriptor of the same matrix where their first blocks are whole
+    /// and their source processes single; else they keep DTYPE 2.
+    #[test]
+    fn pblas_descriptors_of_both_types() {
+        let dense: [c_int; 9] = [1, 7, 31, 29, 4, 5, 1, 0, 40];
+        // SAFETY: 9 readable integers.
+        assert_eq!(unsafe { pblas_descriptor(dense.as_ptr()) }, dense);
+        let whole: [c_int; 11] = [2, 7, 31, 29, 4, 5, 4, 5, 1, 0, 40];
+        // SAFETY: 11 readable integers, DTYPE 2.
+        assert_eq!(unsafe { pblas_descriptor(whole.as_ptr()) }, dense);
+        for other in [
+            [2, 7, 31, 29, 3, 5, 4, 5, 1, 0, 40],  // IMB ≠ MB
+            [2, 7, 31, 29, 4, 2, 4, 5, 1, 0, 40],  // INB ≠ NB
+            [2, 7, 31, 29, 4, 5, 4, 5, -1, 0, 40], // replicated rows
+            [2, 7, 31, 29, 4, 5, 4, 5, 1, -1, 40], // replicated columns
+        ] {
+            // SAFETY: 11 readable integers, DTYPE 2.
+            let read = unsafe { pblas_descriptor(other.as_ptr()) };
+            assert_eq!(read[0], 2, "{other:?} is not taken as dense");
+        }
+    }
 }

@@ -14,8 +14,11 @@
 //!    ([`blacs`], [`context`]); the ranks exchange their descriptors and
 //!    grid coordinates in one all-gather, so that processes outside a grid
 //!    know its layout, and every rank checks the arguments alike
-//!    ([`args`]) — a bad argument is reported as ScaLAPACK reports it
-//!    (`pxerbla`, with the argument's position) and nothing is written;
+//!    ([`args`]) — a bad argument to `p?gemr2d` is reported as ScaLAPACK
+//!    reports it (`pxerbla`, with the argument's position) and nothing is
+//!    written; a PBLAS call (`p?tran*`, `p?geadd`) with a bad argument goes
+//!    to ScaLAPACK's own routine, which reports it through `PB_Cabort` as
+//!    PBLAS does;
 //! 2. the redistribution for those arguments is taken from the plan cache
 //!    ([`cache`]), or built (ndcyclic's plan of the window, transposed for
 //!    `p?tran`) and kept;

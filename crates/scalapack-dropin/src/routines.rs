@@ -385,7 +385,7 @@ pub fn gemr2d<T: Element>(
 /// As [`gemr2d`]; [`DropinError::Argument`] also when `A` and `C` are in
 /// different contexts.
 pub fn update<T: Scalar>(
-    routine: &'static str,
+    (routine, handover): (&'static str, bool),
     (m, n): ((c_int, i32), (c_int, i32)),
     (op, alpha, beta): (Op, T, T),
     a: Operand<T>,
@@ -394,7 +394,13 @@ pub fn update<T: Scalar>(
     let blacs = blacs()?;
     let ictxt = c.arg.desc[1];
     if ictxt < 0 || blacs.gridinfo(ictxt).me.0 < 0 {
-        return Ok(Outcome::Done);
+        // PBLAS calls this an error of DESCC's context (reported, and the
+        // job aborted, outside its testers): its routine decides.
+        return Ok(if handover {
+            Outcome::HandOver
+        } else {
+            Outcome::Done
+        });
     }
     let ctx = context(blacs, ictxt)?;
     let checked = (|| {
@@ -411,7 +417,13 @@ pub fn update<T: Scalar>(
         let (ma, mc, all) = exchange(blacs, &ctx, routine, (ra, ca, mu, nu), (&a.arg, &c.arg), at)?;
         Ok((mu, nu, ma, mc, all))
     })();
-    let (mu, nu, ma, mc, all) = checked.map_err(|e| reported(blacs, &ctx, ictxt, e))?;
+    let (mu, nu, ma, mc, all) = match checked {
+        Ok(agreed) => agreed,
+        // Every rank has the same verdict: all hand the call to PBLAS,
+        // which reports it with its own codes.
+        Err(DropinError::Argument { .. }) if handover => return Ok(Outcome::HandOver),
+        Err(e) => return Err(reported(blacs, &ctx, ictxt, e)),
+    };
     if mu == 0 || nu == 0 {
         return Ok(Outcome::Done);
     }
