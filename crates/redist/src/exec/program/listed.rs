@@ -30,7 +30,7 @@ impl ListedLine {
     }
 }
 
-/// Where a stretch of a line lies on its reading or writing side.
+/// Where the stretches of line `l` lie on its reading side.
 fn reading(l: &LineCopy) -> Stretch {
     Stretch {
         at: l.from,
@@ -39,6 +39,7 @@ fn reading(l: &LineCopy) -> Stretch {
     }
 }
 
+/// Where the stretches of line `l` lie on its writing side.
 fn writing(l: &LineCopy) -> Stretch {
     Stretch {
         at: l.to,
