@@ -1,6 +1,6 @@
 use super::*;
 use crate::testing::{Pair, Windowed};
-use crate::{Plan, Remap};
+use crate::{Plan, RankPlan, Remap};
 
 /// The program of the message from `from` to `to` of a whole plan.
 fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
