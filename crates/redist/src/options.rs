@@ -247,9 +247,19 @@ pub struct Options {
     /// [`DATATYPE_MIN_RUN_BYTES`](crate::tuning::DATATYPE_MIN_RUN_BYTES),
     /// except the sending side of a message where either side repeats a
     /// period of several different runs (MPICH sends such typed messages
-    /// more slowly than they are packed); [`MinRun::Elements`] takes every
-    /// side whose runs average that many elements; [`MinRun::Never`] always
-    /// packs.
+    /// more slowly than they are packed). Under `async`, where some rank
+    /// moves 256 KiB or more, the measurement's choice is then checked on
+    /// the redistribution itself: where the other choice would route some
+    /// message differently, executions 2 and 3 run it and execution 4 the
+    /// measurement's again, and from execution 5 on the faster is kept, the
+    /// slowest rank's best time of each counting
+    /// ([`Redistribution::trying_routes`](crate::Redistribution::trying_routes));
+    /// a choice more than
+    /// [`ROUTE_TRIAL_GIVE_UP`](crate::tuning::ROUTE_TRIAL_GIVE_UP) times
+    /// slower on its first try is dropped after it.
+    /// [`MinRun::Elements`] takes every side whose runs average that many
+    /// elements; [`MinRun::Never`] always packs. Neither is tried against
+    /// anything.
     pub datatype_min_run: MinRun,
     /// When `async` sends a message as one MPI message per contiguous run
     /// straight from source storage, skipping the pack: where its source

@@ -30,7 +30,7 @@ mod window;
 
 pub use args::RunArgs;
 
-use crate::collective::{agree_on_output, on_any_rank};
+use crate::collective::{agree_on_output, on_any_rank, sum_over};
 use crate::error::CliError;
 use args::{Baseline, ElementArg};
 use dist_array::Complex;
@@ -235,6 +235,10 @@ fn run_typed<T: IndexValue>(
         pdgemr2d,
         node_direct: r.reads_shared_sources() && src.shared_storage().is_some(),
         streamed: on_any_rank(comm, r.streams()),
+        typed_messages: r.typed_messages().map(|(sends, recvs)| {
+            let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
+            (count(sends), count(recvs))
+        }),
     };
     let report = Report {
         args,

@@ -34,6 +34,10 @@ pub(super) struct Measured {
     pub node_direct: bool,
     /// Whether any rank's copies used streaming stores.
     pub streamed: bool,
+    /// Messages sent, and received, described by derived datatypes, summed
+    /// over the ranks, with the routes kept (`None` where the exchange does
+    /// not route messages one by one).
+    pub typed_messages: Option<(u64, u64)>,
 }
 
 impl Measured {
@@ -170,6 +174,8 @@ impl<T: Element> Report<'_, T> {
             "node_direct": measured.node_direct,
             "streaming": args.streaming.to_string(),
             "streamed": measured.streamed,
+            "typed_sends": measured.typed_messages.map(|t| t.0),
+            "typed_receives": measured.typed_messages.map(|t| t.1),
             "storage": match from.storage() {
                 dist_array::Order::RowMajor => "row-major",
                 dist_array::Order::ColumnMajor => "column-major",

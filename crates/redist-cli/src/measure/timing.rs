@@ -25,7 +25,10 @@ pub(super) type Execute<'a, T> =
     &'a dyn Fn(&mut Redistribution<T>, &DistArray<T>, &mut DistArray<T>) -> Result<(), RedistError>;
 
 /// Times `reps` executions (`execute`) of `r` from `src` into `dst`, after
-/// one untimed warm-up (buffers, connections). Collective over `comm`.
+/// untimed warm-ups: one (buffers, connections), and more while `r` tries
+/// two ways of routing its messages (at most three:
+/// [`Redistribution::trying_routes`], the same on every rank), so that the
+/// times are those of the routes it keeps. Collective over `comm`.
 pub(super) fn time_executions<T: Element>(
     comm: &SimpleCommunicator,
     (r, execute): (&mut Redistribution<T>, Execute<'_, T>),
@@ -35,6 +38,9 @@ pub(super) fn time_executions<T: Element>(
     progress: &Progress,
 ) -> Result<Vec<f64>, CliError> {
     execute(r, src, dst)?; // warm-up: buffers, connections
+    while r.trying_routes() {
+        execute(r, src, dst)?;
+    }
     max_over_each(comm, reps, progress, "redistribution", || {
         Ok(execute(r, src, dst)?)
     })

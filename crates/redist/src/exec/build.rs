@@ -99,8 +99,9 @@ pub(super) fn inverse(permutation: &[usize]) -> Vec<usize> {
     inv
 }
 
-/// This rank's parts that need no other rank: its programs and routes.
-type LocalParts = (RankMessages, route::Routes);
+/// This rank's parts that need no other rank: its programs and routes,
+/// and the other routes to try, if any ([`other_options`]).
+type LocalParts = (RankMessages, route::Routes, Option<route::Routes>);
 
 impl<T: Element> Redistribution<T> {
     /// Builds the redistribution `req` describes, after `verdict`, the
@@ -132,14 +133,15 @@ impl<T: Element> Redistribution<T> {
         let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
         let elem = std::mem::size_of::<T>();
         let options = message_options(req, (&figures, &plan, elem), strategy);
-        let parts = local_parts::<T>(&plan, &options, strategy, outer.permutation);
+        let other = other_options(req, (&figures, elem), strategy, &options);
+        let parts = local_parts::<T>(&plan, (&options, other), strategy, outer.permutation);
         let mut plan = plan;
-        let ((messages, routes), set_up) =
+        let ((messages, routes, other), set_up) =
             set_up_exchange::<T>(req, (strategy, &figures), &mut plan, parts)?;
         let exchange = exchange_for(
             req,
             (&mut strategy, &figures),
-            (&plan, &messages, routes),
+            (&plan, &messages, routes, other),
             set_up,
         )?;
         let target = match outer.permutation {
@@ -208,13 +210,19 @@ fn set_up_exchange<T: Element>(
             let node = req.source_grid.node();
             NodeDirect::new(comm, node, plan, std::mem::size_of::<T>())
         });
-    let all_typed = parts.as_ref().is_ok_and(|(_, routes)| routes.all_typed());
+    let all_typed = parts
+        .as_ref()
+        .is_ok_and(|(_, routes, _)| routes.all_typed());
+    let differs = parts
+        .as_ref()
+        .is_ok_and(|(_, routes, other)| other.as_ref().is_some_and(|o| !o.same_as(routes)));
     let can_map = node.as_ref().is_none_or(|n| n.1);
     let can_stage = combined.as_ref().is_none_or(|c| c.1);
     let flags = [
         u64::from(!all_typed),
         u64::from(!can_map),
         u64::from(!can_stage),
+        u64::from(differs),
     ];
     let agreed = agree::agree_with(comm, parts.map(|p| (p, flags)), 0, WHAT);
     let node = node.map(|(n, _, probe)| {
@@ -226,17 +234,20 @@ fn set_up_exchange<T: Element>(
         node: node.filter(|_| flags[1] == 0),
         combined: combined.and_then(|c| c.0).filter(|_| flags[2] == 0),
         typed: flags[0] == 0,
+        trial: flags[3] != 0,
     };
     Ok((parts, set_up))
 }
 
 /// What the ranks set up for the exchange, as they agreed: node-direct
-/// copies (`async`), staging areas (`combined`), and whether every rank
-/// describes every message by datatypes (`alltoallv`).
+/// copies (`async`), staging areas (`combined`), whether every rank
+/// describes every message by datatypes (`alltoallv`), and whether the
+/// first executions try other routes (`async`: some rank's differ).
 struct SetUp<T> {
     node: Option<NodeDirect>,
     combined: Option<Combined<T>>,
     typed: bool,
+    trial: bool,
 }
 
 /// The exchange of `strategy`, from what was set up; `combined` becomes
@@ -245,7 +256,12 @@ struct SetUp<T> {
 fn exchange_for<T: Element>(
     req: &Request<'_>,
     (strategy, figures): (&mut Strategy, &Figures),
-    (plan, messages, routes): (&RankPlan, &RankMessages, route::Routes),
+    (plan, messages, routes, other): (
+        &RankPlan,
+        &RankMessages,
+        route::Routes,
+        Option<route::Routes>,
+    ),
     set_up: SetUp<T>,
 ) -> Result<Exchange<T>, RedistError> {
     let comm = req.source_grid.communicator();
@@ -263,12 +279,15 @@ fn exchange_for<T: Element>(
             )?)
         }
         Strategy::Scheduled => Exchange::Scheduled(scheduled::Scheduled::new(plan, routes)),
-        Strategy::Async => Exchange::Async(asynchronous::Async::new(routes, set_up.node)),
+        Strategy::Async => {
+            let other = other.filter(|_| set_up.trial);
+            Exchange::Async(asynchronous::Async::new(routes, set_up.node, other))
+        }
         Strategy::Combined => match set_up.combined {
             Some(c) => Exchange::Combined(c),
             None if !figures.messages || req.options.strategy == Strategy::Auto => {
                 *strategy = Strategy::Async;
-                Exchange::Async(asynchronous::Async::new(routes, None))
+                Exchange::Async(asynchronous::Async::new(routes, None, None))
             }
             None => {
                 return Err(RedistError::InvalidArgument {
@@ -319,6 +338,32 @@ fn message_options(
         true => req.options,
         false => packing,
     }
+}
+
+/// The options of the routes the first executions of an `async`
+/// redistribution try besides `chosen`'s (`asynchronous/trial.rs`):
+/// packing every message where `chosen` would describe some by datatypes,
+/// and the other way round — where [`MinRun::Auto`] leaves the choice to
+/// measurement and some rank moves [`CALIBRATE_MIN_BYTES`] (below that,
+/// what the better routes could save is less than trying the worse).
+fn other_options(
+    req: &Request<'_>,
+    (figures, elem_bytes): (&Figures, usize),
+    strategy: Strategy,
+    chosen: &Options,
+) -> Option<Options> {
+    let small = figures.max_volume.saturating_mul(elem_bytes) < CALIBRATE_MIN_BYTES;
+    let auto = req.options.datatype_min_run == MinRun::Auto;
+    if !auto || !figures.messages || small || strategy != Strategy::Async {
+        return None;
+    }
+    Some(match chosen.datatype_min_run {
+        MinRun::Auto => Options {
+            datatype_min_run: MinRun::Never,
+            ..*chosen
+        },
+        _ => req.options,
+    })
 }
 
 /// Whether some rank has a message that datatypes would describe, were
@@ -461,7 +506,7 @@ fn combines(req: &Request<'_>, figures: &Figures, elem: usize) -> bool {
 /// target's axes permuted as `target_axes` says (see [`RankProgram::new`]).
 fn local_parts<T: Element>(
     plan: &RankPlan,
-    options: &Options,
+    (options, other): (&Options, Option<Options>),
     strategy: Strategy,
     target_axes: Option<&[usize]>,
 ) -> Result<LocalParts, RedistError> {
@@ -474,7 +519,11 @@ fn local_parts<T: Element>(
         s => s,
     };
     let routes = route::Routes::new(&program, options, routes_for, &elem)?;
-    Ok((RankMessages::new(program, elem), routes))
+    let other = match other {
+        Some(o) => Some(route::Routes::new(&program, &o, routes_for, &elem)?),
+        None => None,
+    };
+    Ok((RankMessages::new(program, elem), routes, other))
 }
 
 /// This rank's copy programs, for elements of `elem_bytes` bytes (the

@@ -411,6 +411,28 @@ impl<T: Element> Redistribution<T> {
         matches!(&self.exchange, Exchange::Async(a) if a.node_direct())
     }
 
+    /// How many of this rank's messages it sends, and how many it
+    /// receives, described to MPI by a derived datatype (MPI walks their
+    /// runs) rather than packed and unpacked by this rank, with the routes
+    /// in use; `None` for the exchanges that do not route messages one by
+    /// one (`alltoallv`, `combined`).
+    pub fn typed_messages(&self) -> Option<(usize, usize)> {
+        match &self.exchange {
+            Exchange::Async(x) => Some(x.typed()),
+            Exchange::Scheduled(x) => Some(x.typed()),
+            _ => None,
+        }
+    }
+
+    /// Whether the executions are still trying both ways of routing the
+    /// messages — packed, and described by derived datatypes — to keep the
+    /// faster (`async` under [`MinRun::Auto`](crate::MinRun::Auto), where
+    /// some rank moves 256 KiB or more and the two ways differ: executions 2
+    /// to 4 at most; see [`Options::datatype_min_run`]).
+    pub fn trying_routes(&self) -> bool {
+        matches!(&self.exchange, Exchange::Async(a) if a.trying_routes())
+    }
+
     /// Whether this rank's copies into its target storage stream
     /// (non-temporal stores for long stretches; [`Options::streaming`]).
     pub fn streams(&self) -> bool {

@@ -220,6 +220,36 @@ impl Routes {
         sends * std::mem::size_of::<Send>() + recvs * std::mem::size_of::<Recv>()
     }
 
+    /// Whether `other` sends and receives every message the same way
+    /// (datatypes compared by whether there is one, not by their layout:
+    /// routes of one program differ only in that). O(messages).
+    pub fn same_as(&self, other: &Routes) -> bool {
+        let send = |(a, b): (&Send, &Send)| match (a, b) {
+            (Send::Packed(x), Send::Packed(y)) => x == y,
+            (Send::Typed(_), Send::Typed(_)) => true,
+            (Send::SourceRuns { max: x }, Send::SourceRuns { max: y }) => x == y,
+            _ => false,
+        };
+        let recv = |(a, b): (&Recv, &Recv)| {
+            a.cut == b.cut
+                && a.typed.is_some() == b.typed.is_some()
+                && a.unpack_pieces == b.unpack_pieces
+                && a.lands == b.lands
+        };
+        self.send.len() == other.send.len()
+            && self.recv.len() == other.recv.len()
+            && self.send.iter().zip(&other.send).all(send)
+            && self.recv.iter().zip(&other.recv).all(recv)
+    }
+
+    /// Messages this rank sends, and messages it receives, described by a
+    /// derived datatype.
+    pub fn typed(&self) -> (usize, usize) {
+        let sends = self.send.iter().filter(|s| matches!(s, Send::Typed(_)));
+        let recvs = self.recv.iter().filter(|r| r.typed.is_some());
+        (sends.count(), recvs.count())
+    }
+
     /// Whether every message of this rank is described by datatypes on
     /// both sides (then `alltoallv` can run as one `MPI_Alltoallw`).
     pub fn all_typed(&self) -> bool {

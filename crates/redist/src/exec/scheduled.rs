@@ -58,6 +58,12 @@ impl<T: Element> Scheduled<T> {
         }
     }
 
+    /// Messages this rank sends, and receives, described by a derived
+    /// datatype.
+    pub fn typed(&self) -> (usize, usize) {
+        self.routes.typed()
+    }
+
     /// Bytes of the steps and routes this exchange holds (buffers aside).
     pub fn heap_bytes(&self) -> usize {
         self.steps.capacity() * std::mem::size_of::<(Option<usize>, Option<usize>)>()

@@ -8,7 +8,6 @@
 )]
 
 use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec};
-use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
 use procgrid::{balanced_extents, ProcGrid};
@@ -16,7 +15,9 @@ use redist::{MinRun, Options, Redistribution, Remap, Strategy, Streaming, Window
 
 use crate::common::{check, code, random_case, random_extents, random_layout, Lcg};
 
+mod routes;
 mod transforms;
+use routes::{datatype_verdict_agrees, routes_are_tried_and_the_faster_kept};
 use transforms::{
     batch_ways, batches, mixed_batches, node_direct_batches, permuted_pairs, updated_pairs,
 };
@@ -933,31 +934,6 @@ fn windows_are_checked(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
-/// The measurement of whether datatypes pay gives every rank the same
-/// verdict, once per communicator, and redistributions built after it
-/// (which take the verdict under `MinRun::Auto`) move the right values.
-fn datatype_verdict_agrees(world: &SimpleCommunicator) -> TestResult {
-    let n = world.size() as usize;
-    let grid = ProcGrid::new(world, &[n, 1]).map_err(|e| e.to_string())?;
-    let verdict = redist::exec::datatypes_pay(&grid);
-    let (mut lowest, mut highest) = (0u8, 0u8);
-    let mine = u8::from(verdict);
-    procgrid::waits::all_reduce_into(world, &mine, &mut lowest, SystemOperation::min());
-    procgrid::waits::all_reduce_into(world, &mine, &mut highest, SystemOperation::max());
-    ensure_eq!((lowest, highest), (mine, mine), "one verdict on every rank");
-    ensure_eq!(redist::exec::datatypes_pay(&grid), verdict, "kept");
-    let from = Layout::parse(&[64, 40], &format!("block,*@{n}x1")).unwrap();
-    let to = Layout::parse(&[64, 40], &format!("cyclic(8),cyclic(16)@{n}x1")).unwrap();
-    let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
-    let options = Options {
-        node_direct: false,
-        ..Options::default()
-    };
-    let mut r =
-        Redistribution::<f64>::new(&grid, &from, &grid, &to, options).map_err(|e| e.to_string())?;
-    check(&r.execute(&a).map_err(|e| e.to_string())?, code)
-}
-
 /// Every test of the suite, in the order they run.
 pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_pairs", random_pairs),
@@ -976,6 +952,10 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("random_windows", random_windows),
     MpiTest::new("windows_are_checked", windows_are_checked),
     MpiTest::new("datatype_verdict_agrees", datatype_verdict_agrees),
+    MpiTest::new(
+        "routes_are_tried_and_the_faster_kept",
+        routes_are_tried_and_the_faster_kept,
+    ),
     MpiTest::new("permuted_pairs", permuted_pairs),
     MpiTest::new("updated_pairs", updated_pairs),
     MpiTest::new("batches", batches),

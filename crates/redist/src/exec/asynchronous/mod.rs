@@ -30,6 +30,7 @@
 mod batch;
 mod notes;
 mod post;
+mod trial;
 
 use super::kernel::Store;
 use super::messages::{grow, RankMessages};
@@ -41,6 +42,7 @@ use batch::BatchNotes;
 use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;
 use post::{Round, Target};
+use trial::{Trial, Verdict};
 
 /// The receiver's answer: it copied the message itself.
 const COPIED: u64 = 0;
@@ -67,12 +69,16 @@ pub(crate) struct Async<T> {
     sent_pieces: Vec<usize>,
     /// The notes of the last batch (`batch.rs`).
     batch_notes: BatchNotes,
+    /// The trial of other routes, while it lasts (`trial.rs`).
+    trial: Option<Trial>,
 }
 
 impl<T: Element> Async<T> {
     /// The exchange of messages routed as `routes`, reading shared sources
-    /// directly where `node` allows it.
-    pub fn new(routes: Routes, node: Option<NodeDirect>) -> Async<T> {
+    /// directly where `node` allows it, and trying the `other` routes on the
+    /// next executions where there are any (every rank alike: a trial is
+    /// collective).
+    pub fn new(routes: Routes, node: Option<NodeDirect>, other: Option<Routes>) -> Async<T> {
         Async {
             routes,
             node,
@@ -85,7 +91,20 @@ impl<T: Element> Async<T> {
             mapped: Vec::new(),
             sent_pieces: Vec::new(),
             batch_notes: BatchNotes::default(),
+            trial: other.map(Trial::new),
         }
+    }
+
+    /// Whether the executions are still trying two ways of routing the
+    /// messages (`trial.rs`).
+    pub fn trying_routes(&self) -> bool {
+        self.trial.is_some()
+    }
+
+    /// Messages this rank sends, and receives, described by a derived
+    /// datatype, with the routes in use.
+    pub fn typed(&self) -> (usize, usize) {
+        self.routes.typed()
     }
 
     /// Whether receivers read shared sources directly.
@@ -96,14 +115,39 @@ impl<T: Element> Async<T> {
     /// Bytes of the routes and tables this exchange holds (buffers aside).
     pub fn heap_bytes(&self) -> usize {
         self.routes.heap_bytes()
+            + self.trial.as_ref().map_or(0, |t| t.other().heap_bytes())
             + self.node.as_ref().map_or(0, NodeDirect::heap_bytes)
             + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
             + self.late_sends.capacity()
             + self.late_recvs.capacity()
     }
 
-    /// One execution: `src` into `dst`, stored through `store`. Collective.
+    /// One execution: `src` into `dst`, stored through `store`, timed
+    /// while other routes are on trial. Collective.
     pub fn run<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        arrays: (&DistArray<T>, &mut DistArray<T>),
+        store: S,
+    ) -> Result<(), RedistError> {
+        let Some(trial) = &mut self.trial else {
+            return self.run_routed(messages, comm, arrays, store);
+        };
+        if let Verdict::Kept { .. } = trial.before(&mut self.routes, |t| slowest(comm, t)) {
+            self.trial = None;
+            return self.run_routed(messages, comm, arrays, store);
+        }
+        let start = std::time::Instant::now();
+        self.run_routed(messages, comm, arrays, store)?;
+        if let Some(trial) = &mut self.trial {
+            trial.after(start.elapsed().as_secs_f64());
+        }
+        Ok(())
+    }
+
+    /// One execution with the routes in use.
+    fn run_routed<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
@@ -247,6 +291,22 @@ impl<T: Element> Async<T> {
         }
         Ok(())
     }
+}
+
+/// The largest of every rank's `times` (seconds), element by element.
+/// Collective.
+fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
+    // As whole nanoseconds, so that the ranks' maxima are one all-reduce
+    // of integers (an untimed route counts as never done).
+    use std::time::Duration;
+    let ns = |t: f64| {
+        Duration::try_from_secs_f64(t).map_or(u64::MAX, |d| {
+            u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+        })
+    };
+    let mut all = [0u64; 2];
+    super::mpi_raw::all_reduce_max(comm, &times.map(ns), &mut all);
+    all.map(|n| Duration::from_nanos(n).as_secs_f64())
 }
 
 /// `flags` holding `n` times `false`.

@@ -1,0 +1,229 @@
+//! Trying both ways of sending a redistribution's messages on its first
+//! executions, and keeping the faster.
+//!
+//! Whether MPI should walk a message's runs itself (a derived datatype) or
+//! be handed them packed depends on the MPI library, its build, the path
+//! between the ranks and the message's shape: across two emulated nodes,
+//! 8192×4096 `block,*@4x1 → *,block@1x4` ran 1.6× faster typed than packed
+//! under Open MPI and 1.2× slower under MPICH (`docs/TUNING.md`). The
+//! communicator's probe (`calibrate.rs`) chooses the routes of the first
+//! execution; where the other choice routes some message of some rank
+//! differently, the next executions try it:
+//!
+//! | execution | routes |
+//! |---|---|
+//! | 1 | the probe's |
+//! | 2, 3 | the other ones |
+//! | 4 | the probe's |
+//! | 5 on | the faster: each rank's best time of each, the slowest rank's counting |
+//!
+//! Before execution 3 the ranks compare their first tries already, and go
+//! back to the probe's routes for good where the other ones were more than
+//! [`ROUTE_TRIAL_GIVE_UP`] times slower. Each comparison is one small
+//! all-reduce; every rank decides alike. The exchange is collective, so
+//! every rank counts the same executions.
+
+use super::super::route::Routes;
+use crate::tuning::ROUTE_TRIAL_GIVE_UP;
+
+/// The trial of a redistribution's other routes.
+pub(super) struct Trial {
+    /// The routes not in use.
+    other: Routes,
+    /// Executions timed so far.
+    runs: u8,
+    /// Whether the routes in use are the other ones (not the probe's).
+    trying_other: bool,
+    /// This rank's best time, in seconds, with the probe's routes and with
+    /// the other ones.
+    best: [f64; 2],
+}
+
+/// What comes of the step before an execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// The trial goes on.
+    Trying,
+    /// The trial is over: these routes are kept.
+    Kept {
+        /// Whether they are the other ones (not the probe's).
+        other: bool,
+    },
+}
+
+impl Trial {
+    /// A trial of `other` against the routes in use, the probe's.
+    pub fn new(other: Routes) -> Trial {
+        Trial {
+            other,
+            runs: 0,
+            trying_other: false,
+            best: [f64::INFINITY; 2],
+        }
+    }
+
+    /// The routes not in use.
+    pub fn other(&self) -> &Routes {
+        &self.other
+    }
+
+    /// Before an execution: puts the routes it runs in `routes`, after
+    /// comparing the times so far where the schedule says so (`slowest`
+    /// takes this rank's best times and gives the largest over the ranks;
+    /// collective).
+    pub fn before(
+        &mut self,
+        routes: &mut Routes,
+        slowest: impl FnOnce([f64; 2]) -> [f64; 2],
+    ) -> Verdict {
+        let want_other = match self.runs {
+            0 => false,
+            1 => true,
+            2 => {
+                let [probe, other] = slowest(self.best);
+                if other > ROUTE_TRIAL_GIVE_UP * probe {
+                    return self.keep(routes, false);
+                }
+                true
+            }
+            3 => false,
+            _ => {
+                let [probe, other] = slowest(self.best);
+                return self.keep(routes, other < probe);
+            }
+        };
+        self.switch(routes, want_other);
+        Verdict::Trying
+    }
+
+    /// After an execution that took `seconds` on this rank.
+    pub fn after(&mut self, seconds: f64) {
+        let best = &mut self.best[usize::from(self.trying_other)];
+        *best = best.min(seconds);
+        self.runs = self.runs.saturating_add(1);
+    }
+
+    /// Ends the trial with the probe's routes in `routes`, or the other
+    /// ones when `other`.
+    fn keep(&mut self, routes: &mut Routes, other: bool) -> Verdict {
+        self.switch(routes, other);
+        Verdict::Kept { other }
+    }
+
+    /// Puts the other routes in `routes` when `other`, else the probe's.
+    fn switch(&mut self, routes: &mut Routes, other: bool) {
+        if self.trying_other != other {
+            std::mem::swap(routes, &mut self.other);
+            self.trying_other = other;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::route::{Cut, Recv, Send};
+
+    /// Routes of one packed send in chunks of `n` and no receive: told
+    /// apart by `n`.
+    fn routes(n: usize) -> Routes {
+        Routes {
+            send: vec![Send::Packed(Cut::Chunks(n))],
+            recv: Vec::<Recv>::new(),
+        }
+    }
+
+    fn chunk(r: &Routes) -> usize {
+        match &r.send[0] {
+            Send::Packed(Cut::Chunks(n)) => *n,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Runs a trial of routes 2 against routes 1 whose executions take
+    /// `times(routes in use)` seconds; the routes each execution ran, and
+    /// the verdict.
+    fn run(times: impl Fn(usize) -> f64) -> (Vec<usize>, Verdict) {
+        let mut in_use = routes(1);
+        let mut trial = Trial::new(routes(2));
+        let mut ran = Vec::new();
+        for _ in 0..8 {
+            let verdict = trial.before(&mut in_use, |t| t);
+            ran.push(chunk(&in_use));
+            if verdict != Verdict::Trying {
+                return (ran, verdict);
+            }
+            trial.after(times(chunk(&in_use)));
+        }
+        panic!("the trial did not end: ran {ran:?}");
+    }
+
+    #[test]
+    fn the_faster_routes_are_kept_after_two_tries_each() {
+        let (ran, verdict) = run(|r| if r == 2 { 1.0 } else { 1.2 });
+        assert_eq!(ran, [1, 2, 2, 1, 2]);
+        assert_eq!(verdict, Verdict::Kept { other: true });
+        let (ran, verdict) = run(|r| if r == 2 { 1.2 } else { 1.0 });
+        assert_eq!(ran, [1, 2, 2, 1, 1]);
+        assert_eq!(verdict, Verdict::Kept { other: false });
+        // A tie keeps the probe's routes.
+        let (_, verdict) = run(|_| 1.0);
+        assert_eq!(verdict, Verdict::Kept { other: false });
+    }
+
+    #[test]
+    fn far_slower_routes_are_tried_once() {
+        let (ran, verdict) = run(|r| {
+            if r == 2 {
+                1.1 * ROUTE_TRIAL_GIVE_UP
+            } else {
+                1.0
+            }
+        });
+        assert_eq!(ran, [1, 2, 1]);
+        assert_eq!(verdict, Verdict::Kept { other: false });
+    }
+
+    #[test]
+    fn each_routes_best_time_counts() {
+        // The probe's routes are slow the first time only (fresh buffers):
+        // their second try wins.
+        let mut in_use = routes(1);
+        let mut trial = Trial::new(routes(2));
+        let mut n = 0;
+        let verdict = loop {
+            let v = trial.before(&mut in_use, |t| t);
+            if v != Verdict::Trying {
+                break v;
+            }
+            let t = match (chunk(&in_use), n) {
+                (1, 0) => 1.4,
+                (1, _) => 0.8,
+                _ => 1.0,
+            };
+            trial.after(t);
+            n += 1;
+        };
+        assert_eq!(verdict, Verdict::Kept { other: false });
+        assert_eq!(chunk(&in_use), 1);
+        assert_eq!(chunk(trial.other()), 2);
+    }
+
+    #[test]
+    fn the_slowest_rank_decides() {
+        let mut in_use = routes(1);
+        let mut trial = Trial::new(routes(2));
+        let mut verdict = Verdict::Trying;
+        for _ in 0..5 {
+            // This rank finds the other routes faster, but another rank
+            // finds them twice as slow.
+            verdict = trial.before(&mut in_use, |[p, o]| [p, o.max(2.0 * p)]);
+            if verdict != Verdict::Trying {
+                break;
+            }
+            trial.after(if chunk(&in_use) == 2 { 0.5 } else { 1.0 });
+        }
+        assert_eq!(verdict, Verdict::Kept { other: false });
+        assert_eq!(chunk(&in_use), 1);
+    }
+}
