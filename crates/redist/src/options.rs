@@ -253,10 +253,7 @@ pub struct Options {
     /// message differently, executions 2 and 3 run it and execution 4 the
     /// measurement's again, and from execution 5 on the faster is kept, the
     /// slowest rank's best time of each counting
-    /// ([`Redistribution::trying_routes`](crate::Redistribution::trying_routes));
-    /// a choice more than
-    /// [`ROUTE_TRIAL_GIVE_UP`](crate::tuning::ROUTE_TRIAL_GIVE_UP) times
-    /// slower on its first try is dropped after it.
+    /// ([`Redistribution::trying_routes`](crate::Redistribution::trying_routes)).
     /// [`MinRun::Elements`] takes every side whose runs average that many
     /// elements; [`MinRun::Never`] always packs. Neither is tried against
     /// anything.

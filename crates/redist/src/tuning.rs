@@ -152,14 +152,6 @@ pub const TYPED_MAX_RATIO: f64 = 1.0;
 /// kind instead of four.
 pub const TYPED_DECISIVE_RATIO: f64 = 1.5;
 
-/// How many times slower than the probe's routes the other routes of an
-/// `async` redistribution may be on their first try and still be tried a
-/// second time (`exec/asynchronous/trial.rs`): far slower ones cost the
-/// trial one slow execution, not two. MPICH's derived datatypes ran up to
-/// 8.7× slower than packing (`docs/TUNING.md`); ties and near-ties are
-/// tried twice, since one execution's time on a busy node varies by ±30%.
-pub const ROUTE_TRIAL_GIVE_UP: f64 = 1.5;
-
 /// Shortest average source run, in elements, that the default
 /// [`MinRun::Auto`](crate::MinRun::Auto) of
 /// [`Options::direct_min_run`](crate::Options::direct_min_run) sends as one
