@@ -23,6 +23,8 @@
 #   FLAGS=--no-node-direct scripts/bench-redist.sh
 #                                            # add flags to every case (here: the
 #                                            # message path on one node)
+#   MPI=openmpi scripts/bench-redist.sh      # Open MPI's build (target/openmpi)
+#                                            # and mpirun.openmpi
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
@@ -32,12 +34,21 @@ PDGEMR2D=${PDGEMR2D:-0}
 CHART=${CHART:-}
 JSON=${JSON:-}
 FLAGS=${FLAGS:-}
-if [ "$PDGEMR2D" = 1 ]; then
-  cargo build --release -q -p redist-cli --bin redist --features scalapack
-else
-  cargo build --release -q -p redist-cli --bin redist
-fi
-REDIST=${CARGO_TARGET_DIR:-target}/release/redist
+MPI=${MPI:-mpich}
+features=()
+if [ "$PDGEMR2D" = 1 ]; then features=(--features scalapack); fi
+case "$MPI" in
+  mpich) target=${CARGO_TARGET_DIR:-target}
+         cargo build --release -q -p redist-cli --bin redist "${features[@]}"
+         launch=(mpirun -n "$RANKS") ;;
+  openmpi) [ "$PDGEMR2D" = 1 ] && { echo "bench-redist.sh: PDGEMR2D=1 needs MPICH's ScaLAPACK" >&2; exit 2; }
+           target=${CARGO_TARGET_DIR:-target}/openmpi
+           MPICC=/usr/bin/mpicc.openmpi CARGO_TARGET_DIR="$target" \
+             cargo build --release -q -p redist-cli --bin redist
+           launch=(mpirun.openmpi --allow-run-as-root --oversubscribe -n "$RANKS") ;;
+  *) echo "bench-redist.sh: MPI must be mpich or openmpi, got '$MPI'" >&2; exit 2 ;;
+esac
+REDIST=$target/release/redist
 R=${RANKS}
 RECORDS=$(mktemp)
 trap 'rm -f "$RECORDS"' EXIT
@@ -91,7 +102,7 @@ for c in "${CASES[@]}"; do
   lines=()
   for _ in $(seq "$ROUNDS"); do
     # shellcheck disable=SC2086 # extra holds zero or more flags
-    lines+=("$(mpirun -n "$RANKS" "$REDIST" run --shape "$shape" --type "$type" --from "$from" \
+    lines+=("$("${launch[@]}" "$REDIST" run --shape "$shape" --type "$type" --from "$from" \
         --to "$to" --strategy "$strategy" --reps "$REPS" --verify --baseline "$baseline" --json \
         ${extra:-} | tail -n 1)")
   done
