@@ -343,12 +343,6 @@ unsafe fn f_update<T: redist::Scalar>(
     })
 }
 
-/// ScaLAPACK's routine `name` (the unprefixed Fortran name), if the process
-/// holds one besides this library's.
-fn theirs(name: &'static CStr) -> Option<*mut c_void> {
-    other_definition(name)
-}
-
 /// A Fortran `p?tran*`.
 type FTran<T> = unsafe extern "C" fn(
     *const c_int,
@@ -412,7 +406,7 @@ macro_rules! tran_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
-            let scalapack = theirs(c_name(concat!($routine, "_")));
+            let scalapack = other_definition(c_name(concat!($routine, "_")));
             let names = (upper($routine), stringify!($entry), $op, 0, scalapack.is_some());
             // SAFETY: the caller's contract.
             let outcome = unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) };
@@ -505,7 +499,7 @@ macro_rules! geadd_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
-            let scalapack = theirs(c_name(concat!($routine, "_")));
+            let scalapack = other_definition(c_name(concat!($routine, "_")));
             // SAFETY: the caller's contract.
             let outcome = match unsafe { op_of(trans) } {
                 Some(op) => {

@@ -139,11 +139,17 @@ impl<T: Element> Async<T> {
             return self.run_routed(messages, comm, arrays, store);
         }
         let start = std::time::Instant::now();
-        self.run_routed(messages, comm, arrays, store)?;
+        let result = self.run_routed(messages, comm, arrays, store);
         if let Some(trial) = &mut self.trial {
-            trial.after(start.elapsed().as_secs_f64());
+            // A failed execution counts too (as never done), so that the
+            // ranks keep counting alike.
+            let seconds = match result {
+                Ok(()) => start.elapsed().as_secs_f64(),
+                Err(_) => f64::INFINITY,
+            };
+            trial.after(seconds);
         }
-        Ok(())
+        result
     }
 
     /// One execution with the routes in use.
