@@ -252,7 +252,10 @@ pub struct Options {
     /// the redistribution itself: where the other choice would route some
     /// message differently, executions 2 and 3 run it and execution 4 the
     /// measurement's again, and from execution 5 on the faster is kept, the
-    /// slowest rank's best time of each counting
+    /// slowest rank's best time of each counting — where one is
+    /// [`ROUTE_TRIAL_CLEAR`](crate::tuning::ROUTE_TRIAL_CLEAR) times
+    /// faster; else executions 5 to 8 try both again and the faster is kept
+    /// from execution 9 on
     /// ([`Redistribution::trying_routes`](crate::Redistribution::trying_routes)).
     /// [`MinRun::Elements`] takes every side whose runs average that many
     /// elements; [`MinRun::Never`] always packs. Neither is tried against

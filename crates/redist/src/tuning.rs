@@ -152,6 +152,15 @@ pub const TYPED_MAX_RATIO: f64 = 1.0;
 /// kind instead of four.
 pub const TYPED_DECISIVE_RATIO: f64 = 1.5;
 
+/// How many times faster one way of routing an `async` redistribution's
+/// messages (packed, or described by derived datatypes) must be than the
+/// other after two tries each for its trial to end there
+/// (`exec/asynchronous/trial.rs`); closer ways are tried twice more each.
+/// On 2 emulated nodes of 2 ranks, one core each, one execution's time
+/// varied by up to 1.5× between runs; MPICH's typed sends ran 1.2× slower
+/// than packed ones there, Open MPI's 1.3–1.4× faster.
+pub const ROUTE_TRIAL_CLEAR: f64 = 1.25;
+
 /// Shortest average source run, in elements, that the default
 /// [`MinRun::Auto`](crate::MinRun::Auto) of
 /// [`Options::direct_min_run`](crate::Options::direct_min_run) sends as one

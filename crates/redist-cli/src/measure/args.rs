@@ -109,7 +109,7 @@ pub struct RunArgs {
     /// How the target's ranks may be relabelled: none, closed-form or optimal.
     #[arg(long, default_value = "none", value_name = "MODE")]
     pub remap: Remap,
-    /// Timed repetitions (after one untimed warm-up, and up to three more
+    /// Timed repetitions (after one untimed warm-up, and up to seven more
     /// while an `async` redistribution tries packed against typed routes),
     /// 1 to 1000000.
     #[arg(long, default_value_t = 5, value_parser = reps_parser())]

@@ -26,7 +26,7 @@ pub(super) type Execute<'a, T> =
 
 /// Times `reps` executions (`execute`) of `r` from `src` into `dst`, after
 /// untimed warm-ups: one (buffers, connections), and more while `r` tries
-/// two ways of routing its messages (at most three:
+/// two ways of routing its messages (at most seven:
 /// [`Redistribution::trying_routes`], the same on every rank), so that the
 /// times are those of the routes it keeps. Collective over `comm`.
 pub(super) fn time_executions<T: Element>(

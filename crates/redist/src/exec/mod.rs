@@ -428,7 +428,7 @@ impl<T: Element> Redistribution<T> {
     /// messages — packed, and described by derived datatypes — to keep the
     /// faster (`async` under [`MinRun::Auto`](crate::MinRun::Auto), where
     /// some rank moves 256 KiB or more and the two ways differ: executions 2
-    /// to 4 at most; see [`Options::datatype_min_run`]).
+    /// to 8 at most; see [`Options::datatype_min_run`]).
     pub fn trying_routes(&self) -> bool {
         matches!(&self.exchange, Exchange::Async(a) if a.trying_routes())
     }

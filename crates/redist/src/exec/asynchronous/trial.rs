@@ -15,16 +15,23 @@
 //! | 1 | the probe's |
 //! | 2, 3 | the other ones |
 //! | 4 | the probe's |
-//! | 5 on | the faster: each rank's best time of each way, the slowest rank's counting |
+//! | 5 on | the faster, where one way is [`ROUTE_TRIAL_CLEAR`] times faster than the other |
+//! | else 5, 8 | the probe's |
+//! | else 6, 7 | the other ones |
+//! | 9 on | the faster |
 //!
-//! Each way's best time counts, so that neither pays for its first try's
-//! fresh buffers (page faults: packed routes fill buffers that typed ones
-//! do not need; a first packed try of 512² ran 0.6 ms against 0.1 ms
-//! later). The comparison is one small all-reduce; every rank decides
-//! alike. The exchange is collective, so every rank counts the same
-//! executions.
+//! Each way's best time counts (each rank's, the slowest rank's counting),
+//! so that neither pays for its first try's fresh buffers (page faults:
+//! packed routes fill buffers that typed ones do not need; a first packed
+//! try of 512² ran 0.6 ms against 0.1 ms later), nor for one execution
+//! that the node's other work slowed: on 2 emulated nodes of 2 ranks, one
+//! core each, the same packed exchange took 72 or 106 ms from one run to
+//! the next, and two tries each once kept typed sends 1.2× slower. Each
+//! comparison is one small all-reduce; every rank decides alike. The
+//! exchange is collective, so every rank counts the same executions.
 
 use super::super::route::Routes;
+use crate::tuning::ROUTE_TRIAL_CLEAR;
 
 /// The trial of a redistribution's other routes.
 pub(super) struct Trial {
@@ -68,25 +75,24 @@ impl Trial {
     }
 
     /// Before an execution: puts the routes it runs in `routes`, after
-    /// comparing the times once each way has run twice (`slowest` takes
-    /// this rank's best times and gives the largest over the ranks;
-    /// collective).
+    /// comparing the times each time both ways have run twice more
+    /// (`slowest` takes this rank's best times and gives the largest over
+    /// the ranks; collective).
     pub fn before(
         &mut self,
         routes: &mut Routes,
         slowest: impl FnOnce([f64; 2]) -> [f64; 2],
     ) -> Verdict {
-        let other = match self.runs {
-            0 | 3 => false,
-            1 | 2 => true,
-            _ => {
-                let [probe, other] = slowest(self.best);
+        if self.runs > 0 && self.runs % 4 == 0 {
+            let [probe, other] = slowest(self.best);
+            let (fast, slow) = (probe.min(other), probe.max(other));
+            if self.runs >= 8 || slow > ROUTE_TRIAL_CLEAR * fast {
                 let other = other < probe;
                 self.switch(routes, other);
                 return Verdict::Kept { other };
             }
-        };
-        self.switch(routes, other);
+        }
+        self.switch(routes, matches!(self.runs % 4, 1 | 2));
         Verdict::Trying
     }
 
@@ -134,7 +140,7 @@ mod tests {
         let mut in_use = routes(1);
         let mut trial = Trial::new(routes(2));
         let mut ran = Vec::new();
-        for _ in 0..8 {
+        for _ in 0..12 {
             let verdict = trial.before(&mut in_use, |t| t);
             ran.push(chunk(&in_use));
             if verdict != Verdict::Trying {
@@ -146,15 +152,52 @@ mod tests {
     }
 
     #[test]
-    fn the_faster_routes_are_kept_after_two_tries_each() {
-        let (ran, verdict) = run(|r| if r == 2 { 1.0 } else { 1.2 });
+    fn clearly_faster_routes_are_kept_after_two_tries_each() {
+        let clear = 1.1 * ROUTE_TRIAL_CLEAR;
+        let (ran, verdict) = run(|r| if r == 2 { 1.0 } else { clear });
         assert_eq!(ran, [1, 2, 2, 1, 2]);
         assert_eq!(verdict, Verdict::Kept { other: true });
-        let (ran, verdict) = run(|r| if r == 2 { 1.2 } else { 1.0 });
+        let (ran, verdict) = run(|r| if r == 2 { clear } else { 1.0 });
         assert_eq!(ran, [1, 2, 2, 1, 1]);
+        assert_eq!(verdict, Verdict::Kept { other: false });
+    }
+
+    #[test]
+    fn close_routes_are_tried_four_times_each() {
+        let close = 0.9 * ROUTE_TRIAL_CLEAR;
+        let (ran, verdict) = run(|r| if r == 2 { 1.0 } else { close });
+        assert_eq!(ran, [1, 2, 2, 1, 1, 2, 2, 1, 2]);
+        assert_eq!(verdict, Verdict::Kept { other: true });
+        let (ran, verdict) = run(|r| if r == 2 { close } else { 1.0 });
+        assert_eq!(ran, [1, 2, 2, 1, 1, 2, 2, 1, 1]);
         assert_eq!(verdict, Verdict::Kept { other: false });
         // A tie keeps the probe's routes.
         let (_, verdict) = run(|_| 1.0);
+        assert_eq!(verdict, Verdict::Kept { other: false });
+    }
+
+    #[test]
+    fn one_slowed_try_does_not_decide() {
+        // The probe's routes are faster, but both their first tries were
+        // slowed (by 1.5×): their later tries win.
+        let mut in_use = routes(1);
+        let mut trial = Trial::new(routes(2));
+        let mut tried = [0, 0];
+        let verdict = loop {
+            let v = trial.before(&mut in_use, |t| t);
+            if v != Verdict::Trying {
+                break v;
+            }
+            let way = chunk(&in_use) - 1;
+            let t = match (way, tried[way]) {
+                (0, 0 | 1) => 1.5,
+                (0, _) => 1.0,
+                _ => 1.2,
+            };
+            tried[way] += 1;
+            trial.after(t);
+        };
+        assert_eq!(tried, [4, 4]);
         assert_eq!(verdict, Verdict::Kept { other: false });
     }
 
@@ -173,7 +216,7 @@ mod tests {
             let way = chunk(&in_use) - 1;
             let t = match (way, tried[way]) {
                 (0, 0) => 3.0,
-                (0, _) => 0.5,
+                (0, _) => 0.4,
                 (_, 0) => 1.0,
                 _ => 0.6,
             };
@@ -191,10 +234,10 @@ mod tests {
         let mut in_use = routes(1);
         let mut trial = Trial::new(routes(2));
         let mut verdict = Verdict::Trying;
-        for _ in 0..5 {
+        for _ in 0..9 {
             // This rank finds the other routes faster, but another rank
             // finds them slower.
-            verdict = trial.before(&mut in_use, |[p, o]| [p, o.max(1.2 * p)]);
+            verdict = trial.before(&mut in_use, |[p, o]| [p, o.max(1.1 * p)]);
             if verdict != Verdict::Trying {
                 break;
             }
