@@ -133,22 +133,35 @@ mod tests {
         }
     }
 
-    /// Runs a trial of routes 2 against routes 1 whose executions take
-    /// `times(routes in use)` seconds; the routes each execution ran, and
+    /// Runs a trial of routes 2 against routes 1 to its end, executions
+    /// taking `times(routes in use, how many times they ran before)`
+    /// seconds, `slowest` standing for the other ranks: the routes each
+    /// execution ran (the last one the first with the routes kept), and
     /// the verdict.
-    fn run(times: impl Fn(usize) -> f64) -> (Vec<usize>, Verdict) {
+    fn trial_with(
+        times: impl Fn(usize, usize) -> f64,
+        slowest: impl Fn([f64; 2]) -> [f64; 2],
+    ) -> (Vec<usize>, Verdict) {
         let mut in_use = routes(1);
         let mut trial = Trial::new(routes(2));
         let mut ran = Vec::new();
         for _ in 0..12 {
-            let verdict = trial.before(&mut in_use, |t| t);
-            ran.push(chunk(&in_use));
+            let verdict = trial.before(&mut in_use, &slowest);
+            let r = chunk(&in_use);
             if verdict != Verdict::Trying {
+                ran.push(r);
                 return (ran, verdict);
             }
-            trial.after(times(chunk(&in_use)));
+            trial.after(times(r, ran.iter().filter(|&&x| x == r).count()));
+            ran.push(r);
         }
         panic!("the trial did not end: ran {ran:?}");
+    }
+
+    /// [`trial_with`] on one rank, each routes' executions taking
+    /// `times(routes)` seconds.
+    fn run(times: impl Fn(usize) -> f64) -> (Vec<usize>, Verdict) {
+        trial_with(|r, _| times(r), |t| t)
     }
 
     #[test]
@@ -180,24 +193,13 @@ mod tests {
     fn one_slowed_try_does_not_decide() {
         // The probe's routes are faster, but both their first tries were
         // slowed (by 1.5×): their later tries win.
-        let mut in_use = routes(1);
-        let mut trial = Trial::new(routes(2));
-        let mut tried = [0, 0];
-        let verdict = loop {
-            let v = trial.before(&mut in_use, |t| t);
-            if v != Verdict::Trying {
-                break v;
-            }
-            let way = chunk(&in_use) - 1;
-            let t = match (way, tried[way]) {
-                (0, 0 | 1) => 1.5,
-                (0, _) => 1.0,
-                _ => 1.2,
-            };
-            tried[way] += 1;
-            trial.after(t);
+        let times = |r, n| match (r, n) {
+            (1, 0 | 1) => 1.5,
+            (1, _) => 1.0,
+            _ => 1.2,
         };
-        assert_eq!(tried, [4, 4]);
+        let (ran, verdict) = trial_with(times, |t| t);
+        assert_eq!(ran, [1, 2, 2, 1, 1, 2, 2, 1, 1]);
         assert_eq!(verdict, Verdict::Kept { other: false });
     }
 
@@ -205,45 +207,24 @@ mod tests {
     fn each_ways_best_time_counts() {
         // Each way is slow on its first try only (fresh buffers), the
         // probe's the slowest then: they still win on their second try.
-        let mut in_use = routes(1);
-        let mut trial = Trial::new(routes(2));
-        let mut tried = [0, 0];
-        let verdict = loop {
-            let v = trial.before(&mut in_use, |t| t);
-            if v != Verdict::Trying {
-                break v;
-            }
-            let way = chunk(&in_use) - 1;
-            let t = match (way, tried[way]) {
-                (0, 0) => 3.0,
-                (0, _) => 0.4,
-                (_, 0) => 1.0,
-                _ => 0.6,
-            };
-            tried[way] += 1;
-            trial.after(t);
+        let times = |r, n| match (r, n) {
+            (1, 0) => 3.0,
+            (1, _) => 0.4,
+            (_, 0) => 1.0,
+            _ => 0.6,
         };
-        assert_eq!(tried, [2, 2]);
+        let (ran, verdict) = trial_with(times, |t| t);
+        assert_eq!(ran, [1, 2, 2, 1, 1]);
         assert_eq!(verdict, Verdict::Kept { other: false });
-        assert_eq!(chunk(&in_use), 1);
-        assert_eq!(chunk(trial.other()), 2);
     }
 
     #[test]
     fn the_slowest_rank_decides() {
-        let mut in_use = routes(1);
-        let mut trial = Trial::new(routes(2));
-        let mut verdict = Verdict::Trying;
-        for _ in 0..9 {
-            // This rank finds the other routes faster, but another rank
-            // finds them slower.
-            verdict = trial.before(&mut in_use, |[p, o]| [p, o.max(1.1 * p)]);
-            if verdict != Verdict::Trying {
-                break;
-            }
-            trial.after(if chunk(&in_use) == 2 { 0.5 } else { 1.0 });
-        }
+        // This rank finds the other routes faster, but another rank finds
+        // them slower.
+        let times = |r, _| if r == 2 { 0.5 } else { 1.0 };
+        let (ran, verdict) = trial_with(times, |[p, o]| [p, o.max(1.1 * p)]);
+        assert_eq!(ran.last(), Some(&1));
         assert_eq!(verdict, Verdict::Kept { other: false });
-        assert_eq!(chunk(&in_use), 1);
     }
 }
