@@ -12,6 +12,7 @@ use crate::DropinError;
 use num_complex::Complex;
 use std::ffi::{c_void, CStr};
 use std::os::raw::{c_char, c_int};
+use std::sync::OnceLock;
 
 /// Runs `f` for entry point `name`: traced, panics turned into an abort,
 /// errors (other than arguments, which `pxerbla` reported) printed.
@@ -343,6 +344,18 @@ unsafe fn f_update<T: redist::Scalar>(
     })
 }
 
+/// ScaLAPACK's routine `name` ([`other_definition`]), looked up once it
+/// is found and kept in `found` (as an address: a pointer is not `Sync`);
+/// while it is not found, looked up again on each call (a library loaded
+/// later may bring it). Each entry point keeps its own.
+fn found_once(found: &OnceLock<usize>, name: &CStr) -> Option<*mut c_void> {
+    if let Some(&at) = found.get() {
+        return Some(at as *mut c_void);
+    }
+    let at = other_definition(name)?;
+    Some(*found.get_or_init(|| at as usize) as *mut c_void)
+}
+
 /// A Fortran `p?tran*`.
 type FTran<T> = unsafe extern "C" fn(
     *const c_int,
@@ -406,7 +419,8 @@ macro_rules! tran_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
-            let scalapack = other_definition(c_name(concat!($routine, "_")));
+            static SCALAPACK: OnceLock<usize> = OnceLock::new();
+            let scalapack = found_once(&SCALAPACK, c_name(concat!($routine, "_")));
             let names = (upper($routine), stringify!($entry), $op, 0, scalapack.is_some());
             // SAFETY: the caller's contract.
             let outcome = unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) };
@@ -499,7 +513,8 @@ macro_rules! geadd_entries {
             jc: *const c_int,
             descc: *const c_int,
         ) {
-            let scalapack = other_definition(c_name(concat!($routine, "_")));
+            static SCALAPACK: OnceLock<usize> = OnceLock::new();
+            let scalapack = found_once(&SCALAPACK, c_name(concat!($routine, "_")));
             // SAFETY: the caller's contract.
             let outcome = match unsafe { op_of(trans) } {
                 Some(op) => {
