@@ -254,7 +254,7 @@ mod docs {
             && line.match_indices(WORD).any(|(at, _)| {
                 let before = &line[..at];
                 let quotes = before.matches('"').count() - before.matches("\\\"").count();
-                quotes % 2 == 0
+                quotes.is_multiple_of(2)
                     && !before.chars().next_back().is_some_and(ident)
                     && !line[at + WORD.len()..].chars().next().is_some_and(ident)
             })

@@ -45,7 +45,7 @@ pub fn balanced_extents(ranks: usize, fixed: &[usize]) -> Result<Vec<usize>, Gri
             .checked_mul(f)
             .ok_or(fail("the fixed extents overflow"))?;
     }
-    if ranks % fixed_product != 0 {
+    if !ranks.is_multiple_of(fixed_product) {
         return Err(fail("the fixed extents do not divide the rank count"));
     }
     let free = fixed.iter().filter(|&&f| f == 0).count();
@@ -83,7 +83,7 @@ fn smallest_factorisation(n: usize, slots: usize, cap: usize) -> Option<Vec<usiz
         f += 1;
     }
     while f <= cap.min(n) {
-        if n % f == 0 {
+        if n.is_multiple_of(f) {
             if let Some(mut rest) = smallest_factorisation(n / f, slots - 1, f) {
                 rest.insert(0, f);
                 return Some(rest);

@@ -83,7 +83,7 @@ impl Trial {
         routes: &mut Routes,
         slowest: impl FnOnce([f64; 2]) -> [f64; 2],
     ) -> Verdict {
-        if self.runs > 0 && self.runs % 4 == 0 {
+        if self.runs > 0 && self.runs.is_multiple_of(4) {
             let [probe, other] = slowest(self.best);
             let (fast, slow) = (probe.min(other), probe.max(other));
             if self.runs >= 8 || slow > ROUTE_TRIAL_CLEAR * fast {

@@ -205,7 +205,7 @@ impl<'a> PeriodWalk<'a> {
         let mut g = x0;
         while g < x1 {
             let cycles = (x1 - g) / cycle;
-            if (inner.origin + g) % cycle == 0 && cycles >= 2 {
+            if (inner.origin + g).is_multiple_of(cycle) && cycles >= 2 {
                 for h in (g..g + cycle).step_by(inner.block()) {
                     self.push_repeated(h, cycles, push)?;
                 }
