@@ -56,7 +56,7 @@ pub const OFFSETS_MAX: usize = 1 << 16;
 pub const TILE_BYTES: usize = 512;
 
 /// Bytes of the target's rows a transposing tile of 8-byte elements, copied
-/// 4 × 4 in vector registers, writes at a time (the tile is [`TILE_BYTES`]
+/// 8 × 8 or 4 × 4 in vector registers, writes at a time (the tile is [`TILE_BYTES`]
 /// along the source's rows).
 pub const TILE_WRITE_BYTES: usize = 128;
 

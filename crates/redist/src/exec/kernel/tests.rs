@@ -207,36 +207,41 @@ fn tiles_match_the_naive_copy() {
 }
 
 /// Transposing lines of 8-byte elements with streamed stores: the target
-/// aligned so that the vectors stream, blocks of several bands and tiles
-/// and ragged edges, equal to the naive copy and writing nothing else.
+/// aligned so that the vectors stream (rows of 8 elements starting at a
+/// 64-byte boundary, and at a 32-byte one that is not), blocks of several
+/// bands and tiles and ragged edges, equal to the naive copy and writing
+/// nothing else.
 #[test]
 fn streamed_transposes_match_the_naive_copy() {
     #[allow(clippy::cast_precision_loss, reason = "small integers")]
     for (rows, len) in [(4usize, 4usize), (36, 130), (128, 72), (131, 67)] {
-        let src_row = len + 5;
-        let src: Vec<f64> = (0..rows * src_row).map(|i| i as f64).collect();
-        let to_stride = rows.next_multiple_of(4) + 4;
-        let n = len * to_stride + 64;
-        let mut got = vec![-1.0f64; n];
-        // The first element written at a 32-byte boundary.
-        let to = got.as_ptr().align_offset(32);
-        let line = LineCopy {
-            from: 0,
-            from_step: src_row,
-            from_stride: 1,
-            to,
-            to_step: 1,
-            to_stride,
-            len,
-            count: rows,
-        };
-        Out::new(&mut got).copy_with(&src, &line, true);
-        Out::<f64>::fence(true);
-        let mut want = vec![-1.0f64; n];
-        for (a, b) in naive(&line) {
-            want[b] = src[a];
+        for skew in [0, 4] {
+            let src_row = len + 5;
+            let src: Vec<f64> = (0..rows * src_row).map(|i| i as f64).collect();
+            let to_stride = rows.next_multiple_of(8) + 8;
+            let n = len * to_stride + 64;
+            let mut got = vec![-1.0f64; n];
+            // The first element written at a 64-byte boundary, or 32
+            // bytes past one.
+            let to = got.as_ptr().align_offset(64) + skew;
+            let line = LineCopy {
+                from: 0,
+                from_step: src_row,
+                from_stride: 1,
+                to,
+                to_step: 1,
+                to_stride,
+                len,
+                count: rows,
+            };
+            Out::new(&mut got).copy_with(&src, &line, true);
+            Out::<f64>::fence(true);
+            let mut want = vec![-1.0f64; n];
+            for (a, b) in naive(&line) {
+                want[b] = src[a];
+            }
+            assert_eq!(got, want, "{rows} x {len}, {skew} elements past 64 bytes");
         }
-        assert_eq!(got, want, "{rows} x {len}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! Copies of two dimensions at once, where a copy transposes (the
-//! target's axes permuted): blocks in square tiles, 8-byte elements 4 × 4
-//! in AVX registers where the machine has them — plain copies of those in
+//! target's axes permuted): blocks in square tiles, 8-byte elements 8 × 8
+//! in AVX-512 registers or 4 × 4 in AVX ones, where the machine has them
+//! (detected at run time) — plain copies of those in
 //! bands of a few target columns swept along the whole block, streamed
 //! where the copy streams.
 
@@ -144,9 +145,11 @@ impl<T: Copy> Block<T> {
         }
     }
 
-    /// Rows `rows` and columns `cols` (multiples of 4 long), 4 × 4 in
-    /// vector registers: 8-byte elements, read along the rows
-    /// (`from.0 == 1`), written along the columns (`to.1 == 1`).
+    /// Rows `rows` and columns `cols` (multiples of 4 long) in vector
+    /// registers: 8 × 8 where the machine has AVX-512 (whole rows of 64
+    /// bytes, one cache line, written at a time), 4 × 4 over what blocks of
+    /// 8 leave; 8-byte elements, read along the rows (`from.0 == 1`),
+    /// written along the columns (`to.1 == 1`).
     ///
     /// # Safety
     /// As for [`copy_block`], and the machine has AVX.
@@ -157,17 +160,36 @@ impl<T: Copy> Block<T> {
         (stream, update): (bool, Option<(f64, Option<f64>)>),
     ) {
         #[cfg(target_arch = "x86_64")]
-        for r in rows.step_by(4) {
-            for c in cols.clone().step_by(4) {
-                // SAFETY: the 4 × 4 elements lie inside the block (the
-                // caller's contract), and the machine has AVX.
-                unsafe {
-                    transpose4_f64(
-                        self.src.add(r + c * self.from.1).cast(),
-                        self.from.1,
-                        self.dst.add(r * self.to.0 + c).cast(),
-                        (self.to.0, stream, update),
-                    );
+        {
+            let (r8, c8) = match avx512() {
+                true => (
+                    rows.start + rows.len() / 8 * 8,
+                    cols.start + cols.len() / 8 * 8,
+                ),
+                false => (rows.start, cols.start),
+            };
+            let at = |r: usize, c: usize| {
+                (
+                    self.src.wrapping_add(r + c * self.from.1).cast::<f64>(),
+                    self.dst.wrapping_add(r * self.to.0 + c).cast::<f64>(),
+                )
+            };
+            for r in (rows.start..r8).step_by(8) {
+                for c in (cols.start..c8).step_by(8) {
+                    let (s, d) = at(r, c);
+                    // SAFETY: the 8 × 8 elements lie inside the block (the
+                    // caller's contract), and `avx512()` checked the
+                    // machine.
+                    unsafe { transpose8_f64(s, self.from.1, d, (self.to.0, stream, update)) };
+                }
+            }
+            for r in rows.clone().step_by(4) {
+                let first = if r < r8 { c8 } else { cols.start };
+                for c in (first..cols.end).step_by(4) {
+                    let (s, d) = at(r, c);
+                    // SAFETY: the 4 × 4 elements lie inside the block (the
+                    // caller's contract), and the machine has AVX.
+                    unsafe { transpose4_f64(s, self.from.1, d, (self.to.0, stream, update)) };
                 }
             }
         }
@@ -185,6 +207,118 @@ fn avx() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// Whether this machine has AVX-512 (checked once).
+fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX512.get_or_init(|| std::arch::is_x86_feature_detected!("avx512f"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`transpose4_f64`] for an 8 × 8 block, in AVX-512 registers: each row
+/// written is 64 bytes, a whole cache line where the target is aligned to
+/// it, streamed in one store.
+///
+/// # Safety
+/// The 64 elements read and the 64 written lie inside their allocations,
+/// no other thread accesses those written, and the machine has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn transpose8_f64(
+    src: *const f64,
+    src_stride: usize,
+    dst: *mut f64,
+    (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
+) {
+    use std::arch::x86_64::{
+        __m512d, _mm256_stream_pd, _mm512_add_pd, _mm512_castpd512_pd256, _mm512_extractf64x4_pd,
+        _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_shuffle_f64x2, _mm512_storeu_pd,
+        _mm512_stream_pd, _mm512_unpackhi_pd, _mm512_unpacklo_pd,
+    };
+    // SAFETY: the caller's contract: the eight columns read and the eight
+    // rows written each hold eight elements inside their allocations.
+    unsafe {
+        // a[j]: column j of the block, rows 0..8, contiguous in the source.
+        let a: [__m512d; 8] = std::array::from_fn(|j| _mm512_loadu_pd(src.add(j * src_stride)));
+        // Pairs of columns interleaved within each 128-bit lane: t[2i]
+        // holds rows 0, 2, 4, 6 of columns 2i and 2i+1, t[2i+1] rows 1,
+        // 3, 5, 7.
+        let t: [__m512d; 8] = std::array::from_fn(|k| {
+            let (x, y) = (a[k / 2 * 2], a[k / 2 * 2 + 1]);
+            if k % 2 == 0 {
+                _mm512_unpacklo_pd(x, y)
+            } else {
+                _mm512_unpackhi_pd(x, y)
+            }
+        });
+        // Lanes gathered across four columns: u[0] rows 0 and 4 of
+        // columns 0..4, u[1] rows 2 and 6, u[2] rows 1 and 5, u[3] rows 3
+        // and 7; u[4..8] the same of columns 4..8.
+        let quad = |x: __m512d, y: __m512d, high: bool| match high {
+            false => _mm512_shuffle_f64x2::<0x88>(x, y),
+            true => _mm512_shuffle_f64x2::<0xDD>(x, y),
+        };
+        let u = [
+            quad(t[0], t[2], false),
+            quad(t[0], t[2], true),
+            quad(t[1], t[3], false),
+            quad(t[1], t[3], true),
+            quad(t[4], t[6], false),
+            quad(t[4], t[6], true),
+            quad(t[5], t[7], false),
+            quad(t[5], t[7], true),
+        ];
+        // Row k of the transposed block: rows 0, 4 from u[0], u[4]; 2, 6
+        // from u[1], u[5]; 1, 5 from u[2], u[6]; 3, 7 from u[3], u[7].
+        let rows = [
+            quad(u[0], u[4], false),
+            quad(u[2], u[6], false),
+            quad(u[1], u[5], false),
+            quad(u[3], u[7], false),
+            quad(u[0], u[4], true),
+            quad(u[2], u[6], true),
+            quad(u[1], u[5], true),
+            quad(u[3], u[7], true),
+        ];
+        if let Some((alpha, beta)) = update {
+            let a = _mm512_set1_pd(alpha);
+            for (k, row) in rows.into_iter().enumerate() {
+                let d = dst.add(k * dst_stride);
+                let v = _mm512_mul_pd(a, row);
+                let v = match beta {
+                    Some(b) => {
+                        _mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(b), _mm512_loadu_pd(d)), v)
+                    }
+                    None => v,
+                };
+                _mm512_storeu_pd(d, v);
+            }
+            return;
+        }
+        let aligned = |bytes: usize| {
+            (dst as usize).is_multiple_of(bytes) && dst_stride.is_multiple_of(bytes / 8)
+        };
+        if stream && aligned(64) {
+            for (k, row) in rows.into_iter().enumerate() {
+                _mm512_stream_pd(dst.add(k * dst_stride), row);
+            }
+        } else if stream && aligned(32) {
+            for (k, row) in rows.into_iter().enumerate() {
+                let d = dst.add(k * dst_stride);
+                _mm256_stream_pd(d, _mm512_castpd512_pd256(row));
+                _mm256_stream_pd(d.add(4), _mm512_extractf64x4_pd::<1>(row));
+            }
+        } else {
+            for (k, row) in rows.into_iter().enumerate() {
+                _mm512_storeu_pd(dst.add(k * dst_stride), row);
+            }
+        }
+    }
 }
 
 /// Transposes a 4 × 4 block of 8-byte elements: element `(r, c)` is read
@@ -243,7 +377,7 @@ unsafe fn transpose4_f64(
             }
             return;
         }
-        if stream && (dst as usize) % 32 == 0 && dst_stride % 4 == 0 {
+        if stream && (dst as usize).is_multiple_of(32) && dst_stride % 4 == 0 {
             _mm256_stream_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
             _mm256_stream_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
             _mm256_stream_pd(
