@@ -70,6 +70,25 @@ impl SharedStorage {
             bytes: self.bytes,
         })
     }
+
+    /// Whether the owning process still holds the storage: its descriptor
+    /// is open and names this file (device and inode). Once the owner has
+    /// freed it, a mapping alone keeps the memory alive. Always `false` off
+    /// Linux.
+    ///
+    /// ```
+    /// use dist_array::storage::SharedBytes;
+    ///
+    /// if let Some(b) = SharedBytes::zeros(64) {
+    ///     let info = b.info();
+    ///     assert!(info.still_open());
+    ///     drop(b);
+    ///     assert!(!info.still_open());
+    /// }
+    /// ```
+    pub fn still_open(&self) -> bool {
+        sys::still_open(self)
+    }
 }
 
 /// A read-only mapping of (possibly another process's) shared storage,
@@ -469,6 +488,13 @@ mod sys {
         })
     }
 
+    /// Whether `s`'s owner still has its descriptor open on that file.
+    pub fn still_open(s: &SharedStorage) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(format!("/proc/{}/fd/{}", s.pid, s.fd))
+            .is_ok_and(|m| m.dev() == s.dev && m.ino() == s.ino)
+    }
+
     /// Maps `s` read-only after checking what it is.
     ///
     /// # Errors
@@ -605,6 +631,10 @@ mod sys {
             io::ErrorKind::Unsupported,
             "shared storage needs Linux",
         ))
+    }
+
+    pub fn still_open(_s: &SharedStorage) -> bool {
+        false
     }
 
     pub fn unmap(_ptr: *mut u8, _bytes: usize) {}

@@ -179,6 +179,18 @@ pub const SOURCE_RUNS_MAX: usize = 4096;
 /// unpacking overlap; smaller pieces overlap more but cost more messages.
 pub const PIPELINE_BYTES: usize = 1 << 18;
 
+/// Mappings of peers' storage a redistribution keeps besides those its
+/// last execution read (node-direct copies), for executions that take
+/// turns over several arrays: more map less often; each kept mapping whose
+/// owner has freed the storage holds that memory until it is dropped.
+pub const MAPPINGS_KEPT: usize = 32;
+
+/// Lookups of peers' mappings between two checks for kept mappings whose
+/// owner has freed the storage (one `stat` of `/proc/<pid>/fd/<fd>`
+/// each): more often frees such memory sooner, at a system call per kept
+/// mapping each time.
+pub const MAPPINGS_CHECK_EVERY: u64 = 64;
+
 /// Shortest `async` piece cut to end where a run of target storage ends,
 /// so that pieces are received straight into target storage instead of
 /// unpacked: shorter pieces cost more MPI messages; longer ones leave

@@ -17,13 +17,14 @@
 
 use super::messages::PROBE;
 use super::mpi_raw::Note;
+use crate::tuning::{MAPPINGS_CHECK_EVERY, MAPPINGS_KEPT};
 use crate::{Link, RankPlan};
 use dist_array::storage::Probe;
 use dist_array::{ReadMapping, SharedStorage};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Which messages of `async` may be read straight from the sender's shared
 /// source storage: those between ranks of one node, when every rank can map
@@ -213,49 +214,119 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// The mapping of each peer's storage this rank reads, one per peer and
-/// array slot (`(rank, slot)`: the arrays of a batch take slots 0, 1, …):
-/// repeated executions on the same arrays map nothing, and a peer's new
-/// array in a slot replaces its old mapping (storage ids are never reused).
+/// The mappings of the peers' storage this rank reads. Each peer and
+/// array slot (`(rank, slot)`: the arrays of a batch take slots 0, 1, …)
+/// has its current mapping, the one its last note named; mappings of
+/// storages a slot named before are kept too, so that executions that
+/// take turns over several arrays (one redistribution applied to fields
+/// `u`, `v`, `w` in turn) map each once instead of on every execution —
+/// mapping costs a few system calls and a page fault per page read. A
+/// kept mapping whose owner has freed the storage would keep its memory
+/// alive for nothing: those are dropped at the next miss and at least
+/// every [`MAPPINGS_CHECK_EVERY`] lookups, and no more than
+/// [`MAPPINGS_KEPT`] are kept besides the current ones (the least recently
+/// used go first). Storage ids are never reused within a process.
 #[derive(Debug, Default)]
 pub(crate) struct PeerCache {
-    entries: HashMap<(usize, usize), (u64, ReadMapping)>,
+    /// Per `(rank, slot)`: the id of the storage mapped for it last.
+    current: HashMap<(usize, usize), u64>,
+    /// Every mapping, by owner's rank and storage id, with the lookup
+    /// that used it last.
+    maps: HashMap<(usize, u64), Kept>,
+    /// Lookups so far.
+    lookups: u64,
+}
+
+/// A mapping kept in a [`PeerCache`].
+#[derive(Debug)]
+struct Kept {
+    storage: SharedStorage,
+    map: ReadMapping,
+    used: u64,
 }
 
 impl PeerCache {
     /// The mapping of `s`, owned by `rank` and held in array slot `slot`
-    /// (`at = (rank, slot)`), mapped now if not cached.
+    /// (`at = (rank, slot)`), mapped now if not kept.
     ///
     /// # Errors
     ///
     /// - [`Other`](std::io::ErrorKind::Other) when `NDCYCLIC_FAULTS` names `map` (tests);
-    /// - the errors of [`SharedStorage::map_read_only`] when `s` is not cached and
-    ///   cannot be mapped (the peer's previous mapping is dropped all the same).
+    /// - the errors of [`SharedStorage::map_read_only`] when `s` is not kept and
+    ///   cannot be mapped (the slot then has no current mapping).
     pub fn get(&mut self, at: (usize, usize), s: &SharedStorage) -> std::io::Result<&ReadMapping> {
         if fault_injected("map") {
             return Err(std::io::Error::other(
                 "mapping refused (NDCYCLIC_FAULTS=map)",
             ));
         }
-        let fresh =
-            !matches!(self.entries.get(&at), Some((id, m)) if *id == s.id && m.bytes() == s.bytes);
-        if fresh {
-            // Unmap the old one first: the peer has moved on from it.
-            self.entries.remove(&at);
-            self.entries.insert(at, (s.id, s.map_read_only()?));
+        self.lookups += 1;
+        let key = (at.0, s.id);
+        let hit = (self.maps.get(&key)).is_some_and(|k| k.map.bytes() == s.bytes);
+        if !hit {
+            self.current.remove(&at);
+            self.maps.remove(&key);
         }
-        Ok(&self.entries[&at].1)
+        if !hit || self.lookups.is_multiple_of(MAPPINGS_CHECK_EVERY) {
+            self.prune();
+        }
+        if !hit {
+            let map = s.map_read_only()?;
+            let storage = *s;
+            self.maps.insert(
+                key,
+                Kept {
+                    storage,
+                    map,
+                    used: 0,
+                },
+            );
+        }
+        self.current.insert(at, s.id);
+        let kept = self.maps.get_mut(&key).expect("kept or inserted above");
+        kept.used = self.lookups;
+        Ok(&kept.map)
     }
 
     /// The mapping of `(rank, slot)` that [`get`](Self::get) made last.
     pub fn mapped(&self, at: (usize, usize)) -> Option<&ReadMapping> {
-        self.entries.get(&at).map(|(_, m)| m)
+        let id = self.current.get(&at)?;
+        self.maps.get(&(at.0, *id)).map(|k| &k.map)
+    }
+
+    /// Drops the mappings no slot names now whose owner has freed the
+    /// storage, then the least recently used of those left beyond
+    /// [`MAPPINGS_KEPT`].
+    fn prune(&mut self) {
+        let current: HashSet<(usize, u64)> = self
+            .current
+            .iter()
+            .map(|(&(rank, _), &id)| (rank, id))
+            .collect();
+        self.maps
+            .retain(|key, k| current.contains(key) || k.storage.still_open());
+        let mut old: Vec<((usize, u64), u64)> = (self.maps.iter())
+            .filter(|(key, _)| !current.contains(key))
+            .map(|(&key, k)| (key, k.used))
+            .collect();
+        if old.len() > MAPPINGS_KEPT {
+            old.sort_unstable_by_key(|&(_, used)| used);
+            for (key, _) in &old[..old.len() - MAPPINGS_KEPT] {
+                self.maps.remove(key);
+            }
+        }
     }
 
     /// Mappings held.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.entries.len()
+        self.maps.len()
+    }
+
+    /// Whether the storage `id` of `rank` is mapped.
+    #[cfg(test)]
+    fn holds(&self, rank: usize, id: u64) -> bool {
+        self.maps.contains_key(&(rank, id))
     }
 }
 
@@ -351,26 +422,104 @@ fn reads_probe(s: &SharedStorage, rank: usize) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn one_mapping_per_peer_replaced_by_a_new_storage() {
-        let probes: Vec<_> = (0..6)
+    fn probes(values: std::ops::Range<u64>) -> Vec<Probe> {
+        values
             .map(|v| dist_array::storage::probe(v).unwrap())
-            .collect();
+            .collect()
+    }
+
+    /// The value a mapped probe holds.
+    fn value(m: &ReadMapping) -> u64 {
+        // SAFETY: a probe holds one u64, not written after creation.
+        let v = unsafe { m.slice::<u64>() };
+        v[0]
+    }
+
+    #[test]
+    fn one_mapping_per_peer_kept_and_a_new_storage_current() {
+        let probes = probes(0..6);
         let mut cache = PeerCache::default();
         // Six peers, each mapped once and kept: no eviction however many.
         for _ in 0..3 {
             for (peer, p) in probes.iter().enumerate() {
                 let m = cache.get((peer, 0), &p.info()).unwrap();
-                // SAFETY: the probe holds one u64, not written after creation.
-                assert_eq!(unsafe { m.slice::<u64>() }[0], peer as u64);
+                assert_eq!(value(m), peer as u64);
             }
         }
         assert_eq!(cache.len(), 6);
-        // Peer 2 moves to a new storage: its entry is replaced.
+        // Peer 2 moves to a new storage: it is current, the old one kept
+        // (its owner still holds it).
         let newer = dist_array::storage::probe(42).unwrap();
-        let m = cache.get((2, 0), &newer.info()).unwrap();
-        // SAFETY: as above.
-        assert_eq!(unsafe { m.slice::<u64>() }[0], 42);
-        assert_eq!(cache.len(), 6);
+        assert_eq!(value(cache.get((2, 0), &newer.info()).unwrap()), 42);
+        assert_eq!(value(cache.mapped((2, 0)).unwrap()), 42);
+        assert_eq!(cache.len(), 7);
+    }
+
+    #[test]
+    fn storages_taking_turns_in_a_slot_are_mapped_once() {
+        let fields = probes(10..13);
+        let mut cache = PeerCache::default();
+        let mut first = Vec::new();
+        for round in 0..4 {
+            for (j, f) in fields.iter().enumerate() {
+                let m = cache.get((1, 0), &f.info()).unwrap();
+                assert_eq!(value(m), 10 + j as u64);
+                // The same mapping every round: nothing mapped again.
+                match round {
+                    0 => first.push(m.as_ptr()),
+                    _ => assert_eq!(m.as_ptr(), first[j], "field {j}, round {round}"),
+                }
+                assert_eq!(value(cache.mapped((1, 0)).unwrap()), 10 + j as u64);
+            }
+        }
+        assert_eq!(cache.len(), 3);
+    }
+
+    #[test]
+    fn mappings_of_freed_storages_are_dropped() {
+        let mut fields = probes(0..3);
+        let mut cache = PeerCache::default();
+        for f in &fields {
+            cache.get((0, 0), &f.info()).unwrap();
+        }
+        assert_eq!(cache.len(), 3);
+        // The owner frees the first two; the next miss drops them.
+        fields.drain(..2);
+        let newer = dist_array::storage::probe(7).unwrap();
+        cache.get((0, 0), &newer.info()).unwrap();
+        assert_eq!(cache.len(), 2);
+        // Freed while current elsewhere, a storage is dropped by the
+        // periodic check once no slot names it any more.
+        let other = dist_array::storage::probe(8).unwrap();
+        cache.get((0, 1), &other.info()).unwrap();
+        cache.get((0, 1), &fields[0].info()).unwrap();
+        drop(other);
+        for _ in 0..MAPPINGS_CHECK_EVERY {
+            cache.get((0, 0), &newer.info()).unwrap();
+        }
+        assert_eq!(cache.len(), 2, "the freed one dropped by the check");
+    }
+
+    #[test]
+    fn at_most_so_many_old_mappings_are_kept() {
+        let many = probes(0..MAPPINGS_KEPT as u64 + 5);
+        let mut cache = PeerCache::default();
+        for p in &many {
+            cache.get((3, 0), &p.info()).unwrap();
+        }
+        // The current one and the MAPPINGS_KEPT most recent others; the
+        // least recently used went first.
+        assert_eq!(cache.len(), MAPPINGS_KEPT + 1);
+        let held = |cache: &PeerCache, p: &Probe| cache.holds(3, p.info().id);
+        assert!(many[..4].iter().all(|p| !held(&cache, p)));
+        assert!(many[4..].iter().all(|p| held(&cache, p)));
+        assert_eq!(value(cache.mapped((3, 0)).unwrap()), many.len() as u64 - 1);
+        // A use keeps one from going: used again, probe 4 stays when the
+        // first comes back, probe 5 goes.
+        cache.get((3, 0), &many[4].info()).unwrap();
+        cache.get((3, 0), &many[0].info()).unwrap();
+        assert!(held(&cache, &many[4]) && !held(&cache, &many[5]));
+        assert_eq!(value(cache.mapped((3, 0)).unwrap()), 0);
+        assert_eq!(cache.len(), MAPPINGS_KEPT + 1);
     }
 }
