@@ -236,55 +236,13 @@ unsafe fn transpose8_f64(
     (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
 ) {
     use std::arch::x86_64::{
-        __m512d, _mm256_stream_pd, _mm512_add_pd, _mm512_castpd512_pd256, _mm512_extractf64x4_pd,
-        _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_shuffle_f64x2, _mm512_storeu_pd,
-        _mm512_stream_pd, _mm512_unpackhi_pd, _mm512_unpacklo_pd,
+        _mm256_stream_pd, _mm512_add_pd, _mm512_castpd512_pd256, _mm512_extractf64x4_pd,
+        _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_stream_pd,
     };
     // SAFETY: the caller's contract: the eight columns read and the eight
     // rows written each hold eight elements inside their allocations.
     unsafe {
-        // a[j]: column j of the block, rows 0..8, contiguous in the source.
-        let a: [__m512d; 8] = std::array::from_fn(|j| _mm512_loadu_pd(src.add(j * src_stride)));
-        // Pairs of columns interleaved within each 128-bit lane: t[2i]
-        // holds rows 0, 2, 4, 6 of columns 2i and 2i+1, t[2i+1] rows 1,
-        // 3, 5, 7.
-        let t: [__m512d; 8] = std::array::from_fn(|k| {
-            let (x, y) = (a[k / 2 * 2], a[k / 2 * 2 + 1]);
-            if k % 2 == 0 {
-                _mm512_unpacklo_pd(x, y)
-            } else {
-                _mm512_unpackhi_pd(x, y)
-            }
-        });
-        // Lanes gathered across four columns: u[0] rows 0 and 4 of
-        // columns 0..4, u[1] rows 2 and 6, u[2] rows 1 and 5, u[3] rows 3
-        // and 7; u[4..8] the same of columns 4..8.
-        let quad = |x: __m512d, y: __m512d, high: bool| match high {
-            false => _mm512_shuffle_f64x2::<0x88>(x, y),
-            true => _mm512_shuffle_f64x2::<0xDD>(x, y),
-        };
-        let u = [
-            quad(t[0], t[2], false),
-            quad(t[0], t[2], true),
-            quad(t[1], t[3], false),
-            quad(t[1], t[3], true),
-            quad(t[4], t[6], false),
-            quad(t[4], t[6], true),
-            quad(t[5], t[7], false),
-            quad(t[5], t[7], true),
-        ];
-        // Row k of the transposed block: rows 0, 4 from u[0], u[4]; 2, 6
-        // from u[1], u[5]; 1, 5 from u[2], u[6]; 3, 7 from u[3], u[7].
-        let rows = [
-            quad(u[0], u[4], false),
-            quad(u[2], u[6], false),
-            quad(u[1], u[5], false),
-            quad(u[3], u[7], false),
-            quad(u[0], u[4], true),
-            quad(u[2], u[6], true),
-            quad(u[1], u[5], true),
-            quad(u[3], u[7], true),
-        ];
+        let rows = rows8_f64(src, src_stride);
         if let Some((alpha, beta)) = update {
             let a = _mm512_set1_pd(alpha);
             for (k, row) in rows.into_iter().enumerate() {
@@ -303,22 +261,66 @@ unsafe fn transpose8_f64(
         let aligned = |bytes: usize| {
             (dst as usize).is_multiple_of(bytes) && dst_stride.is_multiple_of(bytes / 8)
         };
-        if stream && aligned(64) {
-            for (k, row) in rows.into_iter().enumerate() {
-                _mm512_stream_pd(dst.add(k * dst_stride), row);
-            }
-        } else if stream && aligned(32) {
-            for (k, row) in rows.into_iter().enumerate() {
-                let d = dst.add(k * dst_stride);
+        for (k, row) in rows.into_iter().enumerate() {
+            let d = dst.add(k * dst_stride);
+            if stream && aligned(64) {
+                _mm512_stream_pd(d, row);
+            } else if stream && aligned(32) {
                 _mm256_stream_pd(d, _mm512_castpd512_pd256(row));
                 _mm256_stream_pd(d.add(4), _mm512_extractf64x4_pd::<1>(row));
-            }
-        } else {
-            for (k, row) in rows.into_iter().enumerate() {
-                _mm512_storeu_pd(dst.add(k * dst_stride), row);
+            } else {
+                _mm512_storeu_pd(d, row);
             }
         }
     }
+}
+
+/// The rows of the transpose of the 8 × 8 block whose column `j` (rows
+/// 0..8) is read contiguously at `src[j·src_stride]`: row `k` holds
+/// element `k` of every column, in column order.
+///
+/// # Safety
+/// The 64 elements read lie inside their allocation, and the machine has
+/// AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn rows8_f64(src: *const f64, src_stride: usize) -> [std::arch::x86_64::__m512d; 8] {
+    use std::arch::x86_64::{
+        __m512d, _mm512_loadu_pd, _mm512_shuffle_f64x2, _mm512_unpackhi_pd, _mm512_unpacklo_pd,
+    };
+    // a[j]: column j of the block, rows 0..8, contiguous in the source.
+    // SAFETY: the caller's contract.
+    let a: [__m512d; 8] =
+        std::array::from_fn(|j| unsafe { _mm512_loadu_pd(src.add(j * src_stride)) });
+    // Pairs of columns interleaved within each 128-bit lane: t[2i] holds
+    // rows 0, 2, 4, 6 of columns 2i and 2i+1, t[2i+1] rows 1, 3, 5, 7.
+    let t: [__m512d; 8] = std::array::from_fn(|k| {
+        let (x, y) = (a[k / 2 * 2], a[k / 2 * 2 + 1]);
+        if k % 2 == 0 {
+            _mm512_unpacklo_pd(x, y)
+        } else {
+            _mm512_unpackhi_pd(x, y)
+        }
+    });
+    // Lanes gathered across four columns: u[0] rows 0 and 4 of columns
+    // 0..4, u[1] rows 2 and 6, u[2] rows 1 and 5, u[3] rows 3 and 7;
+    // u[4..8] the same of columns 4..8.
+    let quad = |x: __m512d, y: __m512d, high: bool| match high {
+        false => _mm512_shuffle_f64x2::<0x88>(x, y),
+        true => _mm512_shuffle_f64x2::<0xDD>(x, y),
+    };
+    let u: [__m512d; 8] = std::array::from_fn(|k| {
+        let (x, y) = (t[k / 4 * 4 + k % 4 / 2], t[k / 4 * 4 + k % 4 / 2 + 2]);
+        quad(x, y, k % 2 == 1)
+    });
+    // Row k of the transposed block: rows 0, 4 from u[0], u[4]; 2, 6 from
+    // u[1], u[5]; 1, 5 from u[2], u[6]; 3, 7 from u[3], u[7].
+    const FROM: [usize; 4] = [0, 2, 1, 3];
+    std::array::from_fn(|k| {
+        let i = FROM[k % 4];
+        quad(u[i], u[i + 4], k >= 4)
+    })
 }
 
 /// Transposes a 4 × 4 block of 8-byte elements: element `(r, c)` is read
