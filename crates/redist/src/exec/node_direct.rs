@@ -24,6 +24,7 @@ use dist_array::{ReadMapping, SharedStorage};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 /// Which messages of `async` may be read straight from the sender's shared
@@ -264,26 +265,28 @@ impl PeerCache {
         let key = (at.0, s.id);
         let hit = (self.maps.get(&key)).is_some_and(|k| k.map.bytes() == s.bytes);
         if !hit {
-            self.current.remove(&at);
             self.maps.remove(&key);
         }
+        // `s` is the slot's current storage from now on, so that pruning
+        // keeps it.
+        self.current.insert(at, s.id);
         if !hit || self.lookups.is_multiple_of(MAPPINGS_CHECK_EVERY) {
             self.prune();
         }
-        if !hit {
-            let map = s.map_read_only()?;
-            let storage = *s;
-            self.maps.insert(
-                key,
-                Kept {
-                    storage,
+        let kept = match self.maps.entry(key) {
+            Entry::Occupied(kept) => kept.into_mut(),
+            Entry::Vacant(room) => match s.map_read_only() {
+                Ok(map) => room.insert(Kept {
+                    storage: *s,
                     map,
                     used: 0,
-                },
-            );
-        }
-        self.current.insert(at, s.id);
-        let kept = self.maps.get_mut(&key).expect("kept or inserted above");
+                }),
+                Err(err) => {
+                    self.current.remove(&at);
+                    return Err(err);
+                }
+            },
+        };
         kept.used = self.lookups;
         Ok(&kept.map)
     }
@@ -521,5 +524,26 @@ mod tests {
         assert!(held(&cache, &many[4]) && !held(&cache, &many[5]));
         assert_eq!(value(cache.mapped((3, 0)).unwrap()), 0);
         assert_eq!(cache.len(), MAPPINGS_KEPT + 1);
+    }
+
+    #[test]
+    fn the_storage_looked_up_is_always_the_one_given() {
+        // More storages than are kept, taken in an irregular order by
+        // three slots, past several periodic checks: every lookup gives
+        // the storage asked for, and no more than the current ones and
+        // MAPPINGS_KEPT others are held.
+        let many = probes(0..MAPPINGS_KEPT as u64 + 8);
+        let mut cache = PeerCache::default();
+        for i in 0..5 * MAPPINGS_CHECK_EVERY as usize {
+            let (slot, j) = (i % 3, (i * 7 + i / 5) % many.len());
+            let m = cache.get((1, slot), &many[j].info()).unwrap();
+            assert_eq!(value(m), j as u64, "lookup {i}");
+            assert_eq!(value(cache.mapped((1, slot)).unwrap()), j as u64);
+            assert!(
+                cache.len() <= MAPPINGS_KEPT + 3,
+                "lookup {i}: {}",
+                cache.len()
+            );
+        }
     }
 }
