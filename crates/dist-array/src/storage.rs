@@ -14,8 +14,12 @@
 //! Where shared memory cannot be had (another system, a limit on open files)
 //! the part lives on the heap, and redistributions fall back to messages.
 
+mod pool;
+
 use crate::DistError;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use pool::{POOL_MAX_BYTES, POOL_MAX_FILE_BYTES};
 
 /// Local parts of at least this many bytes are put in shared memory, so
 /// that the node's other ranks copy straight from them: a redistribution
@@ -306,8 +310,25 @@ impl<T: bytemuck::Pod> SharedBuffer<T> {
         if bytes == 0 {
             return None;
         }
+        if let Some(file) = pool::take(bytes) {
+            // SAFETY: the pool's file is mapped read-write, `bytes` long,
+            // and nothing else uses it.
+            unsafe { std::ptr::write_bytes(file.ptr, 0, bytes) };
+            return Some(SharedBuffer {
+                ptr: file.ptr.cast(),
+                len,
+                fd: file.fd,
+                dev: file.dev,
+                ino: file.ino,
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            });
+        }
         if !take_file(&OPEN_FILES, file_budget()) {
-            return None;
+            // The files the pool keeps count too: give them back first.
+            pool::drain().into_iter().for_each(give_back);
+            if !take_file(&OPEN_FILES, file_budget()) {
+                return None;
+            }
         }
         let Some(file) = sys::create(bytes) else {
             OPEN_FILES.fetch_sub(1, Ordering::Relaxed);
@@ -348,13 +369,24 @@ impl<T: bytemuck::Pod> SharedBuffer<T> {
 
 impl<T> Drop for SharedBuffer<T> {
     fn drop(&mut self) {
-        sys::release(
-            self.ptr.cast(),
-            self.len * std::mem::size_of::<T>(),
-            self.fd,
-        );
-        OPEN_FILES.fetch_sub(1, Ordering::Relaxed);
+        let file = pool::Freed {
+            ptr: self.ptr.cast(),
+            bytes: self.len * std::mem::size_of::<T>(),
+            fd: self.fd,
+            dev: self.dev,
+            ino: self.ino,
+        };
+        match pool::keep(file) {
+            Ok(evicted) => evicted.into_iter().for_each(give_back),
+            Err(file) => give_back(file),
+        }
     }
+}
+
+/// Unmaps and closes a freed file the pool does not keep.
+fn give_back(file: pool::Freed) {
+    sys::release(file.ptr, file.bytes, file.fd);
+    OPEN_FILES.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Bytes in shared memory that this process writes and the other
@@ -706,6 +738,25 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn freed_parts_are_reused_zeroed() {
+        // A size no other test uses (tests run side by side).
+        let len = SHARED_MIN_BYTES + 7 * 4096;
+        let mut first = SharedBuffer::<u8>::zeros(len).expect("shared memory");
+        first.as_mut_slice().fill(0xab);
+        let (ptr, fd, id) = (first.ptr, first.fd, first.id);
+        drop(first);
+        let second = SharedBuffer::<u8>::zeros(len).expect("shared memory");
+        assert_eq!((second.ptr, second.fd), (ptr, fd), "the freed file again");
+        assert_ne!(second.id, id, "a new storage to readers");
+        assert!(second.as_slice().iter().all(|&b| b == 0), "zeroed");
+        // Too large to keep: given back.
+        let huge = SharedBuffer::<u8>::zeros(POOL_MAX_FILE_BYTES + 4096).expect("shared memory");
+        let bytes = huge.len;
+        drop(huge);
+        assert!(pool::take(bytes).is_none());
+    }
 
     #[test]
     fn files_are_counted_within_their_budget() {
