@@ -303,43 +303,42 @@ unsafe impl<T: Send> Send for SharedBuffer<T> {}
 unsafe impl<T: Sync> Sync for SharedBuffer<T> {}
 
 impl<T: bytemuck::Pod> SharedBuffer<T> {
-    /// `len` zeros in a new, sealed shared-memory file, or `None` if the
-    /// system refuses one.
+    /// `len` zeros in a sealed shared-memory file — one the pool kept, of
+    /// the same size, or a new one — or `None` if the system refuses one.
     fn zeros(len: usize) -> Option<SharedBuffer<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?;
         if bytes == 0 {
             return None;
         }
-        if let Some(file) = pool::take(bytes) {
-            // SAFETY: the pool's file is mapped read-write, `bytes` long,
-            // and nothing else uses it.
-            unsafe { std::ptr::write_bytes(file.ptr, 0, bytes) };
-            return Some(SharedBuffer {
-                ptr: file.ptr.cast(),
-                len,
-                fd: file.fd,
-                dev: file.dev,
-                ino: file.ino,
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            });
-        }
-        if !take_file(&OPEN_FILES, file_budget()) {
-            // The files the pool keeps count too: give them back first.
-            pool::drain().into_iter().for_each(give_back);
-            if !take_file(&OPEN_FILES, file_budget()) {
-                return None;
+        let (ptr, fd, dev, ino) = match pool::take(bytes) {
+            Some(file) => {
+                // SAFETY: the pool's file is mapped read-write, `bytes`
+                // long, and nothing else uses it.
+                unsafe { std::ptr::write_bytes(file.ptr, 0, bytes) };
+                (file.ptr, file.fd, file.dev, file.ino)
             }
-        }
-        let Some(file) = sys::create(bytes) else {
-            OPEN_FILES.fetch_sub(1, Ordering::Relaxed);
-            return None;
+            None => {
+                if !take_file(&OPEN_FILES, file_budget()) {
+                    // The files the pool keeps count too: give them back
+                    // first.
+                    pool::drain().into_iter().for_each(give_back);
+                    if !take_file(&OPEN_FILES, file_budget()) {
+                        return None;
+                    }
+                }
+                let Some(file) = sys::create(bytes) else {
+                    OPEN_FILES.fetch_sub(1, Ordering::Relaxed);
+                    return None;
+                };
+                (file.ptr, file.fd, file.dev, file.ino)
+            }
         };
         Some(SharedBuffer {
-            ptr: file.ptr.cast(),
+            ptr: ptr.cast(),
             len,
-            fd: file.fd,
-            dev: file.dev,
-            ino: file.ino,
+            fd,
+            dev,
+            ino,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
