@@ -28,9 +28,11 @@ pub use pool::{POOL_MAX_BYTES, POOL_MAX_FILE_BYTES};
 /// 4 KiB, 8.8 against 28 µs at 256 KiB). But a part in shared memory costs
 /// an open file and ~0.7 µs per KiB to make (its pages are the system's
 /// shared memory: 60 µs at 64 KiB, 190 µs at 256 KiB, where the heap gives
-/// them in a few µs), so that it pays from about ten redistributions on;
-/// smaller parts, often temporaries, stay on the heap
-/// (`DistArray::into_shared` moves one there).
+/// them in a few µs), so that a new one pays from about ten
+/// redistributions on — parts made again at a size freed before take the
+/// freed file (`storage/pool.rs`) and cost only its zeroing. Smaller
+/// parts, often temporaries, stay on the heap (`DistArray::into_shared`
+/// moves one there).
 pub const SHARED_MIN_BYTES: usize = 64 << 10;
 
 /// The share of this process's limit on open files (`RLIMIT_NOFILE`, soft)
