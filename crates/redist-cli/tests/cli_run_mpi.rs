@@ -585,8 +585,10 @@ fn transform_arguments_are_checked_once() {
         "--to",
         "*,block@1x2",
     ];
-    let cases: [(&[&str], &[&str]); 4] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         (&["--permute", "0,0"], &["--permute", "permutation"]),
+        (&["--alpha", "nan"], &["'--alpha <ALPHA>'", "finite"]),
+        (&["--beta=-inf"], &["'--beta <BETA>'", "finite"]),
         (
             &["--alpha", "2", "--type", "i32"],
             &["--alpha", "f32, f64 or c64"],

@@ -86,10 +86,10 @@ pub struct RunArgs {
     pub transpose: bool,
     /// Update the target instead of overwriting it: target := β·target +
     /// α·op(source) with this α (default 1; f32, f64 and c64 only).
-    #[arg(long, value_name = "ALPHA", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ALPHA", allow_negative_numbers = true, value_parser = finite)]
     pub alpha: Option<f64>,
     /// β of the update (default 0: the target is not read).
-    #[arg(long, value_name = "BETA", allow_negative_numbers = true)]
+    #[arg(long, value_name = "BETA", allow_negative_numbers = true, value_parser = finite)]
     pub beta: Option<f64>,
     /// op of the update: the complex conjugate (c64).
     #[arg(long)]
@@ -167,6 +167,16 @@ impl RunArgs {
 pub const MAX_REPS: u64 = 1_000_000;
 
 /// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
+/// A finite number: α or β of NaN or ±∞ would make every element of the
+/// target NaN or infinite, which no verification can pass.
+fn finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err("expected a finite number".to_string()),
+        Err(e) => Err(format!("{e}; expected a number such as 2 or -0.5")),
+    }
+}
+
 fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS)
 }
