@@ -358,14 +358,15 @@ unsafe fn transpose4_f64(
         let t1 = _mm256_unpackhi_pd(a0, a1);
         let t2 = _mm256_unpacklo_pd(a2, a3);
         let t3 = _mm256_unpackhi_pd(a2, a3);
+        // Row k of the transpose: element k of every column.
+        let rows = [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ];
         if let Some((alpha, beta)) = update {
             let a = _mm256_set1_pd(alpha);
-            let rows = [
-                _mm256_permute2f128_pd::<0x20>(t0, t2),
-                _mm256_permute2f128_pd::<0x20>(t1, t3),
-                _mm256_permute2f128_pd::<0x31>(t0, t2),
-                _mm256_permute2f128_pd::<0x31>(t1, t3),
-            ];
             for (k, row) in rows.into_iter().enumerate() {
                 let d = dst.add(k * dst_stride);
                 let v = _mm256_mul_pd(a, row);
@@ -379,29 +380,15 @@ unsafe fn transpose4_f64(
             }
             return;
         }
-        if stream && (dst as usize).is_multiple_of(32) && dst_stride % 4 == 0 {
-            _mm256_stream_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
-            _mm256_stream_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
-            _mm256_stream_pd(
-                dst.add(2 * dst_stride),
-                _mm256_permute2f128_pd::<0x31>(t0, t2),
-            );
-            _mm256_stream_pd(
-                dst.add(3 * dst_stride),
-                _mm256_permute2f128_pd::<0x31>(t1, t3),
-            );
-            return;
+        let stream = stream && (dst as usize).is_multiple_of(32) && dst_stride % 4 == 0;
+        for (k, row) in rows.into_iter().enumerate() {
+            let d = dst.add(k * dst_stride);
+            if stream {
+                _mm256_stream_pd(d, row);
+            } else {
+                _mm256_storeu_pd(d, row);
+            }
         }
-        _mm256_storeu_pd(dst, _mm256_permute2f128_pd::<0x20>(t0, t2));
-        _mm256_storeu_pd(dst.add(dst_stride), _mm256_permute2f128_pd::<0x20>(t1, t3));
-        _mm256_storeu_pd(
-            dst.add(2 * dst_stride),
-            _mm256_permute2f128_pd::<0x31>(t0, t2),
-        );
-        _mm256_storeu_pd(
-            dst.add(3 * dst_stride),
-            _mm256_permute2f128_pd::<0x31>(t1, t3),
-        );
     }
 }
 
