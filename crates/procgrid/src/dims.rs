@@ -117,7 +117,7 @@ mod tests {
         }
         let mut out = vec![];
         for f in (1..=cap.min(n)).rev() {
-            if n % f == 0 {
+            if n.is_multiple_of(f) {
                 for mut rest in all_factorisations(n / f, k - 1, f) {
                     rest.insert(0, f);
                     out.push(rest);

@@ -17,7 +17,7 @@ fn shapes(n: usize, k: usize) -> Vec<Vec<usize>> {
     }
     let mut out = vec![];
     for f in 1..=n {
-        if n % f == 0 {
+        if n.is_multiple_of(f) {
             for mut rest in shapes(n / f, k - 1) {
                 rest.insert(0, f);
                 out.push(rest);

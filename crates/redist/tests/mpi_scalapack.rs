@@ -25,7 +25,7 @@ impl Lcg {
 
 /// The divisors pairs (P, Q) with P·Q = n, one picked at random.
 fn random_grid(rng: &mut Lcg, n: usize) -> [usize; 2] {
-    let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+    let divisors: Vec<usize> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
     let p = divisors[rng.below(divisors.len())];
     [p, n / p]
 }

@@ -534,7 +534,7 @@ mod tests {
         // MAPPINGS_KEPT others are held.
         let many = probes(0..MAPPINGS_KEPT as u64 + 8);
         let mut cache = PeerCache::default();
-        for i in 0..5 * MAPPINGS_CHECK_EVERY as usize {
+        for i in 0..5 * usize::try_from(MAPPINGS_CHECK_EVERY).unwrap() {
             let (slot, j) = (i % 3, (i * 7 + i / 5) % many.len());
             let m = cache.get((1, slot), &many[j].info()).unwrap();
             assert_eq!(value(m), j as u64, "lookup {i}");

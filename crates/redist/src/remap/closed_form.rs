@@ -381,7 +381,7 @@ mod tests {
     /// not `P`). For merges, swap `P` and `Q`.
     fn kept_per_cycle_mapped(k: usize, r: usize, p: usize, q: usize) -> Option<u64> {
         let k = k.max(1);
-        if p == 0 || q == 0 || (k * p) % q != 0 {
+        if p == 0 || q == 0 || !(k * p).is_multiple_of(q) {
             return None;
         }
         Some((k.div_ceil(q) * p.min(q) * r) as u64)

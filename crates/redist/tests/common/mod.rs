@@ -32,7 +32,7 @@ pub fn random_extents(rng: &mut Lcg, n: usize, k: usize) -> Vec<usize> {
     let mut rest = n;
     let mut f = 2;
     while rest > 1 {
-        while rest % f != 0 {
+        while !rest.is_multiple_of(f) {
             f += 1;
         }
         out[rng.below(k)] *= f;

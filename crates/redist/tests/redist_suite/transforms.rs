@@ -401,7 +401,7 @@ pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
             for j in 0..k {
                 let a = DistArray::from_fn(&grid_a, from.clone(), value(round, j))
                     .map_err(|e| e.to_string())?;
-                srcs.push(if round == 1 && j == 1 && me % 2 == 0 {
+                srcs.push(if round == 1 && j == 1 && me.is_multiple_of(2) {
                     DistArray::from_local(&grid_a, from.clone(), a.into_local())
                         .map_err(|e| e.to_string())?
                 } else {
