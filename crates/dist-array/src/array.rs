@@ -312,7 +312,7 @@ impl<T: Element> DistArray<T> {
 
     /// How other processes of this node can map the local storage, if it is
     /// in shared memory (local parts of at least
-    /// [`SHARED_MIN_BYTES`](crate::storage::SHARED_MIN_BYTES), where the
+    /// [`shared_min_bytes`](crate::storage::shared_min_bytes), where the
     /// system allows it). Redistributions use it to copy straight from this
     /// array's storage.
     pub fn shared_storage(&self) -> Option<SharedStorage> {

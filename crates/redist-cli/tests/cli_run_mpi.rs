@@ -67,6 +67,12 @@ fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
 /// Runs `redist ARGS` on `ranks` ranks; kills the launcher's whole process
 /// group after [`TIMEOUT`] and fails the test.
 fn mpirun(ranks: usize, args: &[&str]) -> Launch {
+    mpirun_with(ranks, &[], args)
+}
+
+/// [`mpirun`] with `env` added to the launcher's environment (which its
+/// ranks on this machine inherit).
+fn mpirun_with(ranks: usize, env: &[(&str, &str)], args: &[&str]) -> Launch {
     let _one_at_a_time = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
     let launcher = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".into());
     let extra = std::env::var("NDCYCLIC_MPIRUN_ARGS").unwrap_or_default();
@@ -79,6 +85,7 @@ fn mpirun(ranks: usize, args: &[&str]) -> Launch {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .envs(env.iter().copied())
         // Its own process group, so a hung launch is killed with its ranks.
         .process_group(0);
     let command = format!("{launcher} -n {ranks} redist {}", args.join(" "));
@@ -668,4 +675,39 @@ fn pdtran_and_pdgeadd_are_timed_next_to_the_transposition() {
         ],
     );
     assert_refused_once(&refused, &["pdtran", "--transpose"]);
+}
+
+#[test]
+fn the_shared_memory_threshold_comes_from_the_environment() {
+    // Whether the node-direct path is in use says whether the local parts
+    // went in shared memory: 64² f64 on 2 ranks is 16 KiB a rank, below the
+    // default threshold; 512² is 1 MiB a rank, above it.
+    let run = |shape: &str, env: &[(&str, &str)]| {
+        let launch = mpirun_with(
+            2,
+            env,
+            &[
+                "run",
+                "--shape",
+                shape,
+                "--from",
+                "cyclic(8),cyclic(8)@1x2",
+                "--to",
+                "cyclic(8),cyclic(8)@2x1",
+                "--reps",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let v = launch.json();
+        assert_eq!(v["verified"], true, "{launch}");
+        v["node_direct"].as_bool().expect("node_direct in the JSON")
+    };
+    let var = "NDCYCLIC_SHARED_MIN_BYTES";
+    assert!(!run("64x64", &[]));
+    assert!(run("64x64", &[(var, "4K")]));
+    assert!(run("512x512", &[]));
+    assert!(!run("512x512", &[(var, "never")]));
 }
