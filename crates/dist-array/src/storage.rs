@@ -84,8 +84,10 @@ impl SharedStorage {
 
     /// Whether the owning process still holds the storage: its descriptor
     /// is open and names this file (device and inode). Once the owner has
-    /// freed it, a mapping alone keeps the memory alive. Always `false` off
-    /// Linux.
+    /// freed it, a mapping alone keeps the memory alive. A freed file the
+    /// owner keeps for its next part of the same size (from
+    /// [`SHARED_MIN_BYTES`] to [`POOL_MAX_FILE_BYTES`]) stays open, and
+    /// counts as held. Always `false` off Linux.
     ///
     /// ```
     /// use dist_array::storage::SharedBytes;

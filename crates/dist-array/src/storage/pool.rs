@@ -7,14 +7,14 @@
 //! `Redistribution::execute` makes a new target on every call: a 256²
 //! `f64` redistribution between two ranks took 10 µs into a given target
 //! and 226 µs into a new one. A freed file of at least
-//! [`SHARED_MIN_BYTES`](super::SHARED_MIN_BYTES) (or the process's lower
-//! [`shared_min_bytes`](super::shared_min_bytes)) and at most
+//! [`SHARED_MIN_BYTES`](super::SHARED_MIN_BYTES) (whatever threshold the
+//! process set: smaller files are cheap enough to make) and at most
 //! [`POOL_MAX_FILE_BYTES`] is kept here, up to [`POOL_MAX_BYTES`] in all
 //! (the oldest given back first), and the next part of the same size
 //! takes it, zeroed. Kept files stay open: they count against the
 //! process's budget of shared files, and are given back when it runs out.
 
-use super::{shared_min_bytes, SHARED_MIN_BYTES};
+use super::SHARED_MIN_BYTES;
 use std::sync::Mutex;
 
 /// Most bytes the pool keeps, over all its files: memory no array uses,
@@ -44,8 +44,7 @@ static POOL: Mutex<Vec<Freed>> = Mutex::new(Vec::new());
 /// Keeps `file` for reuse: `Ok` with the oldest kept files to give back to
 /// make room for it, or `Err(file)` when the pool does not keep it.
 pub(super) fn keep(file: Freed) -> Result<Vec<Freed>, Freed> {
-    let smallest = SHARED_MIN_BYTES.min(shared_min_bytes());
-    if !(smallest..=POOL_MAX_FILE_BYTES).contains(&file.bytes) {
+    if !(SHARED_MIN_BYTES..=POOL_MAX_FILE_BYTES).contains(&file.bytes) {
         return Err(file);
     }
     let Ok(mut pool) = POOL.lock() else {

@@ -19,7 +19,9 @@ pub const SHARED_MIN_BYTES: usize = 64 << 10;
 /// The environment variable that replaces [`SHARED_MIN_BYTES`] for a
 /// process: a number of bytes, with an optional binary suffix (`4K`,
 /// `2M`, `1G`), or `never` to keep every part on the heap (redistributions
-/// then move everything as messages, as across nodes).
+/// then move everything as messages, as across nodes). Freed files below
+/// [`SHARED_MIN_BYTES`] are not kept for reuse: with a lower threshold,
+/// each new small part pays for its file (tens of µs).
 pub const SHARED_MIN_BYTES_VAR: &str = "NDCYCLIC_SHARED_MIN_BYTES";
 
 /// Local parts of at least this many bytes go in shared memory:
