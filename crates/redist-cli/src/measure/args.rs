@@ -166,9 +166,9 @@ impl RunArgs {
 /// few enough that the vectors of times stay small.
 pub const MAX_REPS: u64 = 1_000_000;
 
-/// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
-/// A finite number: α or β of NaN or ±∞ would make every element of the
-/// target NaN or infinite, which no verification can pass.
+/// `--alpha`, `--beta`: a finite number (α or β of NaN or ±∞ would make
+/// every element of the target NaN or infinite, which no verification can
+/// pass).
 fn finite(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
@@ -177,6 +177,7 @@ fn finite(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--reps`: 1 ..= [`MAX_REPS`] (0 would time nothing).
 fn reps_parser() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_REPS)
 }

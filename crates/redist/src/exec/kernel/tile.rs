@@ -380,7 +380,7 @@ unsafe fn transpose4_f64(
             }
             return;
         }
-        let stream = stream && (dst as usize).is_multiple_of(32) && dst_stride % 4 == 0;
+        let stream = stream && (dst as usize).is_multiple_of(32) && dst_stride.is_multiple_of(4);
         for (k, row) in rows.into_iter().enumerate() {
             let d = dst.add(k * dst_stride);
             if stream {
