@@ -12,7 +12,7 @@
 //!   communicators), neighbour shifts, grids over a subset of the ranks;
 //! - [`node`]: [`Node`], the ranks of a communicator sharing the calling
 //!   rank's node, found once per grid communicator ([`ProcGrid::node`]);
-//! - [`waits`]: barrier, all-reduce and all-gather that, on a node with more
+//! - [`waits`]: barrier, all-reduce, all-gather and broadcast that, on a node with more
 //!   ranks than cores, test and yield instead of spinning inside MPI;
 //! - [`runtime`]: [`init`], which starts MPI with a panic hook that aborts the
 //!   job and a check for a mismatched `mpirun`, and [`ranks_on_node`];

@@ -118,3 +118,29 @@ where
         complete(comm.immediate_all_gather_into(scope, send, recv));
     });
 }
+
+/// `MPI_Bcast` of `buf` from rank `root` of `comm` to every rank, waiting
+/// as [`complete`] does.
+///
+/// ```
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let mut word = [7u64];
+/// procgrid::waits::broadcast_into(&world, 0, &mut word[..]);
+/// assert_eq!(word, [7]);
+/// ```
+pub fn broadcast_into<C, B>(comm: &C, root: i32, buf: &mut B)
+where
+    C: Communicator,
+    B: BufferMut + ?Sized,
+{
+    use mpi::collective::Root;
+    let root = comm.process_at_rank(root);
+    if !oversubscribed() {
+        root.broadcast_into(buf);
+        return;
+    }
+    mpi::request::scope(|scope| {
+        complete(root.immediate_broadcast_into(scope, buf));
+    });
+}
