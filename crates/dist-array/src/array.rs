@@ -11,6 +11,29 @@ use std::mem::MaybeUninit;
 /// scheduling, small enough to balance.
 pub(crate) const PIECE: usize = 1 << 14;
 
+/// The memory of one rank's local part, taken out of a [`DistArray`]
+/// ([`DistArray::into_storage`]) to be given to another of the same local
+/// length ([`DistArray::from_storage`]): heap memory, or a shared-memory
+/// file the node's other ranks can map.
+pub struct LocalStorage<T>(Storage<T>);
+
+impl<T: Element> LocalStorage<T> {
+    /// Elements held.
+    pub fn len(&self) -> usize {
+        self.0.as_slice().len()
+    }
+
+    /// Whether it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the memory is shared with the node's other ranks.
+    pub fn is_shared(&self) -> bool {
+        self.0.shared().is_some()
+    }
+}
+
 /// An n-dimensional array distributed block-cyclically over a process grid.
 ///
 /// Each rank holds its local part contiguously in the layout's storage order
@@ -124,6 +147,59 @@ impl<T: Element> DistArray<T> {
         let rank = Self::check(grid, &layout)?;
         let len = Self::local_dim(&layout, rank).size();
         Ok(Self::build(layout, grid, rank, Storage::zeros(len, true)?))
+    }
+
+    /// An array of `layout` on `grid` in memory taken from another array
+    /// ([`into_storage`](Self::into_storage)), holding whatever that array
+    /// held: the local part is the storage's elements, read in the layout's
+    /// order. Not collective. Lets a caller that makes arrays of one local
+    /// size again and again (staging buffers) keep the memory, pages and
+    /// shared file included, instead of paying for new pages each time.
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let grid = ProcGrid::balanced(&world, 1).unwrap();
+    /// let p = grid.size();
+    /// let a = DistArray::from_fn(&grid, Layout::parse(&[4 * p], &format!("block@{p}")).unwrap(), |g| g[0] as f64).unwrap();
+    /// let storage = a.into_storage();
+    /// let b = DistArray::from_storage(&grid, Layout::parse(&[4 * p], &format!("cyclic@{p}")).unwrap(), storage).unwrap();
+    /// assert_eq!(b.local_slice().len(), 4);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GridMismatch`] when `grid`'s extents are not the layout's;
+    /// - [`DistError::ShapeMismatch`] when the storage holds another number
+    ///   of elements than the local part the layout gives this rank (`got`
+    ///   is the storage's length).
+    pub fn from_storage(
+        grid: &ProcGrid,
+        layout: Layout,
+        storage: LocalStorage<T>,
+    ) -> Result<DistArray<T>, DistError> {
+        let rank = Self::check(grid, &layout)?;
+        let dim = Self::local_dim(&layout, rank);
+        if dim.size() != storage.len() {
+            return Err(DistError::ShapeMismatch {
+                expected: dim.slice().to_vec(),
+                got: vec![storage.len()],
+            });
+        }
+        Ok(Self::build(layout, grid, rank, storage.0))
+    }
+
+    /// The memory of this rank's local part, for
+    /// [`from_storage`](Self::from_storage). Memory the array borrowed
+    /// ([`from_raw_parts`](Self::from_raw_parts)) comes out copied.
+    pub fn into_storage(self) -> LocalStorage<T> {
+        match self.storage {
+            Storage::Borrowed(_) => LocalStorage(Storage::Heap(self.storage.into_vec())),
+            owned => LocalStorage(owned),
+        }
     }
 
     /// An array whose element at global index `g` is `f(g)`. Not collective.

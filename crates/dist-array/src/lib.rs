@@ -34,7 +34,7 @@ pub mod layout;
 pub mod spec;
 pub mod storage;
 
-pub use array::DistArray;
+pub use array::{DistArray, LocalStorage};
 pub use axis::AxisMap;
 pub use element::Element;
 pub use error::DistError;
