@@ -94,7 +94,7 @@ pub mod update;
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
-pub use exec::{cost, MixedBatch, RankPart, Redistribution};
+pub use exec::{cost, mpi_io, MixedBatch, RankPart, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
 pub use schedule::{Message, Schedule};

@@ -45,6 +45,7 @@ pub(crate) mod kernel;
 mod messages;
 mod mixed;
 mod mpi_raw;
+pub use mpi_raw::file as mpi_io;
 mod node_direct;
 mod part;
 mod program;

@@ -35,6 +35,7 @@ use mpi::{Count, Tag};
 use std::mem::{size_of, ManuallyDrop};
 use std::os::raw::c_int;
 
+pub mod file;
 mod requests;
 
 pub(crate) use requests::{Event, Note, RequestStore, Requests};
