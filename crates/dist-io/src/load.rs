@@ -1,0 +1,299 @@
+//! Loading: a file into a new array of any layout on any grid, into an
+//! existing array, or a window of the file (a plane, a slab) into an array
+//! of the window's shape.
+
+use crate::agree::{agree, Fingerprint};
+use crate::info::{info_everywhere, name, FileInfo};
+use crate::transfer::{Geometry, MpiStore, Side, Transfer};
+use crate::{aggregators, ElementType, Format, IoError, IoOptions};
+use dist_array::{DistArray, Element, Layout, LayoutSpec};
+use procgrid::ProcGrid;
+use redist::mpi_io::{Access, MpiFile};
+use std::path::Path;
+
+/// Loads the file at `path` into a new array laid out as `spec` on `grid`:
+/// the array's shape is the file's (read from its header), its element
+/// type must be the file's, its local storage order is the file's unless
+/// [`IoOptions::storage`] says otherwise. Any layout on any grid loads any
+/// file, whatever layout and rank count saved it. Collective over
+/// `grid`'s communicator.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use mpi::topology::Communicator;
+/// use procgrid::ProcGrid;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let rows = Layout::parse(&[5, 3], &format!("block,*@{p}x1")).unwrap();
+/// let a = DistArray::from_fn(&grid, rows, |g| (10 * g[0] + g[1]) as i32).unwrap();
+/// let path = std::env::temp_dir().join(format!("dist-io-load-doc-{}.npy", std::process::id()));
+/// let options = dist_io::IoOptions::default();
+/// dist_io::save(&a, &path, &options).unwrap();
+/// // Back on another layout: the shape comes from the file.
+/// let spec = format!("cyclic(2),*@{p}x1").parse().unwrap();
+/// let b: DistArray<i32> = dist_io::load(&grid, &spec, &path, &options).unwrap();
+/// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
+/// // The wrong element type is an error, on every rank.
+/// assert!(dist_io::load::<f64>(&grid, &spec, &path, &options).is_err());
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
+///
+/// # Errors
+///
+/// The same error on every rank: [`IoError::Open`] for a file that cannot
+/// be read, [`IoError::Header`] for a header this library does not read,
+/// [`IoError::Truncated`] for a file shorter than its header says,
+/// [`IoError::Mismatch`] for another element type or a spec of another
+/// number of dimensions, [`IoError::Dist`] for a spec that does not fit
+/// the grid, [`IoError::Read`] when reading fails,
+/// [`IoError::Disagreement`] when ranks passed different arguments.
+pub fn load<T: Element>(
+    grid: &ProcGrid,
+    spec: &LayoutSpec,
+    path: impl AsRef<Path>,
+    options: &IoOptions,
+) -> Result<DistArray<T>, IoError> {
+    let path = path.as_ref();
+    let what = format!("loading {}", name(path));
+    let info = open::<T>(grid, spec, path, options, &[], &what)?;
+    let shape = info.shape.clone();
+    let origin = vec![0; shape.len()];
+    let mut array = new_array(grid, spec, &shape, &info, options)?;
+    read_window(&mut array, path, &info, &origin, options, what)?;
+    Ok(array)
+}
+
+/// Loads the window of `shape` elements from `origin` of the file's array
+/// into a new array of that shape laid out as `spec` on `grid`: a plane
+/// (`shape` 1 in one dimension), a slab, any box. Collective, as [`load`].
+///
+/// # Errors
+///
+/// As [`load`], and [`IoError::Window`] when the window does not lie
+/// inside the file's array.
+pub fn load_window<T: Element>(
+    grid: &ProcGrid,
+    spec: &LayoutSpec,
+    path: impl AsRef<Path>,
+    origin: &[usize],
+    shape: &[usize],
+    options: &IoOptions,
+) -> Result<DistArray<T>, IoError> {
+    let path = path.as_ref();
+    let what = format!("loading a window of {}", name(path));
+    let extra: Vec<usize> = origin.iter().chain(shape).copied().collect();
+    let info = open::<T>(grid, spec, path, options, &extra, &what)?;
+    check_window::<T>(path, &info, origin, shape)?;
+    let mut array = new_array(grid, spec, shape, &info, options)?;
+    read_window(&mut array, path, &info, origin, options, what)?;
+    Ok(array)
+}
+
+/// Loads the file at `path` into `array`, whose shape and element type
+/// must be the file's (any layout, either storage order). Collective over
+/// the array's communicator.
+///
+/// # Errors
+///
+/// As [`load`], with [`IoError::Mismatch`] when the array's shape is not
+/// the file's.
+pub fn load_into<T: Element>(
+    array: &mut DistArray<T>,
+    path: impl AsRef<Path>,
+    options: &IoOptions,
+) -> Result<(), IoError> {
+    let path = path.as_ref();
+    let what = format!("loading {}", name(path));
+    let info = open_into(array, path, options, &[], &what)?;
+    if info.shape != array.shape() {
+        return Err(IoError::Mismatch {
+            path: name(path),
+            found: format!("an array of shape {:?}", info.shape),
+            expected: format!("shape {:?}", array.shape()),
+        });
+    }
+    let origin = vec![0; info.shape.len()];
+    read_window(array, path, &info, &origin, options, what)
+}
+
+/// Loads the window of the file's array whose first index is `origin`
+/// and whose shape is `array`'s into `array`. Collective over the array's
+/// communicator.
+///
+/// # Errors
+///
+/// As [`load_window`].
+pub fn load_window_into<T: Element>(
+    array: &mut DistArray<T>,
+    path: impl AsRef<Path>,
+    origin: &[usize],
+    options: &IoOptions,
+) -> Result<(), IoError> {
+    let path = path.as_ref();
+    let what = format!("loading a window of {}", name(path));
+    let info = open_into(array, path, options, origin, &what)?;
+    check_window::<T>(path, &info, origin, array.shape())?;
+    read_window(array, path, &info, origin, options, what)
+}
+
+/// Agrees on the arguments and reads the header everywhere, checking the
+/// element type and the number of dimensions of `spec`.
+fn open<T: Element>(
+    grid: &ProcGrid,
+    spec: &LayoutSpec,
+    path: &Path,
+    options: &IoOptions,
+    extra: &[usize],
+    what: &str,
+) -> Result<FileInfo, IoError> {
+    let comm = grid.communicator();
+    let fingerprint = Fingerprint::new()
+        .text(&name(path))
+        .text(T::NAME)
+        .text(&spec.to_string())
+        .numbers(grid.extents())
+        .numbers(extra)
+        .text(&format!("{options:?}"));
+    agree(comm, options.check(), fingerprint.value(), what)?;
+    let info = info_everywhere(comm, path, options, what)?;
+    check_type::<T>(path, &info)?;
+    if spec.ndim() != info.shape.len() {
+        return Err(IoError::Mismatch {
+            path: name(path),
+            found: format!("a {}-dimensional array", info.shape.len()),
+            expected: format!("the {}-dimensional layout {spec}", spec.ndim()),
+        });
+    }
+    Ok(info)
+}
+
+/// [`open`] for an existing array.
+fn open_into<T: Element>(
+    array: &DistArray<T>,
+    path: &Path,
+    options: &IoOptions,
+    origin: &[usize],
+    what: &str,
+) -> Result<FileInfo, IoError> {
+    let comm = array.grid().communicator();
+    let fingerprint = crate::save::fingerprint(array, path, options).numbers(origin);
+    agree(comm, options.check(), fingerprint.value(), what)?;
+    let info = info_everywhere(comm, path, options, what)?;
+    check_type::<T>(path, &info)?;
+    Ok(info)
+}
+
+/// The array a load makes: `spec` over `shape` on `grid`, stored in the
+/// file's order or the one the options ask for.
+fn new_array<T: Element>(
+    grid: &ProcGrid,
+    spec: &LayoutSpec,
+    shape: &[usize],
+    info: &FileInfo,
+    options: &IoOptions,
+) -> Result<DistArray<T>, IoError> {
+    let layout =
+        Layout::on_grid(shape, spec, grid)?.with_storage(options.storage.unwrap_or(info.order));
+    Ok(DistArray::zeros(grid, layout)?)
+}
+
+/// `Err` unless the file holds elements of type `T`.
+fn check_type<T: Element>(path: &Path, info: &FileInfo) -> Result<(), IoError> {
+    let wanted = ElementType::of::<T>();
+    if info.element == wanted {
+        return Ok(());
+    }
+    Err(IoError::Mismatch {
+        path: name(path),
+        found: format!(
+            "an array of {} ({})",
+            info.element,
+            info.element.numpy_name()
+        ),
+        expected: format!("{wanted} ({})", wanted.numpy_name()),
+    })
+}
+
+/// `Err` unless `T` is the file's type and the window of `shape` at
+/// `origin` lies inside the file's array.
+pub(crate) fn check_window<T: Element>(
+    path: &Path,
+    info: &FileInfo,
+    origin: &[usize],
+    shape: &[usize],
+) -> Result<(), IoError> {
+    check_type::<T>(path, info)?;
+    let k = info.shape.len();
+    let fits = origin.len() == k
+        && shape.len() == k
+        && (0..k).all(|d| {
+            origin[d]
+                .checked_add(shape[d])
+                .is_some_and(|e| e <= info.shape[d])
+        });
+    if fits {
+        return Ok(());
+    }
+    Err(IoError::Window {
+        path: name(path),
+        origin: origin.to_vec(),
+        shape: shape.to_vec(),
+        array: info.shape.clone(),
+    })
+}
+
+/// Reads the window at `origin` of the file's array into `array` (of the
+/// window's shape). Collective.
+fn read_window<T: Element>(
+    array: &mut DistArray<T>,
+    path: &Path,
+    info: &FileInfo,
+    origin: &[usize],
+    options: &IoOptions,
+    what: String,
+) -> Result<(), IoError> {
+    let grid = array.grid().clone();
+    let comm = grid.communicator();
+    let aggregators = agree(
+        comm,
+        aggregators::resolve(array.grid(), &options.aggregators),
+        0,
+        &what,
+    )?;
+    let transfer = Transfer {
+        geometry: Geometry {
+            data_offset: info.data_offset.unwrap_or(0),
+            shape: info.shape.clone(),
+            order: info.order,
+            element_bytes: std::mem::size_of::<T>(),
+            origin: origin.to_vec(),
+            extent: array.shape().to_vec(),
+        },
+        options,
+        aggregators,
+        what,
+    };
+    match &info.format {
+        Format::Npy => {
+            let failed = |e: redist::RedistError| IoError::Read {
+                path: name(path),
+                reason: e.to_string(),
+            };
+            let file = MpiFile::open(comm, path, Access::Read).map_err(|e| IoError::Open {
+                path: name(path),
+                reason: e.to_string(),
+            });
+            let file = agree(comm, file, 0, &transfer.what)?;
+            let mut store = MpiStore {
+                file,
+                path: name(path),
+            };
+            transfer.run(Side::Load(array), &mut store)?;
+            agree(comm, store.file.close().map_err(failed), 0, &transfer.what)
+        }
+        Format::Hdf5 { dataset } => crate::hdf5::load_window(array, path, dataset, transfer),
+    }
+}

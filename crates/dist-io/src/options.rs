@@ -1,0 +1,197 @@
+//! What a save or a load may be told: the file's format, which ranks
+//! write, how much memory a rank may spare, whether to sync.
+
+use crate::IoError;
+use procgrid::Order;
+use std::path::Path;
+
+/// A file format.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// NumPy's `.npy`: a small header, then the array's bytes.
+    Npy,
+    /// HDF5: a dataset at a path inside the file (feature `hdf5`).
+    Hdf5 {
+        /// The dataset's path in the file, such as `data` or `/run/3/u`.
+        dataset: String,
+    },
+}
+
+/// The dataset name HDF5 files get when none is given.
+pub const DEFAULT_DATASET: &str = "data";
+
+impl Format {
+    /// The format a file name suggests: HDF5 (dataset
+    /// [`DEFAULT_DATASET`]) for `.h5`, `.hdf5`, `.hdf` and `.he5`, else
+    /// `.npy`.
+    ///
+    /// ```
+    /// use dist_io::Format;
+    /// assert_eq!(Format::from_name("u.npy".as_ref()), Format::Npy);
+    /// assert_eq!(Format::from_name("u.h5".as_ref()), Format::Hdf5 { dataset: "data".into() });
+    /// ```
+    pub fn from_name(path: &Path) -> Format {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match ext.to_ascii_lowercase().as_str() {
+            "h5" | "hdf5" | "hdf" | "he5" => Format::Hdf5 {
+                dataset: DEFAULT_DATASET.to_string(),
+            },
+            _ => Format::Npy,
+        }
+    }
+
+    /// `npy` or `h5`, as `redist io --format` names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Npy => "npy",
+            Format::Hdf5 { .. } => "h5",
+        }
+    }
+}
+
+/// Which ranks write to (and read from) the file.
+///
+/// Each round of a save gathers a contiguous range of the file on every
+/// aggregator (a redistribution), and each aggregator writes its range with
+/// one call; a load reads the ranges and redistributes them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Aggregators {
+    /// The first `k` ranks of every node (all of a node's ranks when it
+    /// has fewer). One per node, the default, is what parallel file
+    /// systems serve best; on a single node with a fast file system
+    /// (tmpfs, a local SSD), more spread the copying over the cores.
+    PerNode(usize),
+    /// `n` ranks in all (at most every rank), spread over the nodes in
+    /// turn: the first rank of every node, then the second, ...
+    Count(usize),
+    /// These ranks of the array's communicator, in this order.
+    Ranks(Vec<usize>),
+}
+
+impl Default for Aggregators {
+    fn default() -> Self {
+        Aggregators::PerNode(1)
+    }
+}
+
+/// The staging budget when none is given: 64 MiB per aggregator.
+pub const DEFAULT_STAGING_BYTES: usize = 64 << 20;
+
+/// The largest staging budget: one MPI-IO call moves at most this many
+/// bytes (MPI counts are 32-bit).
+pub const MAX_STAGING_BYTES: usize = 1 << 30;
+
+/// Options of a save or a load.
+///
+/// ```
+/// use dist_io::{Aggregators, IoOptions};
+/// let o = IoOptions::default().aggregators(Aggregators::Count(4)).staging_bytes(16 << 20).sync(true);
+/// assert_eq!(o.staging_bytes, 16 << 20);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct IoOptions {
+    /// The file's format; `None`: from the file's name on saving
+    /// ([`Format::from_name`]), from its first bytes on loading.
+    pub format: Option<Format>,
+    /// Which ranks write and read.
+    pub aggregators: Aggregators,
+    /// Bytes of the file an aggregator holds at once (default 64 MiB, at
+    /// most [`MAX_STAGING_BYTES`]): larger arrays go in rounds, so a save or
+    /// a load never needs a second copy of the array.
+    pub staging_bytes: usize,
+    /// Whether a save flushes the file to storage (`MPI_File_sync`) before
+    /// renaming it.
+    pub sync: bool,
+    /// Local storage order of arrays [`load`](crate::load) makes: `None`
+    /// keeps the file's (C order files load row-major, Fortran order files
+    /// column-major).
+    pub storage: Option<Order>,
+    /// Options of the redistributions between the array and the file's
+    /// ranges.
+    pub redistribution: redist::Options,
+    /// Whether rank 0 prints each round's progress on stderr.
+    pub progress: bool,
+}
+
+impl Default for IoOptions {
+    fn default() -> Self {
+        IoOptions {
+            format: None,
+            aggregators: Aggregators::default(),
+            staging_bytes: DEFAULT_STAGING_BYTES,
+            sync: false,
+            storage: None,
+            redistribution: redist::Options::default(),
+            progress: false,
+        }
+    }
+}
+
+impl IoOptions {
+    /// The same options with this format.
+    pub fn format(mut self, format: Format) -> IoOptions {
+        self.format = Some(format);
+        self
+    }
+
+    /// The same options with these aggregators.
+    pub fn aggregators(mut self, aggregators: Aggregators) -> IoOptions {
+        self.aggregators = aggregators;
+        self
+    }
+
+    /// The same options with this staging budget per aggregator.
+    pub fn staging_bytes(mut self, bytes: usize) -> IoOptions {
+        self.staging_bytes = bytes;
+        self
+    }
+
+    /// The same options, syncing saves or not.
+    pub fn sync(mut self, sync: bool) -> IoOptions {
+        self.sync = sync;
+        self
+    }
+
+    /// The same options with loaded arrays stored in `order`.
+    pub fn storage(mut self, order: Order) -> IoOptions {
+        self.storage = Some(order);
+        self
+    }
+
+    /// The same options, printing progress on rank 0 or not.
+    pub fn progress(mut self, progress: bool) -> IoOptions {
+        self.progress = progress;
+        self
+    }
+
+    /// Checks the values no file is needed to judge.
+    pub(crate) fn check(&self) -> Result<(), IoError> {
+        if self.staging_bytes == 0 || self.staging_bytes > MAX_STAGING_BYTES {
+            return Err(IoError::invalid(
+                "staging budget",
+                self.staging_bytes,
+                format!("1 to {MAX_STAGING_BYTES} bytes"),
+            ));
+        }
+        match &self.aggregators {
+            Aggregators::PerNode(0) | Aggregators::Count(0) => Err(IoError::invalid(
+                "aggregator count",
+                0,
+                "at least one aggregator",
+            )),
+            Aggregators::Ranks(r) if r.is_empty() => Err(IoError::invalid(
+                "aggregator ranks",
+                "[]",
+                "at least one rank",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The format of `path` for saving.
+    pub(crate) fn format_for(&self, path: &Path) -> Format {
+        self.format
+            .clone()
+            .unwrap_or_else(|| Format::from_name(path))
+    }
+}

@@ -1,0 +1,306 @@
+//! Saving: an array to a new file (written beside it under a temporary
+//! name, renamed once every rank succeeded), or into a window of an
+//! existing one.
+
+use crate::agree::{agree, broadcast_bytes, Fingerprint};
+use crate::info::{info_everywhere, name};
+use crate::transfer::{Geometry, MpiStore, Side, Transfer};
+use crate::{aggregators, npy, ElementType, Format, IoError, IoOptions};
+use dist_array::{DistArray, Element};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use redist::mpi_io::{Access, MpiFile};
+use std::path::{Path, PathBuf};
+
+/// Saves `array` to the file at `path`, in `.npy` format or, for `.h5`
+/// names or [`Format::Hdf5`], as an HDF5 dataset (feature `hdf5`). The
+/// file's order is the array's storage order (row-major arrays give C
+/// order files, column-major ones Fortran order). Collective over the
+/// array's communicator: every rank passes the same path and options.
+///
+/// The array moves to the file in rounds: each round a redistribution
+/// gathers a contiguous range of the file on each aggregator
+/// ([`IoOptions::aggregators`]), at most
+/// [`IoOptions::staging_bytes`] per aggregator, and each aggregator
+/// writes its range with one MPI-IO call. The file is written under a
+/// temporary name beside `path` and renamed to `path` only when every
+/// rank's part is written; on any failure the previous file at `path` is
+/// left as it was and the temporary one removed.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use mpi::topology::Communicator;
+/// use procgrid::ProcGrid;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let layout = Layout::parse(&[6, 4], &format!("cyclic(2),*@{p}x1")).unwrap();
+/// let a = DistArray::from_fn(&grid, layout, |g| (10 * g[0] + g[1]) as f64).unwrap();
+/// let path = std::env::temp_dir().join(format!("dist-io-save-doc-{}.npy", std::process::id()));
+/// dist_io::save(&a, &path, &dist_io::IoOptions::default()).unwrap();
+/// let info = dist_io::info(&path, &Default::default()).unwrap();
+/// assert_eq!(info.shape, vec![6, 4]);
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
+///
+/// # Errors
+///
+/// The same error on every rank: [`IoError::InvalidArgument`] for bad
+/// options, [`IoError::Disagreement`] when ranks passed different
+/// arguments, [`IoError::Write`] when the file cannot be created, written
+/// or renamed (a full disk, a missing directory, no permission), and the
+/// engine's errors ([`IoError::Redist`]).
+pub fn save<T: Element>(
+    array: &DistArray<T>,
+    path: impl AsRef<Path>,
+    options: &IoOptions,
+) -> Result<(), IoError> {
+    let path = path.as_ref();
+    let comm = array.grid().communicator();
+    let what = format!("saving {}", name(path));
+    let format = options.format_for(path);
+    let fingerprint = fingerprint(array, path, options).value();
+    agree(comm, options.check(), fingerprint, &what)?;
+    let aggregators = agree(
+        comm,
+        aggregators::resolve(array.grid(), &options.aggregators),
+        0,
+        &what,
+    )?;
+    let transfer = Transfer {
+        geometry: Geometry {
+            data_offset: 0,
+            shape: array.shape().to_vec(),
+            order: array.layout().storage(),
+            element_bytes: std::mem::size_of::<T>(),
+            origin: vec![0; array.layout().ndim()],
+            extent: array.shape().to_vec(),
+        },
+        options,
+        aggregators,
+        what,
+    };
+    match format {
+        Format::Npy => save_npy(array, path, transfer),
+        Format::Hdf5 { dataset } => crate::hdf5::save(array, path, &dataset, transfer),
+    }
+}
+
+/// What every rank must pass alike to save or load.
+pub(crate) fn fingerprint<T: Element>(
+    array: &DistArray<T>,
+    path: &Path,
+    options: &IoOptions,
+) -> Fingerprint {
+    let layout = array.layout();
+    Fingerprint::new()
+        .text(&name(path))
+        .text(T::NAME)
+        .numbers(layout.shape())
+        .text(&layout.spec().to_string())
+        .text(&format!("{:?}", layout.storage()))
+        .text(&format!("{options:?}"))
+}
+
+fn save_npy<T: Element>(
+    array: &DistArray<T>,
+    path: &Path,
+    mut transfer: Transfer<'_>,
+) -> Result<(), IoError> {
+    let comm = array.grid().communicator();
+    let header = npy::encode(
+        ElementType::of::<T>(),
+        array.layout().storage(),
+        array.shape(),
+    );
+    transfer.geometry.data_offset = header.len() as u64;
+    let total = (array.shape().iter())
+        .try_fold(std::mem::size_of::<T>() as u64, |a, &n| {
+            a.checked_mul(n as u64)
+        })
+        .and_then(|n| n.checked_add(header.len() as u64))
+        .ok_or_else(|| {
+            IoError::invalid(
+                "array shape",
+                format!("{:?}", array.shape()),
+                "an array of at most 2^64 bytes",
+            )
+        })?;
+    let temp = Temporary::new(comm, path);
+    let what = transfer.what.clone();
+    let written = (|| {
+        let failed = |e: redist::RedistError| IoError::Write {
+            path: name(path),
+            reason: e.to_string(),
+        };
+        let file = MpiFile::open(comm, &temp.path, Access::Create).map_err(failed);
+        let file = agree(comm, file, 0, &what)?;
+        let mut store = MpiStore {
+            file,
+            path: name(path),
+        };
+        let mut head = store.file.set_size(total);
+        if comm.rank() == 0 {
+            head = head.and_then(|()| store.file.write_at(0, &header));
+        }
+        agree(comm, head.map_err(failed), 0, &what)?;
+        transfer.run(Side::Save(array), &mut store)?;
+        if transfer.options.sync {
+            agree(comm, store.file.sync().map_err(failed), 0, &what)?;
+        }
+        agree(comm, store.file.close().map_err(failed), 0, &what)
+    })();
+    temp.finish(comm, written, transfer.options.sync, &what)
+}
+
+/// The temporary name a new file is written under, beside its final name,
+/// and what becomes of it at the end.
+pub(crate) struct Temporary {
+    /// The temporary file.
+    pub path: PathBuf,
+    target: PathBuf,
+}
+
+impl Temporary {
+    /// `.<name>.<token>.tmp` beside `target`, the token from rank 0.
+    /// Collective over `comm` (one broadcast).
+    pub fn new(comm: &SimpleCommunicator, target: &Path) -> Temporary {
+        let mut token = if comm.rank() == 0 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let low = u64::try_from(nanos % (1 << 64)).unwrap_or(0);
+            let mixed = low ^ (u64::from(std::process::id()) << 32);
+            mixed.to_le_bytes().to_vec()
+        } else {
+            Vec::new()
+        };
+        broadcast_bytes(comm, 0, &mut token);
+        let token: [u8; 8] = token.as_slice().try_into().unwrap_or([0; 8]);
+        let file = target
+            .file_name()
+            .map_or_else(|| "array".into(), |n| n.to_string_lossy().into_owned());
+        let name = format!(".{file}.{:016x}.tmp", u64::from_le_bytes(token));
+        Temporary {
+            path: target.with_file_name(name),
+            target: target.to_path_buf(),
+        }
+    }
+
+    /// After the writing (`written`, agreed on every rank): rank 0 renames
+    /// the temporary file to the target (and with `sync` flushes the
+    /// directory), or removes it when the writing failed. Collective over
+    /// `comm` when the writing succeeded (the rename is agreed).
+    pub fn finish(
+        self,
+        comm: &SimpleCommunicator,
+        written: Result<(), IoError>,
+        sync: bool,
+        what: &str,
+    ) -> Result<(), IoError> {
+        let root = comm.rank() == 0;
+        if let Err(e) = written {
+            if root {
+                let _ = std::fs::remove_file(&self.path);
+            }
+            return Err(e);
+        }
+        let renamed = if root {
+            std::fs::rename(&self.path, &self.target)
+                .and_then(|()| {
+                    if sync {
+                        sync_directory(&self.target)
+                    } else {
+                        Ok(())
+                    }
+                })
+                .map_err(|e| IoError::Write {
+                    path: name(&self.target),
+                    reason: format!("renaming {} to it: {e}", name(&self.path)),
+                })
+        } else {
+            Ok(())
+        };
+        if renamed.is_err() && root {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        agree(comm, renamed, 0, what)
+    }
+}
+
+/// Flushes the directory holding `path`, so a rename survives a crash.
+fn sync_directory(path: &Path) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Writes `array` into the file at `path` (which must exist and hold an
+/// array of the same element type and number of dimensions) as the
+/// window whose first index is `origin`: the file's elements `origin ..
+/// origin + array.shape()` become the array's, every other element stays.
+/// The file is written in place (a failure midway leaves the window part
+/// written). Collective over the array's communicator.
+///
+/// # Errors
+///
+/// As [`save`], and [`IoError::Open`], [`IoError::Header`] for a file
+/// that cannot be read, [`IoError::Mismatch`] for another element type or
+/// number of dimensions, [`IoError::Window`] for a window that does not
+/// fit inside the file's array.
+pub fn save_window<T: Element>(
+    array: &DistArray<T>,
+    path: impl AsRef<Path>,
+    origin: &[usize],
+    options: &IoOptions,
+) -> Result<(), IoError> {
+    let path = path.as_ref();
+    let comm = array.grid().communicator();
+    let what = format!("saving a window into {}", name(path));
+    let fingerprint = fingerprint(array, path, options).numbers(origin).value();
+    agree(comm, options.check(), fingerprint, &what)?;
+    let info = info_everywhere(comm, path, options, &what)?;
+    crate::load::check_window::<T>(path, &info, origin, array.shape())?;
+    let aggregators = agree(
+        comm,
+        aggregators::resolve(array.grid(), &options.aggregators),
+        0,
+        &what,
+    )?;
+    let transfer = Transfer {
+        geometry: Geometry {
+            data_offset: info.data_offset.unwrap_or(0),
+            shape: info.shape.clone(),
+            order: info.order,
+            element_bytes: std::mem::size_of::<T>(),
+            origin: origin.to_vec(),
+            extent: array.shape().to_vec(),
+        },
+        options,
+        aggregators,
+        what,
+    };
+    match &info.format {
+        Format::Npy => {
+            let failed = |e: redist::RedistError| IoError::Write {
+                path: name(path),
+                reason: e.to_string(),
+            };
+            let file = MpiFile::open(comm, path, Access::Update).map_err(failed);
+            let file = agree(comm, file, 0, &transfer.what)?;
+            let mut store = MpiStore {
+                file,
+                path: name(path),
+            };
+            transfer.run(Side::Save(array), &mut store)?;
+            if options.sync {
+                agree(comm, store.file.sync().map_err(failed), 0, &transfer.what)?;
+            }
+            agree(comm, store.file.close().map_err(failed), 0, &transfer.what)
+        }
+        Format::Hdf5 { dataset } => crate::hdf5::save_window(array, path, dataset, transfer),
+    }
+}

@@ -1,0 +1,260 @@
+//! Moving an array to or from a file, round by round: one redistribution
+//! between the array and the round's ranges on the aggregators, and one
+//! call per aggregator that writes or reads its range.
+//!
+//! The file side is a [`Store`]: `.npy` through MPI-IO
+//! ([`MpiStore`]), HDF5 through its own collective hyperslab calls. Every
+//! step ends agreed (`agree`), so an error on any rank stops every rank
+//! at the same round with the same error.
+
+use crate::agree::agree;
+use crate::rounds::{Round, Rounds};
+use crate::{IoError, IoOptions};
+use dist_array::{DistArray, Element, Layout};
+use mpi::topology::Communicator;
+use procgrid::{Order, ProcGrid};
+use redist::mpi_io::{FileBox, MpiFile};
+use redist::{Redistribution, Remap, Window};
+
+/// The file side of a transfer: the file's array, written or read one box
+/// per aggregator and round. Both calls are collective: every rank calls,
+/// with `None` where it holds nothing.
+pub(crate) trait Store {
+    /// Writes `data`, the bytes of `part` in the file's order.
+    fn write(
+        &mut self,
+        part: Option<&FileBox>,
+        data: &[u8],
+        contiguous: bool,
+    ) -> Result<(), IoError>;
+    /// Reads `part` into `data`.
+    fn read(
+        &mut self,
+        part: Option<&FileBox>,
+        data: &mut [u8],
+        contiguous: bool,
+    ) -> Result<(), IoError>;
+}
+
+/// A file's array through MPI-IO: `.npy` data after its header.
+pub(crate) struct MpiStore {
+    pub file: MpiFile,
+    /// The file's name, for errors.
+    pub path: String,
+}
+
+impl Store for MpiStore {
+    fn write(
+        &mut self,
+        part: Option<&FileBox>,
+        data: &[u8],
+        contiguous: bool,
+    ) -> Result<(), IoError> {
+        (self.file.write_box_all(part, data, contiguous)).map_err(|e| IoError::Write {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })
+    }
+
+    fn read(
+        &mut self,
+        part: Option<&FileBox>,
+        data: &mut [u8],
+        contiguous: bool,
+    ) -> Result<(), IoError> {
+        (self.file.read_box_all(part, data, contiguous)).map_err(|e| IoError::Read {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// Where a transfer's region lies in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Geometry {
+    /// Byte offset of the file's first element (`.npy`: after the header;
+    /// HDF5: 0, the dataset's own coordinates).
+    pub data_offset: u64,
+    /// The file array's shape.
+    pub shape: Vec<usize>,
+    /// The file's order.
+    pub order: Order,
+    /// Bytes per element.
+    pub element_bytes: usize,
+    /// First index of the region in the file's array.
+    pub origin: Vec<usize>,
+    /// Extent of the region (the array's shape).
+    pub extent: Vec<usize>,
+}
+
+impl Geometry {
+    /// The file box of `part`, a box relative to the region.
+    fn file_box(&self, (origin, extent): (Vec<usize>, Vec<usize>)) -> FileBox {
+        FileBox {
+            data_offset: self.data_offset,
+            shape: self.shape.clone(),
+            order: self.order,
+            origin: origin
+                .iter()
+                .zip(&self.origin)
+                .map(|(a, b)| a + b)
+                .collect(),
+            extent,
+            element_bytes: self.element_bytes,
+        }
+    }
+
+    /// Whether every part of a round split along `axis` is one range of
+    /// the file: the region covers every faster dimension whole.
+    fn contiguous_parts(&self, axis: usize) -> bool {
+        let k = self.shape.len();
+        let faster: Vec<usize> = match self.order {
+            Order::RowMajor => (axis + 1..k).collect(),
+            Order::ColumnMajor => (0..axis).collect(),
+        };
+        faster.iter().all(|&d| self.extent[d] == self.shape[d])
+    }
+}
+
+/// The array of a transfer, and so which way the bytes go.
+pub(crate) enum Side<'a, T> {
+    /// Saving this array to the file.
+    Save(&'a DistArray<T>),
+    /// Loading the file into this array.
+    Load(&'a mut DistArray<T>),
+}
+
+impl<T: Element> Side<'_, T> {
+    fn array(&self) -> &DistArray<T> {
+        match self {
+            Side::Save(a) => a,
+            Side::Load(a) => a,
+        }
+    }
+}
+
+/// A transfer between one array and a region of a file.
+pub(crate) struct Transfer<'a> {
+    pub geometry: Geometry,
+    pub options: &'a IoOptions,
+    /// The aggregators, in the order they take the rounds' blocks.
+    pub aggregators: Vec<usize>,
+    /// What the progress lines and errors call the operation.
+    pub what: String,
+}
+
+impl Transfer<'_> {
+    /// Moves the whole region between `array` (of the region's shape) and
+    /// the file through `store`. Collective over the array's communicator.
+    pub fn run<T: Element>(
+        &self,
+        mut side: Side<'_, T>,
+        store: &mut dyn Store,
+    ) -> Result<(), IoError> {
+        let g = &self.geometry;
+        let grid = side.array().grid().clone();
+        let comm = grid.communicator();
+        let ranks = comm.size() as usize;
+        let me = comm.rank() as usize;
+        let rounds = Rounds::new(
+            &g.extent,
+            g.order,
+            g.element_bytes,
+            self.aggregators.len(),
+            self.options.staging_bytes,
+        );
+        if rounds.is_empty() {
+            return Ok(());
+        }
+        let axis = rounds.axis();
+        let mut extents = vec![1; g.extent.len()];
+        extents[axis] = ranks;
+        let staging_grid = ProcGrid::builder(&extents).build_sharing(&grid)?;
+        let rank_map = self.rank_map(ranks);
+        let position = self.aggregators.iter().position(|&a| a == me);
+        let contiguous = g.contiguous_parts(axis);
+        let mut options = self.options.redistribution;
+        options.remap = Remap::None;
+        let mut staging: Option<DistArray<T>> = None;
+        let count = rounds.len();
+        for (i, round) in rounds.iter().enumerate() {
+            let layout = Layout::new(&round.extent, &round.spec(ranks))?
+                .with_rank_map(rank_map.clone())?
+                .with_storage(g.order);
+            let stage = match staging.take() {
+                Some(s) if s.layout() == &layout => s,
+                Some(s) => {
+                    crate::staging::keep(s);
+                    crate::staging::array(&staging_grid, layout)?
+                }
+                None => crate::staging::array(&staging_grid, layout)?,
+            };
+            let stage = staging.insert(stage);
+            let part = position.and_then(|q| round.part(q)).map(|p| g.file_box(p));
+            self.progress(me, i, count, &round);
+            match &mut side {
+                Side::Save(array) => {
+                    let window =
+                        Window::new(&round.origin, &vec![0; g.extent.len()], &round.extent)?;
+                    let mut r = Redistribution::<T>::with_window(
+                        array.grid(),
+                        array.layout(),
+                        &staging_grid,
+                        stage.layout(),
+                        &window,
+                        options,
+                    )?;
+                    r.execute_into(array, stage)?;
+                    let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
+                    let done = store.write(part.as_ref(), bytes, contiguous);
+                    agree(comm, done, 0, &self.what)?;
+                }
+                Side::Load(array) => {
+                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(stage.local_slice_mut());
+                    let done = store.read(part.as_ref(), bytes, contiguous);
+                    agree(comm, done, 0, &self.what)?;
+                    let window =
+                        Window::new(&vec![0; g.extent.len()], &round.origin, &round.extent)?;
+                    let mut r = Redistribution::<T>::with_window(
+                        &staging_grid,
+                        stage.layout(),
+                        array.grid(),
+                        array.layout(),
+                        &window,
+                        options,
+                    )?;
+                    r.execute_into(stage, array)?;
+                }
+            }
+        }
+        if let Some(s) = staging {
+            crate::staging::keep(s);
+        }
+        Ok(())
+    }
+
+    /// The staging layouts' rank map: the aggregators first, in their
+    /// order, then every other rank in increasing order.
+    fn rank_map(&self, ranks: usize) -> Vec<usize> {
+        let mut taken = vec![false; ranks];
+        let mut map = Vec::with_capacity(ranks);
+        for &a in &self.aggregators {
+            taken[a] = true;
+            map.push(a);
+        }
+        map.extend((0..ranks).filter(|&r| !taken[r]));
+        map
+    }
+
+    fn progress(&self, me: usize, i: usize, count: usize, round: &Round) {
+        if self.options.progress && me == 0 {
+            let bytes = round.extent.iter().product::<usize>() * self.geometry.element_bytes;
+            eprintln!(
+                "{}: round {}/{count}, {:.1} MiB",
+                self.what,
+                i + 1,
+                bytes as f64 / f64::from(1 << 20)
+            );
+        }
+    }
+}
