@@ -203,6 +203,10 @@ pub enum CliError {
         message: String,
     },
 
+    /// An error from saving or loading a file.
+    #[error(transparent)]
+    Storage(#[from] dist_io::IoError),
+
     /// An error from planning or executing a redistribution.
     #[error("{}", in_cli_terms(.0))]
     Redist(#[from] RedistError),

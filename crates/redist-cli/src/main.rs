@@ -29,6 +29,7 @@
 mod chart;
 mod collective;
 mod error;
+mod file_io;
 mod measure;
 mod memory;
 mod pblas;
@@ -40,7 +41,7 @@ mod show;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
-use mpi::topology::Communicator;
+use mpi::topology::{Communicator, SimpleCommunicator};
 use std::io;
 use std::process::ExitCode;
 
@@ -67,6 +68,10 @@ enum Command {
     Run(Box<measure::RunArgs>),
     /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).
     Chart(chart::ChartArgs),
+    /// Save and load distributed arrays in .npy and HDF5 files, timed and checked
+    /// (`write` and `read` under `mpirun -n P`; `info` without).
+    #[command(subcommand)]
+    Io(file_io::IoCommand),
 }
 
 /// Runs the subcommand, writing to stdout. Returns its verdict and whether
@@ -76,8 +81,12 @@ fn dispatch(command: &Command) -> ExitCode {
     match command {
         Command::Show(args) => report(show::run(args, &mut io::stdout().lock()), true),
         Command::Plan(args) => report(plan_report::run(args, &mut io::stdout().lock()), true),
-        Command::Run(args) => run_mpi(args),
+        Command::Run(args) => with_mpi(false, |world, out| measure::run(args, world, out)),
         Command::Chart(args) => report(chart::run(args), true),
+        Command::Io(file_io::IoCommand::Info(args)) => {
+            report(file_io::info(args, &mut io::stdout().lock()), true)
+        }
+        Command::Io(command) => with_mpi(true, |world, out| file_io::run(command, world, out)),
     }
 }
 
@@ -96,15 +105,21 @@ fn report(result: Result<(), CliError>, printer: bool) -> ExitCode {
     }
 }
 
-/// `redist run`: the only subcommand that starts MPI (with the abort-on-panic
-/// hook). The verdict is the same on every rank; rank 0 prints it.
+/// `redist run` and `redist io write|read`: the subcommands that start MPI
+/// (with the abort-on-panic hook) and run `f` on the world. The verdict is
+/// the same on every rank; rank 0 prints it, or every rank with
+/// `every_rank_prints` (`redist io`, whose errors name files every rank
+/// should see).
 ///
 /// Rank 0 prints *before* the job ends: every rank meets in a barrier after
 /// the print and only then finalizes and exits. A launcher may kill the
 /// whole job as soon as one rank exits with a non-zero code (Open MPI's
 /// `mpirun` does), so a rank 0 that printed after the others had exited
 /// could be killed with its message unwritten.
-fn run_mpi(args: &measure::RunArgs) -> ExitCode {
+fn with_mpi(
+    every_rank_prints: bool,
+    f: impl FnOnce(&SimpleCommunicator, &mut dyn io::Write) -> Result<(), CliError>,
+) -> ExitCode {
     let universe = match procgrid::init() {
         Ok(universe) => universe,
         // Only a singleton started by a foreign launcher gets here (every
@@ -112,8 +127,8 @@ fn run_mpi(args: &measure::RunArgs) -> ExitCode {
         Err(e) => return report(Err(e.into()), launcher_rank().unwrap_or(0) == 0),
     };
     let world = universe.world();
-    let result = measure::run(args, &world, &mut io::stdout().lock());
-    let code = report(result, world.rank() == 0);
+    let result = f(&world, &mut io::stdout().lock());
+    let code = report(result, every_rank_prints || world.rank() == 0);
     procgrid::waits::barrier(&world);
     // Every grid, communicator and array of the run is gone; finalize.
     drop(world);

@@ -25,7 +25,7 @@ mod batch;
 mod report;
 mod setup;
 mod timing;
-mod values;
+pub(crate) mod values;
 mod window;
 
 pub use args::RunArgs;
@@ -40,6 +40,7 @@ use procgrid::ProcGrid;
 use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
 use std::io::Write;
+pub(crate) use timing::median;
 use timing::Progress;
 use values::{IndexValue, Updated};
 

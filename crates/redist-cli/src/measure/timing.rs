@@ -199,7 +199,7 @@ pub(super) fn time_pblas<T: super::values::IndexValue>(
 }
 
 /// The median of `v` (the upper one for an even count); 0 when empty.
-pub(super) fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

@@ -12,7 +12,7 @@ use redist::Window;
 
 /// A value for every global linear index, per element type: what the source
 /// holds and what `--verify` expects to find.
-pub(super) trait IndexValue: Element {
+pub(crate) trait IndexValue: Element {
     /// The value of the element with global linear index `i`.
     fn index_value(i: usize) -> Self;
     /// A value no small index maps to: what the target holds outside a
@@ -63,6 +63,42 @@ impl IndexValue for u8 {
     }
 }
 
+impl IndexValue for i64 {
+    fn untouched() -> Self {
+        -1
+    }
+    #[allow(clippy::cast_possible_wrap, reason = "values wrap on purpose")]
+    fn index_value(i: usize) -> Self {
+        i as i64
+    }
+}
+impl IndexValue for u32 {
+    fn untouched() -> Self {
+        u32::MAX
+    }
+    #[allow(clippy::cast_possible_truncation, reason = "values wrap on purpose")]
+    fn index_value(i: usize) -> Self {
+        i as u32
+    }
+}
+impl IndexValue for u64 {
+    fn untouched() -> Self {
+        u64::MAX
+    }
+    fn index_value(i: usize) -> Self {
+        i as u64
+    }
+}
+impl IndexValue for Complex<f32> {
+    fn untouched() -> Self {
+        Complex::new(-1.0, 1.0)
+    }
+    fn index_value(i: usize) -> Self {
+        let x = (i % (1 << 24)) as f32;
+        Complex::new(x, -x)
+    }
+}
+
 /// Element types a run can update (`--alpha`, `--beta`, `--conjugate`).
 pub(super) trait Updated: IndexValue + redist::Scalar {
     /// The element of real value `x`.
@@ -87,13 +123,13 @@ impl Updated for Complex<f64> {
 }
 
 /// Global linear index (row-major) of a global index.
-fn linear(shape: &[usize], g: &[usize]) -> usize {
+pub(crate) fn linear(shape: &[usize], g: &[usize]) -> usize {
     g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
 }
 
 /// The source array on `grid`: every element holds the value of its global
 /// linear index.
-pub(super) fn source<T: IndexValue>(
+pub(crate) fn source<T: IndexValue>(
     grid: &ProcGrid,
     layout: &Layout,
     batch: usize,
