@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Idempotent set-up of ndcyclic's system prerequisites on Debian/Ubuntu:
-# MPICH (runtime + headers), libclang (bindgen for rsmpi), pkg-config;
+# MPICH (runtime + headers), libclang (bindgen for rsmpi), pkg-config,
+# NumPy for Debian's python3 (the tests check that numpy.load reads the
+# files dist-io writes, and that dist-io reads numpy.save's);
 # with --with-openmpi also Open MPI (libopenmpi-dev, openmpi-bin), next to
 # MPICH, for scripts/test-openmpi.sh; with --with-scalapack also ScaLAPACK
 # built on MPICH (libscalapack-mpich-dev), for the `scalapack` feature and
 # scripts/test-scalapack.sh, and ScaLAPACK's own PBLAS testers
-# (scalapack-mpi-test), which scripts/test-dropin.sh runs on the drop-in.
+# (scalapack-mpi-test), which scripts/test-dropin.sh runs on the drop-in;
+# with --with-hdf5 also parallel HDF5 built on MPICH (libhdf5-mpich-dev) and
+# h5py, for dist-io's `hdf5` feature and scripts/test-hdf5.sh.
 #
 # Pins the MPI alternatives (mpirun, mpicc and the headers/libmpi.so/mpi.pc
 # group) to MPICH in *manual* mode. Installing Open MPI (priority 50 against
@@ -18,11 +22,13 @@ set -euo pipefail
 
 with_openmpi=0
 with_scalapack=0
-usage="usage: $0 [--with-openmpi] [--with-scalapack]"
+with_hdf5=0
+usage="usage: $0 [--with-openmpi] [--with-scalapack] [--with-hdf5]"
 for arg in "$@"; do
     case $arg in
         --with-openmpi) with_openmpi=1 ;;
         --with-scalapack) with_scalapack=1 ;;
+        --with-hdf5) with_hdf5=1 ;;
         -h | --help)
             echo "$usage"
             exit 0
@@ -34,9 +40,10 @@ for arg in "$@"; do
     esac
 done
 
-packages=(mpich libmpich-dev libclang-dev clang pkg-config)
+packages=(mpich libmpich-dev libclang-dev clang pkg-config python3-numpy)
 [ "$with_openmpi" -eq 0 ] || packages+=(libopenmpi-dev openmpi-bin)
 [ "$with_scalapack" -eq 0 ] || packages+=(libscalapack-mpich-dev scalapack-mpi-test)
+[ "$with_hdf5" -eq 0 ] || packages+=(libhdf5-mpich-dev python3-h5py)
 
 log() { printf 'setup: %s\n' "$*"; }
 
@@ -113,6 +120,15 @@ if [ "$with_scalapack" -eq 1 ]; then
     lib=$(ls /usr/lib/*/libscalapack-mpich.so 2>/dev/null | head -n 1 || true)
     [ -n "$lib" ] || { log "error: libscalapack-mpich.so missing after installing ScaLAPACK"; exit 1; }
     log "ScaLAPACK: $lib"
+fi
+if [ "$with_hdf5" -eq 1 ]; then
+    dir=/usr/lib/$triplet/hdf5/mpich
+    [ -e "$dir/libhdf5.so" ] || { log "error: $dir/libhdf5.so missing after installing parallel HDF5"; exit 1; }
+    log "parallel HDF5: $dir (HDF5_DIR for the hdf5 feature)"
+fi
+if ! /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1; then
+    log "error: numpy does not import in /usr/bin/python3 after installing python3-numpy"
+    exit 1
 fi
 if ! command -v cargo >/dev/null 2>&1; then
     log "warning: cargo not found on PATH; install Rust (https://rustup.rs) before building"

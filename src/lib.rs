@@ -6,6 +6,8 @@
 //! - [`procgrid`]: process grids over MPI communicators;
 //! - [`dist_array`]: block-cyclic layouts and the distributed array type;
 //! - [`redist`]: redistribution plans, schedules and their execution;
+//! - [`dist_io`]: saving and loading distributed arrays in `.npy` and HDF5
+//!   files, on any layout and any rank count;
 //! - [`mpi`]: the MPI bindings they are built on.
 //!
 //! The ADI heat solver of `examples/adi.rs` lives in the unpublished
@@ -42,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub use dist_array;
+pub use dist_io;
 pub use mpi;
 pub use procgrid;
 pub use redist;
