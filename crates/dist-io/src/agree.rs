@@ -75,8 +75,11 @@ pub(crate) fn agree<V>(
     procgrid::waits::all_reduce_into(comm, &mine[..], &mut all[..], SystemOperation::max());
     if all[0] == 0 {
         if all[2] != !all[3] {
+            // The operation's first word alone: the rest (a path) may be
+            // what differs, and the error must read the same everywhere.
+            let operation = what.split(' ').next().unwrap_or(what);
             return Err(IoError::Disagreement {
-                what: what.to_string(),
+                what: operation.to_string(),
             });
         }
         return local;

@@ -156,7 +156,7 @@ fn open<T: Element>(
         .text(&spec.to_string())
         .numbers(grid.extents())
         .numbers(extra)
-        .text(&format!("{options:?}"));
+        .text(&options.agreed_text());
     agree(comm, options.check(), fingerprint.value(), what)?;
     let info = info_everywhere(comm, path, options, what)?;
     check_type::<T>(path, &info)?;

@@ -109,7 +109,9 @@ pub struct IoOptions {
     /// Options of the redistributions between the array and the file's
     /// ranges.
     pub redistribution: redist::Options,
-    /// Whether rank 0 prints each round's progress on stderr.
+    /// Whether rank 0 prints progress on stderr during long transfers (a
+    /// line at most every 2 s from the third second; may differ between
+    /// ranks: only rank 0's counts).
     pub progress: bool,
 }
 
@@ -158,10 +160,23 @@ impl IoOptions {
         self
     }
 
-    /// The same options, printing progress on rank 0 or not.
+    /// The same options, printing progress on long transfers or not.
     pub fn progress(mut self, progress: bool) -> IoOptions {
         self.progress = progress;
         self
+    }
+
+    /// The options every rank must pass alike, as text for the ranks'
+    /// fingerprint: all but [`progress`](Self::progress), which only rank 0
+    /// acts on.
+    pub(crate) fn agreed_text(&self) -> String {
+        format!(
+            "{:?}",
+            IoOptions {
+                progress: false,
+                ..self.clone()
+            }
+        )
     }
 
     /// Checks the values no file is needed to judge.

@@ -100,7 +100,7 @@ pub(crate) fn fingerprint<T: Element>(
         .numbers(layout.shape())
         .text(&layout.spec().to_string())
         .text(&format!("{:?}", layout.storage()))
-        .text(&format!("{options:?}"))
+        .text(&options.agreed_text())
 }
 
 fn save_npy<T: Element>(

@@ -15,6 +15,7 @@ use mpi::topology::Communicator;
 use procgrid::{Order, ProcGrid};
 use redist::mpi_io::{FileBox, MpiFile};
 use redist::{Redistribution, Remap, Window};
+use std::time::Instant;
 
 /// The file side of a transfer: the file's array, written or read one box
 /// per aggregator and round. Both calls are collective: every rank calls,
@@ -177,6 +178,7 @@ impl Transfer<'_> {
         options.remap = Remap::None;
         let mut staging: Option<DistArray<T>> = None;
         let count = rounds.len();
+        let mut progress = Progress::new(self.options.progress && me == 0);
         for (i, round) in rounds.iter().enumerate() {
             let layout = Layout::new(&round.extent, &round.spec(ranks))?
                 .with_rank_map(rank_map.clone())?
@@ -191,7 +193,7 @@ impl Transfer<'_> {
             };
             let stage = staging.insert(stage);
             let part = position.and_then(|q| round.part(q)).map(|p| g.file_box(p));
-            self.progress(me, i, count, &round);
+            progress.tick(&self.what, i, count, &round, g.element_bytes);
             match &mut side {
                 Side::Save(array) => {
                     let window =
@@ -245,16 +247,37 @@ impl Transfer<'_> {
         map.extend((0..ranks).filter(|&r| !taken[r]));
         map
     }
+}
 
-    fn progress(&self, me: usize, i: usize, count: usize, round: &Round) {
-        if self.options.progress && me == 0 {
-            let bytes = round.extent.iter().product::<usize>() * self.geometry.element_bytes;
-            eprintln!(
-                "{}: round {}/{count}, {:.1} MiB",
-                self.what,
-                i + 1,
-                bytes as f64 / f64::from(1 << 20)
-            );
+/// Progress lines on rank 0's stderr for transfers longer than a few
+/// seconds: at most one every 2 s, from the third second on.
+struct Progress {
+    on: bool,
+    start: Instant,
+    last: f64,
+}
+
+impl Progress {
+    fn new(on: bool) -> Progress {
+        Progress {
+            on,
+            start: Instant::now(),
+            last: 0.0,
         }
+    }
+
+    /// Says that round `i` of `count` starts.
+    fn tick(&mut self, what: &str, i: usize, count: usize, round: &Round, element_bytes: usize) {
+        let t = self.start.elapsed().as_secs_f64();
+        if !self.on || t < 3.0 || t - self.last < 2.0 {
+            return;
+        }
+        self.last = t;
+        let bytes = round.extent.iter().product::<usize>() * element_bytes;
+        eprintln!(
+            "{what}: round {}/{count} ({:.1} MiB), {t:.0} s",
+            i + 1,
+            bytes as f64 / f64::from(1 << 20)
+        );
     }
 }
