@@ -69,7 +69,7 @@ pub(super) fn run<T: IndexValue>(
     let layout = crate::shape::layout_for(&crate::shape::Shape(window.clone()), &common.layout)?;
     let grid = grid_for(&layout, world)?;
     let mut options = options(args);
-    options.progress = !common.json && world.rank() == 0 && common.reps == 1;
+    options.progress = !common.json;
     let load = || -> Result<DistArray<T>, CliError> {
         Ok(if whole {
             dist_io::load(&grid, &common.layout, &common.file, &options)?

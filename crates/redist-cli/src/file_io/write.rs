@@ -31,7 +31,7 @@ pub(super) fn run<T: IndexValue>(
     let layout = layout_for(&args.shape, &common.layout)?.with_storage(order);
     let grid = grid_for(&layout, world)?;
     let mut options = options_of(common, None).sync(args.sync);
-    options.progress = !common.json && world.rank() == 0 && common.reps == 1;
+    options.progress = !common.json;
     let format = options
         .format
         .clone()
