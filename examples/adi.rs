@@ -8,8 +8,16 @@
 //! mpirun -n 4 cargo run --release --example adi -- --n 512 --steps 100 --png heat.png
 //! mpirun -n 4 cargo run --release --example adi -- --x-layout "*,cyclic(8)@1x4" --json
 //! ```
+//!
+//! Checkpoint and restart (`--steps` is the total step count; the restart
+//! may use any rank count and layouts, and ends with the same checksum):
+//!
+//! ```text
+//! mpirun -n 24 target/release/examples/adi --steps 30 --checkpoint /dev/shm/adi.npy --every 30
+//! mpirun -n 7 target/release/examples/adi --restart /dev/shm/adi.npy --steps 60
+//! ```
 
-use apps::adi::{self, AdiConfig};
+use apps::adi::{self, AdiConfig, Checkpoints};
 use clap::Parser;
 use dist_array::LayoutSpec;
 use mpi::collective::CommunicatorCollectives;
@@ -17,6 +25,7 @@ use mpi::topology::Communicator;
 use ndarray::Array2;
 use redist::{Remap, Strategy};
 use serde_json::json;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -27,7 +36,8 @@ struct Args {
     /// Interior grid points per dimension.
     #[arg(long, default_value_t = 256)]
     n: usize,
-    /// Time steps.
+    /// Time steps in all, counted from t = 0 (a restart runs the steps after
+    /// its checkpoint's).
     #[arg(long, default_value_t = 60)]
     steps: usize,
     /// Time step.
@@ -54,6 +64,20 @@ struct Args {
     /// Print one JSON line instead of the summary.
     #[arg(long)]
     json: bool,
+    /// Save the field to this .npy file (and its step, n and dt to FILE.json)
+    /// after every step that is a multiple of --every; each save replaces the
+    /// previous one.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints, counted from t = 0 (default: --steps, one
+    /// checkpoint after the last step). Needs --checkpoint.
+    #[arg(long, value_name = "K", requires = "checkpoint")]
+    every: Option<NonZeroUsize>,
+    /// Resume from the checkpoint FILE (and FILE.json) written by
+    /// --checkpoint, on any rank count and layouts; --n, --dt and --two-modes
+    /// must be the checkpoint's.
+    #[arg(long, value_name = "FILE")]
+    restart: Option<PathBuf>,
 }
 
 /// Writes the heat-map of `field` ([`adi::heat_map_rgb`]) as a PNG file.
@@ -96,6 +120,11 @@ fn main() -> ExitCode {
         remap: args.remap,
         two_modes: args.two_modes,
         progress: !args.json,
+        checkpoint: args.checkpoint.clone().map(|path| Checkpoints {
+            path,
+            every: args.every.map_or(args.steps.max(1), NonZeroUsize::get),
+        }),
+        restart: args.restart.clone(),
     };
     let result = match adi::solve(&world, &cfg) {
         Ok(r) => r,
@@ -113,13 +142,20 @@ fn main() -> ExitCode {
     if !root {
         return ExitCode::SUCCESS;
     }
+    let start = result.restarted_from.unwrap_or(0);
+    if result.restarted_from == Some(args.steps) {
+        eprintln!(
+            "adi: the checkpoint is at step {start} already, the last of --steps {}: no steps to run",
+            args.steps
+        );
+    }
     if let (Some(path), Some(field)) = (&args.png, &result.field) {
         if let Err(e) = write_png(field, path) {
             eprintln!("adi: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
         }
     }
-    let other = (result.time_s - result.redist_s - result.compute_s).max(0.0);
+    let other = (result.time_s - result.redist_s - result.compute_s - result.checkpoint_s).max(0.0);
     if args.json {
         println!(
             "{}",
@@ -134,6 +170,10 @@ fn main() -> ExitCode {
                 "time_s": result.time_s,
                 "redist_s": result.redist_s,
                 "compute_s": result.compute_s,
+                "restarted_from_step": result.restarted_from,
+                "checkpoints_written": result.checkpoints_written,
+                "checkpoint_s": result.checkpoint_s,
+                "restart_s": result.restart_s,
             })
         );
     } else {
@@ -145,6 +185,15 @@ fn main() -> ExitCode {
             "ranks {}  strategies y->x {}, x->y {}",
             result.ranks, result.strategies.0, result.strategies.1
         );
+        if let (Some(from), Some(path)) = (result.restarted_from, &args.restart) {
+            println!(
+                "restarted from step {from} (checkpoint {}, read in {:.3} s): ran steps {}..={}",
+                path.display(),
+                result.restart_s,
+                from + 1,
+                args.steps
+            );
+        }
         println!(
             "max error {:.3e}   L2 error {:.3e}   (against exp(-2π²t)·sin(πx)·sin(πy){})",
             result.max_error,
@@ -153,13 +202,24 @@ fn main() -> ExitCode {
         );
         println!("checksum  {:016x}", result.checksum);
         println!(
-            "time {:.3} s: compute {:.3} s, redistribution {:.3} s, other {:.3} s  ({:.1} steps/s)",
+            "time {:.3} s: compute {:.3} s, redistribution {:.3} s, checkpoints {:.3} s, \
+             other {:.3} s  ({:.1} steps/s)",
             result.time_s,
             result.compute_s,
             result.redist_s,
+            result.checkpoint_s,
             other,
-            args.steps as f64 / result.time_s.max(1e-9)
+            args.steps.saturating_sub(start) as f64 / result.time_s.max(1e-9)
         );
+        if let Some(c) = &cfg.checkpoint {
+            println!(
+                "checkpoints written {} (every {} steps) to {} and {}.json",
+                result.checkpoints_written,
+                c.every,
+                c.path.display(),
+                c.path.display()
+            );
+        }
         println!(
             "bytes moved per step {} ({:.2} MB)",
             result.bytes_moved_per_step,

@@ -18,6 +18,20 @@
 //! whatever the number of ranks or the layouts ([`kernels`]), so results are
 //! bitwise identical for any rank count and layout pair, and equal to
 //! [`solve_serial`].
+//!
+//! # Checkpoint and restart
+//!
+//! With [`AdiConfig::checkpoint`] a run saves `u` after every step whose
+//! number is a multiple of [`Checkpoints::every`] — the last step included
+//! when it is one — to a `.npy` file and a JSON sidecar beside it
+//! ([`checkpoint`] describes the two files and why a crash never leaves a
+//! pair that resumes from the wrong step). With [`AdiConfig::restart`] a
+//! run loads such a checkpoint instead of the initial field, onto its own
+//! layouts on its own rank count, and runs the steps after the
+//! checkpoint's up to [`AdiConfig::steps`], which stays the total step
+//! count. The state is `u` alone and the steps are bitwise reproducible,
+//! so an interrupted run resumed on any rank count ends with the
+//! uninterrupted run's field, bit for bit.
 
 use dist_array::{DistArray, Layout, LayoutSpec};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
@@ -27,8 +41,13 @@ use procgrid::ProcGrid;
 use rayon::prelude::*;
 use redist::{Options, Redistribution, Remap, Strategy};
 use std::f64::consts::PI;
+use std::path::PathBuf;
 use std::time::Instant;
 use thiserror::Error;
+
+pub mod checkpoint;
+
+pub use checkpoint::Checkpoints;
 
 /// What can go wrong in the ADI solver.
 #[derive(Debug, Error)]
@@ -57,6 +76,17 @@ pub enum AdiError {
     /// A process-grid error.
     #[error(transparent)]
     Grid(#[from] procgrid::GridError),
+    /// Saving or loading a checkpoint's array failed.
+    #[error(transparent)]
+    Io(#[from] dist_io::IoError),
+    /// A checkpoint that cannot be written, read or resumed from.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint {
+        /// The checkpoint's array or sidecar.
+        path: String,
+        /// What is wrong and what was expected.
+        reason: String,
+    },
 }
 
 /// Parameters of a run.
@@ -64,7 +94,8 @@ pub enum AdiError {
 pub struct AdiConfig {
     /// Interior points per dimension.
     pub n: usize,
-    /// Time steps.
+    /// Time steps, in all: a restarted run ends after the same step as an
+    /// uninterrupted one.
     pub steps: usize,
     /// Time step.
     pub dt: f64,
@@ -80,6 +111,11 @@ pub struct AdiConfig {
     pub two_modes: bool,
     /// Print progress on rank 0 for runs longer than a few seconds.
     pub progress: bool,
+    /// Save the state every so many steps; `None`: never.
+    pub checkpoint: Option<Checkpoints>,
+    /// Resume from the checkpoint at this path (its array's file) instead
+    /// of starting from the initial field; `None`: start at step 0.
+    pub restart: Option<PathBuf>,
 }
 
 /// What a run produced. Field, checksum and errors are the same on every rank.
@@ -107,6 +143,18 @@ pub struct AdiResult {
     pub bytes_moved_per_step: usize,
     /// Strategies used (y → x, x → y).
     pub strategies: (Strategy, Strategy),
+    /// The step of the checkpoint the run resumed from (`None`: it started
+    /// from the initial field); it ran the steps after it.
+    pub restarted_from: Option<usize>,
+    /// Checkpoints the run saved.
+    pub checkpoints_written: usize,
+    /// Of the time loop's wall time, seconds spent saving checkpoints
+    /// (rank 0's view).
+    pub checkpoint_s: f64,
+    /// Seconds spent reading the checkpoint resumed from, before the time
+    /// loop: its sidecar, its array, its digest (rank 0's view; 0 without
+    /// a restart).
+    pub restart_s: f64,
 }
 
 /// The point-wise kernels shared by the serial and distributed solvers.
@@ -291,6 +339,23 @@ fn check(n: usize, steps: usize, dt: f64) -> Result<(), AdiError> {
     Ok(())
 }
 
+/// Checks the checkpoint and restart options of `cfg`: an `every` of at
+/// least 1 and paths that name files (local, before any communication).
+fn check_files(cfg: &AdiConfig) -> Result<(), AdiError> {
+    if let Some(c) = &cfg.checkpoint {
+        if c.every == 0 {
+            return Err(AdiError::Parameter(
+                "checkpoints every 0 steps: expected every K steps with K >= 1".into(),
+            ));
+        }
+        checkpoint::sidecar_of(&c.path, "--checkpoint")?;
+    }
+    if let Some(path) = &cfg.restart {
+        checkpoint::sidecar_of(path, "--restart")?;
+    }
+    Ok(())
+}
+
 /// The same computation on one process with plain arrays: the reference the
 /// distributed solver must match bit for bit.
 ///
@@ -464,12 +529,26 @@ struct Fields {
 }
 
 impl Fields {
-    /// The initial field on the y-lines of `plans` and zeroed work arrays.
-    fn initial(plans: &LinePlans, h: f64, two_modes: bool) -> Result<Fields, AdiError> {
+    /// The field on the y-lines of `plans` — the initial one, or the
+    /// checkpoint of `restart` (its path and sidecar) — and zeroed work
+    /// arrays. Collective when restarting.
+    fn new(
+        plans: &LinePlans,
+        h: f64,
+        two_modes: bool,
+        restart: Option<(&std::path::Path, &checkpoint::Sidecar)>,
+    ) -> Result<Fields, AdiError> {
         let ly = &plans.y_layout;
-        let u = DistArray::from_fn(&plans.y_grid, ly.clone(), |g| {
-            initial((g[0] + 1) as f64 * h, (g[1] + 1) as f64 * h, two_modes)
-        })?;
+        let u = match restart {
+            None => DistArray::from_fn(&plans.y_grid, ly.clone(), |g| {
+                initial((g[0] + 1) as f64 * h, (g[1] + 1) as f64 * h, two_modes)
+            })?,
+            Some((path, sidecar)) => {
+                let mut u = DistArray::<f64>::zeros(&plans.y_grid, ly.clone())?;
+                checkpoint::restore(&mut u, path, sidecar)?;
+                u
+            }
+        };
         let w_y = DistArray::<f64>::zeros(&plans.y_grid, ly.clone())?;
         let w_x = DistArray::<f64>::zeros(&plans.x_grid, plans.x_layout.clone())?;
         let v_x = DistArray::<f64>::zeros(&plans.x_grid, plans.x_layout.clone())?;
@@ -486,6 +565,10 @@ struct LoopTimes {
     redist_s: f64,
     /// Of which computation.
     compute_s: f64,
+    /// Of which saving checkpoints.
+    checkpoint_s: f64,
+    /// Checkpoints saved.
+    checkpoints: usize,
 }
 
 /// One Peaceman–Rachford step of `fields`; returns its seconds of
@@ -530,11 +613,12 @@ struct Progress {
 }
 
 impl Progress {
-    /// Reports `done` of `steps` steps after `elapsed` seconds, if it is time to.
-    fn after_step(&mut self, done: usize, steps: usize, elapsed: f64) {
+    /// Reports `done` of `steps` steps, the run having started after step
+    /// `start`, after `elapsed` seconds, if it is time to.
+    fn after_step(&mut self, done: usize, start: usize, steps: usize, elapsed: f64) {
         if self.enabled && elapsed > 3.0 && elapsed - self.last_report > 2.0 {
             self.last_report = elapsed;
-            let rate = done as f64 / elapsed;
+            let rate = (done - start) as f64 / elapsed;
             eprintln!(
                 "  step {done}/{steps}  {elapsed:.1} s elapsed  {rate:.1} steps/s  ETA {:.0} s",
                 (steps - done) as f64 / rate
@@ -543,31 +627,46 @@ impl Progress {
     }
 }
 
-/// Runs the `cfg.steps` steps between two barriers on the y-grid, timing
-/// the phases, with progress lines on rank 0 when `cfg.progress`.
+/// Runs steps `start + 1 ..= cfg.steps` between two barriers on the
+/// y-grid, timing the phases, saving the checkpoints `cfg.checkpoint`
+/// asks for, with progress lines on rank 0 when `cfg.progress`.
 fn time_loop(
     world: &SimpleCommunicator,
     cfg: &AdiConfig,
     plans: &mut LinePlans,
     fields: &mut Fields,
     mesh: &Mesh,
+    start: usize,
 ) -> Result<LoopTimes, AdiError> {
     let comm = plans.y_grid.communicator();
     comm.barrier();
-    let start = Instant::now();
+    let clock = Instant::now();
     let mut times = LoopTimes::default();
     let mut progress = Progress {
         enabled: cfg.progress && world.rank() == 0,
         last_report: 0.0,
     };
-    for done in 1..=cfg.steps {
+    for done in start + 1..=cfg.steps {
         let (compute_s, redist_s) = step(&mut plans.exchanges, fields, mesh)?;
         times.compute_s += compute_s;
         times.redist_s += redist_s;
-        progress.after_step(done, cfg.steps, start.elapsed().as_secs_f64());
+        if let Some(to) = cfg.checkpoint.as_ref().filter(|c| done % c.every == 0) {
+            let t = Instant::now();
+            let sidecar = checkpoint::Sidecar {
+                step: done,
+                n: cfg.n,
+                dt: cfg.dt,
+                two_modes: cfg.two_modes,
+                digest: 0,
+            };
+            checkpoint::save(&fields.u, to, sidecar)?;
+            times.checkpoint_s += t.elapsed().as_secs_f64();
+            times.checkpoints += 1;
+        }
+        progress.after_step(done, start, cfg.steps, clock.elapsed().as_secs_f64());
     }
     comm.barrier();
-    times.total_s = start.elapsed().as_secs_f64();
+    times.total_s = clock.elapsed().as_secs_f64();
     Ok(times)
 }
 
@@ -637,20 +736,49 @@ fn gather_field(
 ///   the time loop, when the final field exceeds what one gather moves
 ///   ([`DistError::TooLarge`](dist_array::DistError::TooLarge): `n` ≥ 16384);
 /// - [`AdiError::Redist`] when a redistribution cannot be built or executed (e.g. a
-///   [`Remap`] without a closed form for the layouts, or a plan beyond its limits).
+///   [`Remap`] without a closed form for the layouts, or a plan beyond its limits);
+/// - [`AdiError::Parameter`] when checkpoints are asked for every 0 steps, or the
+///   checkpoint or restart path names no file;
+/// - [`AdiError::Checkpoint`] when the restart's sidecar cannot be read or is not
+///   one, when it disagrees with `cfg` (another `n`, `dt` or `two_modes`, or a step
+///   beyond `cfg.steps`: [`Sidecar::check_resumes`](checkpoint::Sidecar::check_resumes)),
+///   when the array loaded is not the one the sidecar describes, or when a
+///   checkpoint's sidecar cannot be written;
+/// - [`AdiError::Io`] when a checkpoint's array cannot be loaded (missing, not a
+///   `float64` `.npy` file of shape `n × n`) or saved (the run stops there; the
+///   previous checkpoint stays whole).
 ///
 /// The parameter and layout checks come before any communication and depend
 /// only on `cfg` and the size of `world`: local to the rank, the same on every
-/// rank when all pass the same `cfg`. Redistribution errors are agreed on by
-/// every rank.
+/// rank when all pass the same `cfg`. Redistribution and checkpoint errors are
+/// agreed on by every rank.
 pub fn solve(world: &SimpleCommunicator, cfg: &AdiConfig) -> Result<AdiResult, AdiError> {
     check(cfg.n, cfg.steps, cfg.dt)?;
+    check_files(cfg)?;
     let p = world.size() as usize;
     let (y_spec, x_spec) = line_specs(cfg, p)?;
+    let clock = Instant::now();
+    let restart = match &cfg.restart {
+        Some(path) => {
+            let sidecar = checkpoint::read_sidecar(world, path)?;
+            sidecar.check_resumes(cfg, path)?;
+            Some((path.as_path(), sidecar))
+        }
+        None => None,
+    };
+    let read_s = clock.elapsed().as_secs_f64();
+    let start = restart.as_ref().map_or(0, |(_, s)| s.step);
     let mut plans = LinePlans::new(world, cfg, &y_spec, &x_spec)?;
     let mesh = Mesh::new(cfg.n, cfg.dt);
-    let mut fields = Fields::initial(&plans, mesh.h, cfg.two_modes)?;
-    let times = time_loop(world, cfg, &mut plans, &mut fields, &mesh)?;
+    let restored = restart.as_ref().map(|(path, s)| (*path, s));
+    let clock = Instant::now();
+    let mut fields = Fields::new(&plans, mesh.h, cfg.two_modes, restored)?;
+    let restart_s = if restart.is_some() {
+        read_s + clock.elapsed().as_secs_f64()
+    } else {
+        0.0
+    };
+    let times = time_loop(world, cfg, &mut plans, &mut fields, &mesh, start)?;
 
     // Errors against the exact solution, on the y-layout.
     let t = cfg.steps as f64 * cfg.dt;
@@ -673,6 +801,10 @@ pub fn solve(world: &SimpleCommunicator, cfg: &AdiConfig) -> Result<AdiResult, A
             plans.exchanges.to_x.strategy(),
             plans.exchanges.to_y.strategy(),
         ),
+        restarted_from: restart.map(|(_, s)| s.step),
+        checkpoints_written: times.checkpoints,
+        checkpoint_s: times.checkpoint_s,
+        restart_s,
     })
 }
 
