@@ -115,18 +115,6 @@ fn save_npy<T: Element>(
         array.shape(),
     );
     transfer.geometry.data_offset = header.len() as u64;
-    let total = (array.shape().iter())
-        .try_fold(std::mem::size_of::<T>() as u64, |a, &n| {
-            a.checked_mul(n as u64)
-        })
-        .and_then(|n| n.checked_add(header.len() as u64))
-        .ok_or_else(|| {
-            IoError::invalid(
-                "array shape",
-                format!("{:?}", array.shape()),
-                "an array of at most 2^64 bytes",
-            )
-        })?;
     let temp = Temporary::new(comm, path);
     let what = transfer.what.clone();
     let written = (|| {
@@ -140,10 +128,12 @@ fn save_npy<T: Element>(
             file,
             path: name(path),
         };
-        let mut head = store.file.set_size(total);
-        if comm.rank() == 0 {
-            head = head.and_then(|()| store.file.write_at(0, &header));
-        }
+        // A new file: no size to set, the writes make it `total` bytes.
+        let head = if comm.rank() == 0 {
+            store.file.write_at(0, &header)
+        } else {
+            Ok(())
+        };
         agree(comm, head.map_err(failed), 0, &what)?;
         transfer.run(Side::Save(array), &mut store)?;
         if transfer.options.sync {

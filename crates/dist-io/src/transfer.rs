@@ -8,6 +8,7 @@
 //! at the same round with the same error.
 
 use crate::agree::agree;
+use crate::options::MAX_STAGING_BYTES;
 use crate::rounds::{Round, Rounds};
 use crate::{IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout};
@@ -18,8 +19,11 @@ use redist::{Redistribution, Remap, Window};
 use std::time::Instant;
 
 /// The file side of a transfer: the file's array, written or read one box
-/// per aggregator and round. Both calls are collective: every rank calls,
-/// with `None` where it holds nothing.
+/// per aggregator and round. Every rank calls each round, with its box or
+/// `None`. `contiguous` says (alike on every rank) whether every box of the
+/// round is one range of the file: MPI-IO then writes or reads each box by
+/// one independent call on its rank (ranks with `None` do nothing);
+/// otherwise through a collective call over a file view.
 pub(crate) trait Store {
     /// Writes `data`, the bytes of `part` in the file's order.
     fn write(
@@ -51,7 +55,12 @@ impl Store for MpiStore {
         data: &[u8],
         contiguous: bool,
     ) -> Result<(), IoError> {
-        (self.file.write_box_all(part, data, contiguous)).map_err(|e| IoError::Write {
+        let done = match (contiguous, part) {
+            (true, Some(part)) => self.file.write_box(part, data),
+            (true, None) => Ok(()),
+            (false, part) => self.file.write_box_all(part, data),
+        };
+        done.map_err(|e| IoError::Write {
             path: self.path.clone(),
             reason: e.to_string(),
         })
@@ -63,7 +72,12 @@ impl Store for MpiStore {
         data: &mut [u8],
         contiguous: bool,
     ) -> Result<(), IoError> {
-        (self.file.read_box_all(part, data, contiguous)).map_err(|e| IoError::Read {
+        let done = match (contiguous, part) {
+            (true, Some(part)) => self.file.read_box(part, data),
+            (true, None) => Ok(()),
+            (false, part) => self.file.read_box_all(part, data),
+        };
+        done.map_err(|e| IoError::Read {
             path: self.path.clone(),
             reason: e.to_string(),
         })
@@ -157,6 +171,9 @@ impl Transfer<'_> {
         let comm = grid.communicator();
         let ranks = comm.size() as usize;
         let me = comm.rank() as usize;
+        if let Some(axis) = direct_axis(side.array().layout(), g) {
+            return self.run_direct(side, store, axis);
+        }
         let rounds = Rounds::new(
             &g.extent,
             g.order,
@@ -235,6 +252,67 @@ impl Transfer<'_> {
         Ok(())
     }
 
+    /// Moves the array straight between its local parts and the file, each
+    /// rank its own range ([`direct_axis`] said every rank holds at most
+    /// one contiguous range of the file, split along `axis`): no staging,
+    /// no exchange. Ranges above [`MAX_STAGING_BYTES`] go in several calls,
+    /// as many on every rank. Collective (one agreement at the end).
+    fn run_direct<T: Element>(
+        &self,
+        mut side: Side<'_, T>,
+        store: &mut dyn Store,
+        axis: usize,
+    ) -> Result<(), IoError> {
+        let g = &self.geometry;
+        let layout = side.array().layout().clone();
+        let map = layout.axis(axis);
+        // Bytes of one index of `axis`, every other dimension whole.
+        let inner: usize = (g.shape.iter().enumerate())
+            .filter(|&(d, _)| d != axis)
+            .map(|(_, &n)| n)
+            .product::<usize>()
+            * g.element_bytes;
+        let rows_per_call = (MAX_STAGING_BYTES / inner.max(1)).max(1);
+        let calls = map.block().min(map.extent()).div_ceil(rows_per_call);
+        let mine = side.array().rank().and_then(|r| {
+            let coords = layout.coords_of_rank(r).ok()?;
+            let (range, _) = map.blocks(coords[axis]).next()?;
+            Some(range)
+        });
+        let mut done = Ok(());
+        for call in 0..calls {
+            let rows = mine.as_ref().and_then(|range| {
+                let start = range.start + call * rows_per_call;
+                (start < range.end).then(|| start..range.end.min(start + rows_per_call))
+            });
+            let part = rows.as_ref().map(|rows| {
+                let mut origin = vec![0; g.shape.len()];
+                let mut extent = g.shape.clone();
+                origin[axis] = rows.start;
+                extent[axis] = rows.len();
+                g.file_box((origin, extent))
+            });
+            let local = match (&rows, &mine) {
+                (Some(rows), Some(range)) => {
+                    (rows.start - range.start) * inner..(rows.end - range.start) * inner
+                }
+                _ => 0..0,
+            };
+            let result = match &mut side {
+                Side::Save(array) => {
+                    let bytes: &[u8] = bytemuck::cast_slice(array.local_slice());
+                    store.write(part.as_ref(), &bytes[local], true)
+                }
+                Side::Load(array) => {
+                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(array.local_slice_mut());
+                    store.read(part.as_ref(), &mut bytes[local], true)
+                }
+            };
+            done = done.and(result);
+        }
+        agree(side.array().grid().communicator(), done, 0, &self.what)
+    }
+
     /// The staging layouts' rank map: the aggregators first, in their
     /// order, then every other rank in increasing order.
     fn rank_map(&self, ranks: usize) -> Vec<usize> {
@@ -247,6 +325,37 @@ impl Transfer<'_> {
         map.extend((0..ranks).filter(|&r| !taken[r]));
         map
     }
+}
+
+/// The dimension along which every rank of `layout` holds at most one
+/// contiguous range of the file, when the transfer can go straight between
+/// the local parts and the file: the whole file's array, local parts
+/// stored in the file's order, every dimension but one whole on every
+/// rank (grid extent 1), every dimension slower than it of extent 1, and
+/// at most one block per rank along it (`block`, or `cyclic(b)` with
+/// `b` × processes covering the extent). `None` otherwise. The same on
+/// every rank: it reads the layout alone.
+fn direct_axis(layout: &Layout, g: &Geometry) -> Option<usize> {
+    let k = g.shape.len();
+    let whole = g.origin.iter().all(|&o| o == 0) && g.extent == g.shape;
+    if !whole || layout.storage() != g.order || layout.shape() != g.shape.as_slice() {
+        return None;
+    }
+    let slow_first: Vec<usize> = match g.order {
+        Order::RowMajor => (0..k).collect(),
+        Order::ColumnMajor => (0..k).rev().collect(),
+    };
+    let split: Vec<usize> = (0..k).filter(|&d| layout.grid_extents()[d] > 1).collect();
+    let axis = match split.as_slice() {
+        [] => slow_first[0],
+        [d] => *d,
+        _ => return None,
+    };
+    let position = slow_first.iter().position(|&d| d == axis)?;
+    let slower_whole = slow_first[..position].iter().all(|&d| g.shape[d] == 1);
+    let map = layout.axis(axis);
+    let one_block = map.block().saturating_mul(map.procs()) >= map.extent();
+    (slower_whole && one_block).then_some(axis)
 }
 
 /// Progress lines on rank 0's stderr for transfers longer than a few

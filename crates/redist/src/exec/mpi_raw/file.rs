@@ -396,10 +396,49 @@ impl MpiFile {
         check(code, "MPI_File_read_at_all")
     }
 
+    /// Writes a box of an array that is one contiguous range of the file
+    /// (`data`: its bytes) with one `MPI_File_write_at`, this rank alone
+    /// (not collective: ranks without a box call nothing).
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when `data` is not the box's size,
+    /// the box lies outside the array or is not contiguous in the file; as
+    /// [`write_at`](Self::write_at) otherwise.
+    pub fn write_box(&mut self, region: &FileBox, data: &[u8]) -> Result<(), RedistError> {
+        let at = contiguous_start(region, data.len())?;
+        self.write_at(at, data)
+    }
+
+    /// Reads a box that is one contiguous range of the file into `data`
+    /// with one `MPI_File_read_at`, this rank alone.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_box`](Self::write_box), with MPI's read errors.
+    pub fn read_box(&mut self, region: &FileBox, data: &mut [u8]) -> Result<(), RedistError> {
+        let at = contiguous_start(region, data.len())?;
+        let (at, count) = (offset(at)?, int(data.len() as u64, "bytes in one read")?);
+        let mut st = status();
+        // SAFETY: `data` holds `count` writable bytes and outlives the
+        // blocking call.
+        let code = unsafe {
+            ffi::MPI_File_read_at(
+                self.raw,
+                at,
+                addr_mut(data).cast(),
+                count,
+                byte_type(),
+                &mut st,
+            )
+        };
+        check(code, "MPI_File_read_at")
+    }
+
     /// Writes a box of an array (`data`: its bytes, contiguous in the
-    /// array's order): at its offset when it is one range of the file,
-    /// else through a file view of its runs (ROMIO gathers the runs of
-    /// every rank). `None` writes nothing. Collective: every rank calls.
+    /// array's order) through a file view of its runs and one
+    /// `MPI_File_write_all` (ROMIO gathers the runs of every rank). `None`
+    /// writes nothing. Collective: every rank calls.
     ///
     /// # Errors
     ///
@@ -410,13 +449,8 @@ impl MpiFile {
         &mut self,
         region: Option<&FileBox>,
         data: &[u8],
-        contiguous: bool,
     ) -> Result<(), RedistError> {
         let runs = box_runs(region, data.len())?;
-        if contiguous {
-            let at = runs.as_ref().map_or(0, |r| r.start);
-            return self.write_at_all(at, data);
-        }
         self.with_view(runs.as_ref(), |raw, count| {
             let mut st = status();
             // SAFETY: `data` holds `count` bytes (checked against the box)
@@ -438,13 +472,8 @@ impl MpiFile {
         &mut self,
         region: Option<&FileBox>,
         data: &mut [u8],
-        contiguous: bool,
     ) -> Result<(), RedistError> {
         let runs = box_runs(region, data.len())?;
-        if contiguous {
-            let at = runs.as_ref().map_or(0, |r| r.start);
-            return self.read_at_all(at, data);
-        }
         self.with_view(runs.as_ref(), |raw, count| {
             let mut st = status();
             // SAFETY: `data` holds `count` writable bytes (checked against
@@ -614,6 +643,20 @@ fn box_runs(region: Option<&FileBox>, len: usize) -> Result<Option<BoxRuns>, Red
         });
     }
     region.runs().map(Some)
+}
+
+/// The first byte of `region`, a box of `len` bytes that is one range of
+/// the file.
+fn contiguous_start(region: &FileBox, len: usize) -> Result<u64, RedistError> {
+    let runs = box_runs(Some(region), len)?.ok_or_else(|| RedistError::Internal("a box".into()))?;
+    if runs.levels.iter().any(|&(count, _)| count > 1) {
+        return Err(RedistError::InvalidArgument {
+            what: "file box",
+            value: format!("origin {:?}, extent {:?}", region.origin, region.extent),
+            expected: "a box that is one contiguous range of the file".to_string(),
+        });
+    }
+    Ok(runs.start)
 }
 
 /// The file type of a box's runs: a run of bytes, then one hvector per
