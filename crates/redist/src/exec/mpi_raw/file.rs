@@ -267,6 +267,34 @@ fn path_text(path: &Path) -> Result<CString, RedistError> {
     })
 }
 
+/// `Err` unless the call (`code`) succeeded and moved all of `count`
+/// bytes: a write cut short by a file size limit, or a read past the end
+/// of the file, can return success with fewer bytes (Open MPI's OMPIO
+/// does), and a short write would leave a file with a hole.
+fn complete(
+    code: c_int,
+    st: &ffi::MPI_Status,
+    count: c_int,
+    call: &'static str,
+) -> Result<(), RedistError> {
+    check(code, call)?;
+    let mut moved: c_int = 0;
+    // SAFETY: a status MPI filled in, and an int to receive the count.
+    let code = unsafe { ffi::MPI_Get_count(st, byte_type(), &mut moved) };
+    check(code, "MPI_Get_count")?;
+    if moved == count {
+        return Ok(());
+    }
+    Err(RedistError::Mpi {
+        call,
+        code: 0,
+        message: format!(
+            "moved {moved} of {count} bytes (a file size limit, a full disk, or a file \
+             shorter than expected)"
+        ),
+    })
+}
+
 fn status() -> ffi::MPI_Status {
     // SAFETY: MPI_Status is a plain C struct; all zeros is a valid value
     // for MPI to overwrite.
@@ -351,7 +379,7 @@ impl MpiFile {
         let code = unsafe {
             ffi::MPI_File_write_at(self.raw, at, addr(data).cast(), count, byte_type(), &mut st)
         };
-        check(code, "MPI_File_write_at")
+        complete(code, &st, count, "MPI_File_write_at")
     }
 
     /// Writes `data` at byte `at`. Collective: every rank calls, each with
@@ -367,7 +395,7 @@ impl MpiFile {
         let code = unsafe {
             ffi::MPI_File_write_at_all(self.raw, at, addr(data).cast(), count, byte_type(), &mut st)
         };
-        check(code, "MPI_File_write_at_all")
+        complete(code, &st, count, "MPI_File_write_at_all")
     }
 
     /// Reads `data.len()` bytes from byte `at`. Collective, as
@@ -393,7 +421,7 @@ impl MpiFile {
                 &mut st,
             )
         };
-        check(code, "MPI_File_read_at_all")
+        complete(code, &st, count, "MPI_File_read_at_all")
     }
 
     /// Writes a box of an array that is one contiguous range of the file
@@ -432,7 +460,7 @@ impl MpiFile {
                 &mut st,
             )
         };
-        check(code, "MPI_File_read_at")
+        complete(code, &st, count, "MPI_File_read_at")
     }
 
     /// Writes a box of an array (`data`: its bytes, contiguous in the
@@ -458,7 +486,7 @@ impl MpiFile {
             let code = unsafe {
                 ffi::MPI_File_write_all(raw, addr(data).cast(), count, byte_type(), &mut st)
             };
-            check(code, "MPI_File_write_all")
+            complete(code, &st, count, "MPI_File_write_all")
         })
     }
 
@@ -481,7 +509,7 @@ impl MpiFile {
             let code = unsafe {
                 ffi::MPI_File_read_all(raw, addr_mut(data).cast(), count, byte_type(), &mut st)
             };
-            check(code, "MPI_File_read_all")
+            complete(code, &st, count, "MPI_File_read_all")
         })
     }
 
@@ -558,7 +586,7 @@ impl MpiFile {
             ffi::MPI_File_write_all(self.raw, addr(data).cast(), count, byte_type(), &mut st)
         };
         let reset = self.set_view(0, byte_type());
-        check(code, "MPI_File_write_all").and(reset)
+        complete(code, &st, count, "MPI_File_write_all").and(reset)
     }
 
     /// Reads this rank's local part as [`write_darray_all`](Self::write_darray_all)
@@ -584,7 +612,7 @@ impl MpiFile {
             ffi::MPI_File_read_all(self.raw, addr_mut(data).cast(), count, byte_type(), &mut st)
         };
         let reset = self.set_view(0, byte_type());
-        check(code, "MPI_File_read_all").and(reset)
+        complete(code, &st, count, "MPI_File_read_all").and(reset)
     }
 
     /// Flushes what this file wrote to storage (`MPI_File_sync`).
