@@ -22,7 +22,8 @@
 //! - [`rounds`]: the file as a layout, cut in rounds ([`rounds::Rounds`]);
 //! - `transfer.rs`: one round's redistribution and write (or read);
 //!   `aggregators.rs`: which ranks write; `agree.rs`: every rank's verdict
-//!   agreed after each step; `staging.rs`: staging memory kept between calls; `hdf5.rs`: HDF5 datasets (feature `hdf5`);
+//!   agreed after each step; `staging.rs`: staging memory kept between calls;
+//!   `hdf5/`: HDF5 datasets (feature `hdf5`; `stub.rs` without it);
 //! - [`error`]: [`IoError`], the one error type.
 //!
 //! ```

@@ -200,7 +200,7 @@ fn round_trip<T: Code>(world: &SimpleCommunicator, rng: &mut Lcg, case: usize) -
         l1.storage(),
         l2.spec()
     );
-    if case % 2 == 0 {
+    if case.is_multiple_of(2) {
         // Into an existing array.
         let mut c: DistArray<T> = DistArray::zeros(&g2, l2.clone()).unwrap();
         dist_io::load_into(&mut c, &path, &options).map_err(|e| e.to_string())?;
@@ -264,7 +264,7 @@ fn windows(world: &SimpleCommunicator) -> TestResult {
         ([10, 12, 6], [1, 1, 1]),
     ];
     for (i, (origin, w)) in cases.into_iter().enumerate() {
-        let options = if i % 2 == 0 {
+        let options = if i.is_multiple_of(2) {
             small.clone()
         } else {
             IoOptions::default()
@@ -275,7 +275,7 @@ fn windows(world: &SimpleCommunicator) -> TestResult {
             holds_codes(world, &b, &shape, &origin),
             "window {w:?} at {origin:?}"
         );
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             let mut c: DistArray<f64> =
                 DistArray::zeros(&rows, Layout::on_grid(&w, &spec, &rows).unwrap()).unwrap();
             dist_io::load_window_into(&mut c, &path, &origin, &options)

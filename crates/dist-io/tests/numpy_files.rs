@@ -171,7 +171,7 @@ fn numpy_writes_we_read(world: &SimpleCommunicator) -> TestResult {
         );
     }
     python(world, &script)?;
-    let mut case = 0;
+    let mut case = 0usize;
     for (name, _) in TYPES {
         for order in ["C", "F"] {
             for v in 1..=3 {
@@ -184,7 +184,7 @@ fn numpy_writes_we_read(world: &SimpleCommunicator) -> TestResult {
                     path.display(),
                     info.version
                 );
-                let storage = if case % 2 == 0 {
+                let storage = if case.is_multiple_of(2) {
                     Order::RowMajor
                 } else {
                     Order::ColumnMajor
@@ -228,7 +228,7 @@ fn save_coded<T: Code>(
 fn we_write_numpy_reads(world: &SimpleCommunicator) -> TestResult {
     let n = world.size();
     let d = dir();
-    let mut case = 0;
+    let mut case = 0usize;
     for (name, _) in TYPES {
         for (order, storage) in [("C", Order::RowMajor), ("F", Order::ColumnMajor)] {
             let path = d.join(format!("rs-{n}-{name}-{order}.npy"));

@@ -66,6 +66,11 @@ pub enum IoBaseline {
     /// `MPI_Type_create_darray` of the array's layout, a file view,
     /// `MPI_File_write_all` / `read_all` (ROMIO's two-phase I/O).
     Mpiio,
+    /// The same HDF5 dataset written or read by parallel HDF5 as a C
+    /// programmer would: each rank's blocks selected as a union of
+    /// hyperslabs, one collective `H5Dwrite` / `H5Dread` of its local part
+    /// (the tool built with the `hdf5` feature).
+    Hdf5,
 }
 
 /// What `write` and `read` share.
@@ -95,7 +100,8 @@ pub struct Common {
     /// Timed repetitions (after one untimed warm-up).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub reps: u64,
-    /// Time the same transfer by plain MPI-IO too.
+    /// Time the same transfer by plain MPI-IO (`.npy`) or parallel HDF5
+    /// (`.h5`) too.
     #[arg(long, value_enum)]
     pub baseline: Option<IoBaseline>,
     /// One JSON object on the last line of stdout (rank 0).

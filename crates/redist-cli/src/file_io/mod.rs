@@ -4,10 +4,13 @@
 //! - `args.rs`: the subcommands and their arguments;
 //! - `write.rs`: `redist io write`, and the MPI-IO write baseline;
 //! - `read.rs`: `redist io read`, its check, and the MPI-IO read baseline;
+//! - `hdf5_baseline.rs`: the parallel HDF5 baselines (`--baseline hdf5`,
+//!   feature `hdf5`);
 //! - `report.rs`: the JSON object and the readable summary;
 //! - `info`: `redist io info`, below.
 
 pub mod args;
+mod hdf5_baseline;
 mod read;
 mod report;
 mod write;
@@ -110,17 +113,19 @@ fn type_arg(element: dist_io::ElementType) -> TypeArg {
     }
 }
 
-/// The format `--format` and `--dataset` name, if any.
+/// The format `--format` and `--dataset` name, if any: `--dataset` alone
+/// means HDF5.
 fn format_of(format: Option<FormatArg>, dataset: Option<&String>) -> Option<Format> {
-    let dataset = || {
-        dataset
+    let hdf5 = |d: Option<&String>| Format::Hdf5 {
+        dataset: d
             .cloned()
-            .unwrap_or_else(|| dist_io::DEFAULT_DATASET.into())
+            .unwrap_or_else(|| dist_io::DEFAULT_DATASET.into()),
     };
-    match format {
-        Some(FormatArg::Npy) => Some(Format::Npy),
-        Some(FormatArg::H5) => Some(Format::Hdf5 { dataset: dataset() }),
-        None => None,
+    match (format, dataset) {
+        (Some(FormatArg::Npy), _) => Some(Format::Npy),
+        (Some(FormatArg::H5), d) => Some(hdf5(d)),
+        (None, Some(d)) => Some(hdf5(Some(d))),
+        (None, None) => None,
     }
 }
 

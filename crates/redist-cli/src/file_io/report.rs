@@ -18,6 +18,8 @@ pub(super) struct Timed {
     pub ours: Vec<f64>,
     /// The MPI-IO baseline's, when asked for.
     pub mpiio: Option<Vec<f64>>,
+    /// The parallel HDF5 baseline's, when asked for.
+    pub hdf5: Option<Vec<f64>>,
     /// Whether every element read held its value (`None` unchecked).
     pub verified: Option<bool>,
 }
@@ -73,6 +75,10 @@ impl Report<'_> {
             o.insert(format!("mpiio_{op}_ms_median"), json!(ms(m)));
             o.insert(format!("{op}_over_mpiio"), json!(ours / ms(m)));
         }
+        if let Some(h) = &self.timed.hdf5 {
+            o.insert(format!("hdf5_{op}_ms_median"), json!(ms(h)));
+            o.insert(format!("{op}_over_hdf5"), json!(ours / ms(h)));
+        }
         Value::Object(o)
     }
 
@@ -118,6 +124,15 @@ impl Report<'_> {
                 "  MPI-IO (darray view, {op}_all): {:.3} ms; ndcyclic takes {:.2}x its time",
                 f(&format!("mpiio_{op}_ms_median")),
                 f(&format!("{op}_over_mpiio")),
+            )?;
+        }
+        if self.timed.hdf5.is_some() {
+            writeln!(
+                out,
+                "  parallel HDF5 (hyperslab unions, collective H5D{op}): {:.3} ms; ndcyclic \
+                 takes {:.2}x its time",
+                f(&format!("hdf5_{op}_ms_median")),
+                f(&format!("{op}_over_hdf5")),
             )?;
         }
         if let Some(ok) = self.timed.verified {

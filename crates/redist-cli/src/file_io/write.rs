@@ -1,6 +1,7 @@
 //! `redist io write`: an array filled with the value of each element's
 //! global index, saved `--reps` times (after one untimed save), and with
-//! `--baseline mpiio` the same file written by MPI-IO alone.
+//! `--baseline mpiio` the same file written by MPI-IO alone (with
+//! `--baseline hdf5`, by parallel HDF5 alone: `hdf5_baseline.rs`).
 
 use super::args::{IoBaseline, OrderArg, WriteArgs};
 use super::report::{Report, Timed};
@@ -55,7 +56,13 @@ pub(super) fn run<T: IndexValue>(
                 expected: "a .npy file (--format npy)".to_string(),
             })
         }
-        None => None,
+        Some(IoBaseline::Hdf5) | None => None,
+    };
+    let hdf5 = match common.baseline {
+        Some(IoBaseline::Hdf5) => Some(super::hdf5_baseline::write_times(
+            &array, &format, common, args.sync, world, fresh,
+        )?),
+        _ => None,
     };
     let report = Report {
         operation: "write",
@@ -68,6 +75,7 @@ pub(super) fn run<T: IndexValue>(
         timed: Timed {
             ours: times,
             mpiio: baseline,
+            hdf5,
             verified: None,
         },
     };
@@ -100,7 +108,7 @@ fn mpiio_write<T: IndexValue>(
             let elem = std::mem::size_of::<T>();
             file.write_darray_all(header.len() as u64, layout, rank, elem, data)
         }
-        None => file.write_box_all(None, &[], false),
+        None => file.write_box_all(None, &[]),
     };
     done = done.and(written);
     if sync {

@@ -1,6 +1,5 @@
-//! HDF5 files (feature `hdf5`): a dataset at a path inside a file that may
-//! hold others, written and read through parallel HDF5's collective
-//! hyperslab calls. Without the feature every call says how to get it.
+//! A build without the `hdf5` feature: every HDF5 call says how to get
+//! one that reads and writes HDF5.
 
 use crate::info::{name, FileInfo};
 use crate::transfer::Transfer;
