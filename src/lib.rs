@@ -62,6 +62,7 @@ mod docs {
     const README: &str = include_str!("../README.md");
     const TOUR: &str = include_str!("../docs/tour.md");
     const ARCHITECTURE: &str = include_str!("../docs/ARCHITECTURE.md");
+    const IO: &str = include_str!("../docs/io.md");
 
     fn root() -> &'static Path {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -133,14 +134,27 @@ mod docs {
         }
     }
 
+    #[test]
+    fn the_io_page_shows_its_program_as_it_is() {
+        let file = include_str!("../examples/tour_files.rs");
+        let shown = format!("```rust\n{}\n```", code(file));
+        assert!(
+            IO.contains(&shown),
+            "docs/io.md does not show examples/tour_files.rs as it is:\n{shown}"
+        );
+        assert!(IO.contains("`examples/tour_files.rs`"));
+    }
+
     /// Every Rust block of every page is a tested program: the README's is
-    /// the front-page example, the tour's are the four tour programs.
+    /// the front-page example, the tour's are the four tour programs, the
+    /// I/O page's is `tour_files`.
     #[test]
     fn every_rust_block_of_the_pages_is_a_tested_program() {
         for (page, text) in pages() {
             let expected = match page.to_str() {
                 Some("README.md") => 1,
                 Some("docs/tour.md") => 4,
+                Some("docs/io.md") => 1,
                 _ => 0,
             };
             let blocks = text.matches("```rust\n").count();

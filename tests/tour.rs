@@ -4,7 +4,7 @@
 //! with a failure when one is wrong.
 //!
 //! A unit test of the facade (`src/lib.rs`) checks that `docs/tour.md`
-//! shows these files as they are.
+//! (and `docs/io.md`, for `tour_files`) shows these files as they are.
 
 use mpi_harness::Example;
 
@@ -17,6 +17,7 @@ fn main() {
             Example::mpi("tour_layouts"),
             Example::serial("tour_plans"),
             Example::mpi("tour_redistribute"),
+            Example::mpi("tour_files"),
         ],
     );
 }

@@ -46,7 +46,15 @@ pub(crate) fn resolve(grid: &ProcGrid, choice: &Aggregators) -> Result<Vec<usize
 /// The aggregators among ranks whose `(node leader, place on the node)`
 /// are `places` (indexed by rank): by place on the node, then by node.
 fn pick(places: &[(usize, usize)], choice: &Aggregators) -> Vec<usize> {
+    let nodes = || {
+        let mut leaders: Vec<usize> = places.iter().map(|p| p.0).collect();
+        leaders.sort_unstable();
+        leaders.dedup();
+        leaders.len()
+    };
     let (per_node, total) = match *choice {
+        Aggregators::Auto if nodes() == 1 => (usize::MAX, usize::MAX),
+        Aggregators::Auto => (1, usize::MAX),
         Aggregators::PerNode(k) => (k, usize::MAX),
         Aggregators::Count(n) => (usize::MAX, n),
         Aggregators::Ranks(ref r) => return r.clone(),
@@ -69,6 +77,9 @@ mod tests {
         // Ranks 0-3 on node 0, 4-7 on node 4 (leaders name the nodes).
         let places: Vec<(usize, usize)> = (0..8).map(|r| (r / 4 * 4, r % 4)).collect();
         assert_eq!(pick(&places, &Aggregators::PerNode(1)), vec![0, 4]);
+        assert_eq!(pick(&places, &Aggregators::Auto), vec![0, 4]);
+        let one_node: Vec<(usize, usize)> = (0..3).map(|r| (0, r)).collect();
+        assert_eq!(pick(&one_node, &Aggregators::Auto), vec![0, 1, 2]);
         assert_eq!(pick(&places, &Aggregators::PerNode(2)), vec![0, 1, 4, 5]);
         assert_eq!(pick(&places, &Aggregators::Count(3)), vec![0, 1, 4]);
         assert_eq!(pick(&places, &Aggregators::Count(99)).len(), 8);

@@ -90,7 +90,7 @@ pub struct Common {
     #[arg(long)]
     pub dataset: Option<String>,
     /// Aggregators: this many ranks write and read, spread over the nodes
-    /// (default: one per node).
+    /// (default: one per node, every rank when all share one node).
     #[arg(long, value_name = "K")]
     pub aggregators: Option<usize>,
     /// Bytes of the file an aggregator holds at once, e.g. `64M` (default
