@@ -4,11 +4,11 @@
 
 use crate::agree::{agree, Fingerprint};
 use crate::info::{info_everywhere, name, FileInfo};
-use crate::transfer::{Geometry, MpiStore, Side, Transfer};
-use crate::{aggregators, ElementType, Format, IoError, IoOptions};
+use crate::transfer::{FileArray, Side, Transfer};
+use crate::{ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout, LayoutSpec};
 use procgrid::ProcGrid;
-use redist::mpi_io::{Access, MpiFile};
+use redist::mpi_io::Access;
 use std::path::Path;
 
 /// Loads the file at `path` into a new array laid out as `spec` on `grid`:
@@ -255,45 +255,9 @@ fn read_window<T: Element>(
     options: &IoOptions,
     what: String,
 ) -> Result<(), IoError> {
-    let grid = array.grid().clone();
-    let comm = grid.communicator();
-    let aggregators = agree(
-        comm,
-        aggregators::resolve(array.grid(), &options.aggregators),
-        0,
-        &what,
-    )?;
-    let transfer = Transfer {
-        geometry: Geometry {
-            data_offset: info.data_offset.unwrap_or(0),
-            shape: info.shape.clone(),
-            order: info.order,
-            element_bytes: std::mem::size_of::<T>(),
-            origin: origin.to_vec(),
-            extent: array.shape().to_vec(),
-        },
-        options,
-        aggregators,
-        what,
-    };
+    let transfer = Transfer::new(array, FileArray::of(info), origin, options, what)?;
     match &info.format {
-        Format::Npy => {
-            let failed = |e: redist::RedistError| IoError::Read {
-                path: name(path),
-                reason: e.to_string(),
-            };
-            let file = MpiFile::open(comm, path, Access::Read).map_err(|e| IoError::Open {
-                path: name(path),
-                reason: e.to_string(),
-            });
-            let file = agree(comm, file, 0, &transfer.what)?;
-            let mut store = MpiStore {
-                file,
-                path: name(path),
-            };
-            transfer.run(Side::Load(array), &mut store)?;
-            agree(comm, store.file.close().map_err(failed), 0, &transfer.what)
-        }
+        Format::Npy => transfer.through_mpi_io(Side::Load(array), path, Access::Read, |_| Ok(())),
         Format::Hdf5 { dataset } => crate::hdf5::load_window(array, path, dataset, transfer),
     }
 }

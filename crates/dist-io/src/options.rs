@@ -54,7 +54,7 @@ impl Format {
 /// Each round of a save gathers a contiguous range of the file on every
 /// aggregator (a redistribution), and each aggregator writes its range with
 /// one call; a load reads the ranges and redistributes them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Aggregators {
     /// The default: one rank per node when the ranks span several nodes
     /// (what parallel file systems serve best, and ROMIO's default),
@@ -62,6 +62,7 @@ pub enum Aggregators {
     /// reads in parallel, and the copying spreads over the cores:
     /// measured on 2 ranks, reads took 0.65x and writes 0.9x the time of
     /// one aggregator).
+    #[default]
     Auto,
     /// The first `k` ranks of every node (all of a node's ranks when it
     /// has fewer).
@@ -71,12 +72,6 @@ pub enum Aggregators {
     Count(usize),
     /// These ranks of the array's communicator, in this order.
     Ranks(Vec<usize>),
-}
-
-impl Default for Aggregators {
-    fn default() -> Self {
-        Aggregators::Auto
-    }
 }
 
 /// The staging budget when none is given: 64 MiB per aggregator.

@@ -4,8 +4,8 @@
 
 use crate::agree::{agree, broadcast_bytes, Fingerprint};
 use crate::info::{info_everywhere, name};
-use crate::transfer::{Geometry, MpiStore, Side, Transfer};
-use crate::{aggregators, npy, ElementType, Format, IoError, IoOptions};
+use crate::transfer::{FileArray, Side, Transfer};
+use crate::{npy, ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use redist::mpi_io::{Access, MpiFile};
@@ -62,25 +62,13 @@ pub fn save<T: Element>(
     let format = options.format_for(path);
     let fingerprint = fingerprint(array, path, options).value();
     agree(comm, options.check(), fingerprint, &what)?;
-    let aggregators = agree(
-        comm,
-        aggregators::resolve(array.grid(), &options.aggregators),
-        0,
-        &what,
-    )?;
-    let transfer = Transfer {
-        geometry: Geometry {
-            data_offset: 0,
-            shape: array.shape().to_vec(),
-            order: array.layout().storage(),
-            element_bytes: std::mem::size_of::<T>(),
-            origin: vec![0; array.layout().ndim()],
-            extent: array.shape().to_vec(),
-        },
-        options,
-        aggregators,
-        what,
+    let file = FileArray {
+        data_offset: 0,
+        shape: array.shape(),
+        order: array.layout().storage(),
     };
+    let origin = vec![0; array.layout().ndim()];
+    let transfer = Transfer::new(array, file, &origin, options, what)?;
     match format {
         Format::Npy => save_npy(array, path, transfer),
         Format::Hdf5 { dataset } => crate::hdf5::save(array, path, &dataset, transfer),
@@ -116,31 +104,14 @@ fn save_npy<T: Element>(
     );
     transfer.geometry.data_offset = header.len() as u64;
     let temp = Temporary::new(comm, path);
+    let rank0 = comm.rank() == 0;
+    // A new file: no size to set, the writes make it whole.
+    let head = |file: &mut MpiFile| match rank0 {
+        true => file.write_at(0, &header),
+        false => Ok(()),
+    };
+    let written = transfer.through_mpi_io(Side::Save(array), &temp.path, Access::Create, head);
     let what = transfer.what.clone();
-    let written = (|| {
-        let failed = |e: redist::RedistError| IoError::Write {
-            path: name(path),
-            reason: e.to_string(),
-        };
-        let file = MpiFile::open(comm, &temp.path, Access::Create).map_err(failed);
-        let file = agree(comm, file, 0, &what)?;
-        let mut store = MpiStore {
-            file,
-            path: name(path),
-        };
-        // A new file: no size to set, the writes make it `total` bytes.
-        let head = if comm.rank() == 0 {
-            store.file.write_at(0, &header)
-        } else {
-            Ok(())
-        };
-        agree(comm, head.map_err(failed), 0, &what)?;
-        transfer.run(Side::Save(array), &mut store)?;
-        if transfer.options.sync {
-            agree(comm, store.file.sync().map_err(failed), 0, &what)?;
-        }
-        agree(comm, store.file.close().map_err(failed), 0, &what)
-    })();
     temp.finish(comm, written, transfer.options.sync, &what)
 }
 
@@ -254,43 +225,9 @@ pub fn save_window<T: Element>(
     agree(comm, options.check(), fingerprint, &what)?;
     let info = info_everywhere(comm, path, options, &what)?;
     crate::load::check_window::<T>(path, &info, origin, array.shape())?;
-    let aggregators = agree(
-        comm,
-        aggregators::resolve(array.grid(), &options.aggregators),
-        0,
-        &what,
-    )?;
-    let transfer = Transfer {
-        geometry: Geometry {
-            data_offset: info.data_offset.unwrap_or(0),
-            shape: info.shape.clone(),
-            order: info.order,
-            element_bytes: std::mem::size_of::<T>(),
-            origin: origin.to_vec(),
-            extent: array.shape().to_vec(),
-        },
-        options,
-        aggregators,
-        what,
-    };
+    let transfer = Transfer::new(array, FileArray::of(&info), origin, options, what)?;
     match &info.format {
-        Format::Npy => {
-            let failed = |e: redist::RedistError| IoError::Write {
-                path: name(path),
-                reason: e.to_string(),
-            };
-            let file = MpiFile::open(comm, path, Access::Update).map_err(failed);
-            let file = agree(comm, file, 0, &transfer.what)?;
-            let mut store = MpiStore {
-                file,
-                path: name(path),
-            };
-            transfer.run(Side::Save(array), &mut store)?;
-            if options.sync {
-                agree(comm, store.file.sync().map_err(failed), 0, &transfer.what)?;
-            }
-            agree(comm, store.file.close().map_err(failed), 0, &transfer.what)
-        }
+        Format::Npy => transfer.through_mpi_io(Side::Save(array), path, Access::Update, |_| Ok(())),
         Format::Hdf5 { dataset } => crate::hdf5::save_window(array, path, dataset, transfer),
     }
 }

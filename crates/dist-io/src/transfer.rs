@@ -131,6 +131,25 @@ impl Geometry {
     }
 }
 
+/// Where a file's array lies: after `data_offset` bytes, of `shape`, in
+/// `order`.
+pub(crate) struct FileArray<'b> {
+    pub data_offset: u64,
+    pub shape: &'b [usize],
+    pub order: Order,
+}
+
+impl FileArray<'_> {
+    /// The array a file's header describes.
+    pub fn of(info: &crate::FileInfo) -> FileArray<'_> {
+        FileArray {
+            data_offset: info.data_offset.unwrap_or(0),
+            shape: &info.shape,
+            order: info.order,
+        }
+    }
+}
+
 /// The array of a transfer, and so which way the bytes go.
 pub(crate) enum Side<'a, T> {
     /// Saving this array to the file.
@@ -158,7 +177,81 @@ pub(crate) struct Transfer<'a> {
     pub what: String,
 }
 
-impl Transfer<'_> {
+impl<'a> Transfer<'a> {
+    /// The transfer of `array` to or from the window at `origin` of the
+    /// file's array `file` (the window has `array`'s shape), with the
+    /// aggregators `options` names. Collective (they are resolved and
+    /// agreed on).
+    pub fn new<T: Element>(
+        array: &DistArray<T>,
+        file: FileArray<'_>,
+        origin: &[usize],
+        options: &'a IoOptions,
+        what: String,
+    ) -> Result<Transfer<'a>, IoError> {
+        let grid = array.grid();
+        let chosen = crate::aggregators::resolve(grid, &options.aggregators);
+        let aggregators = agree(grid.communicator(), chosen, 0, &what)?;
+        Ok(Transfer {
+            geometry: Geometry {
+                data_offset: file.data_offset,
+                shape: file.shape.to_vec(),
+                order: file.order,
+                element_bytes: std::mem::size_of::<T>(),
+                origin: origin.to_vec(),
+                extent: array.shape().to_vec(),
+            },
+            options,
+            aggregators,
+            what,
+        })
+    }
+
+    /// The transfer through MPI-IO on the `.npy` file at `path`, opened
+    /// with `access` (a new file, one to update, one to read): every step
+    /// agreed, the file synced when the options say so and it was written,
+    /// closed. Collective.
+    pub fn through_mpi_io<T: Element>(
+        &self,
+        side: Side<'_, T>,
+        path: &std::path::Path,
+        access: redist::mpi_io::Access,
+        before: impl FnOnce(&mut MpiFile) -> Result<(), redist::RedistError>,
+    ) -> Result<(), IoError> {
+        let grid = side.array().grid().clone();
+        let comm = grid.communicator();
+        let saving = matches!(side, Side::Save(_));
+        let name = crate::info::name(path);
+        let failed = |e: redist::RedistError| match saving {
+            true => IoError::Write {
+                path: name.clone(),
+                reason: e.to_string(),
+            },
+            false => IoError::Read {
+                path: name.clone(),
+                reason: e.to_string(),
+            },
+        };
+        let file = MpiFile::open(comm, path, access).map_err(|e| match saving {
+            true => failed(e),
+            false => IoError::Open {
+                path: name.clone(),
+                reason: e.to_string(),
+            },
+        });
+        let mut file = agree(comm, file, 0, &self.what)?;
+        agree(comm, before(&mut file).map_err(failed), 0, &self.what)?;
+        let mut store = MpiStore {
+            file,
+            path: name.clone(),
+        };
+        self.run(side, &mut store)?;
+        if saving && self.options.sync {
+            agree(comm, store.file.sync().map_err(failed), 0, &self.what)?;
+        }
+        agree(comm, store.file.close().map_err(failed), 0, &self.what)
+    }
+
     /// Moves the whole region between `array` (of the region's shape) and
     /// the file through `store`. Collective over the array's communicator.
     pub fn run<T: Element>(

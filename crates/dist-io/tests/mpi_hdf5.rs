@@ -9,6 +9,9 @@
     reason = "test values are small or wrap on purpose"
 )]
 
+mod common;
+
+use common::{limit_file_size, linear};
 use dist_array::{Complex, DistArray, Element, Layout, Order};
 use dist_io::{Aggregators, ElementType, Format, IoError, IoOptions};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
@@ -50,10 +53,6 @@ impl Value for Complex<f64> {
     fn at(i: usize) -> Self {
         Complex::new(i as f64, -(i as f64))
     }
-}
-
-fn linear(shape: &[usize], g: &[usize]) -> usize {
-    g.iter().zip(shape).fold(0, |a, (&i, &n)| a * n + i)
 }
 
 fn text<E: std::fmt::Display>(e: E) -> String {
@@ -663,22 +662,6 @@ fn not_hdf5(world: &SimpleCommunicator) -> TestResult {
         "{e}"
     );
     Ok(())
-}
-
-/// Sets this process's limit on the size of files it writes and ignores
-/// `SIGXFSZ`: a write past it fails with EFBIG, a full disk seen by one
-/// rank alone.
-fn limit_file_size(bytes: u64) {
-    let lim = libc::rlimit {
-        rlim_cur: bytes,
-        rlim_max: libc::RLIM_INFINITY,
-    };
-    // SAFETY: plain system calls on this process's own limits and signal
-    // disposition.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
-    }
 }
 
 /// A replacement whose writing fails on one rank keeps the old dataset

@@ -10,7 +10,10 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
+mod common;
+
+use common::{limit_file_size, linear, same_everywhere, Code, Lcg};
+use dist_array::{Complex, Dist, DistArray, Layout, LayoutSpec, Order};
 use dist_io::{Aggregators, ElementType, IoError, IoOptions};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
@@ -24,52 +27,6 @@ const DIR_VAR: &str = "NDCYCLIC_IO_TEST_DIR";
 
 fn dir() -> PathBuf {
     PathBuf::from(std::env::var(DIR_VAR).expect("the launcher sets the test folder"))
-}
-
-/// A small deterministic generator: every rank draws the same cases.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-/// The value of global linear index `i` in every element type, as the
-/// NumPy test computes it too.
-trait Code: Element {
-    fn code(i: usize) -> Self;
-}
-
-macro_rules! code {
-    ($($t:ty => $e:expr),* $(,)?) => {
-        $(impl Code for $t {
-            fn code(i: usize) -> Self {
-                let f: fn(usize) -> $t = $e;
-                f(i)
-            }
-        })*
-    };
-}
-
-code! {
-    f32 => |i| (i % (1 << 24)) as f32,
-    f64 => |i| i as f64,
-    i32 => |i| i as i32 - 7,
-    i64 => |i| i as i64 - 7,
-    u8 => |i| (i % 251) as u8,
-    u32 => |i| i as u32,
-    u64 => |i| i as u64,
-    Complex<f32> => |i| Complex::new((i % (1 << 24)) as f32, -((i % 1000) as f32)),
-    Complex<f64> => |i| Complex::new(i as f64, -(i as f64)),
-}
-
-fn linear(shape: &[usize], g: &[usize]) -> usize {
-    g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
 }
 
 /// An array holding the code of its global index in a file of `file`
@@ -95,18 +52,6 @@ fn holds_codes<T: Code>(
     let mut all = 0u64;
     world.all_reduce_into(&bad, &mut all, SystemOperation::sum());
     all == 0
-}
-
-/// Whether `text` is the same on every rank (its hash's minimum and
-/// maximum agree). Collective.
-fn same_everywhere(world: &SimpleCommunicator, text: &str) -> bool {
-    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let (mut lo, mut hi) = (0u64, 0u64);
-    world.all_reduce_into(&h, &mut lo, SystemOperation::min());
-    world.all_reduce_into(&h, &mut hi, SystemOperation::max());
-    lo == hi
 }
 
 /// A random layout on `grid`: non-divisible shapes, block sizes, first
@@ -556,22 +501,6 @@ fn files_like(dir: &Path, prefix: &str) -> Vec<String> {
         .unwrap_or_default();
     v.sort();
     v
-}
-
-/// Sets this process's limit on the size of files it writes (`RLIMIT_FSIZE`)
-/// and ignores `SIGXFSZ`, so a write past it fails with EFBIG instead of
-/// killing the process: a full disk seen by one rank alone.
-fn limit_file_size(bytes: u64) {
-    let lim = libc::rlimit {
-        rlim_cur: bytes,
-        rlim_max: libc::RLIM_INFINITY,
-    };
-    // SAFETY: plain system calls on this process's own limits and signal
-    // disposition.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
-    }
 }
 
 /// A save that fails — on one rank alone (a file size limit), for every

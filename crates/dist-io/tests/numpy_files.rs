@@ -10,7 +10,10 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec, Order};
+mod common;
+
+use common::Code;
+use dist_array::{Complex, DistArray, Layout, LayoutSpec, Order};
 use dist_io::IoOptions;
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -39,35 +42,8 @@ const TYPES: [(&str, &str); 9] = [
 /// The shape of every test array: not divisible by the rank counts.
 const SHAPE: [usize; 3] = [7, 5, 3];
 
-trait Code: Element {
-    fn code(i: usize) -> Self;
-}
-
-macro_rules! code {
-    ($($t:ty => $e:expr),* $(,)?) => {
-        $(impl Code for $t {
-            fn code(i: usize) -> Self {
-                let f: fn(usize) -> $t = $e;
-                f(i)
-            }
-        })*
-    };
-}
-
-code! {
-    f32 => |i| (i % (1 << 24)) as f32,
-    f64 => |i| i as f64,
-    i32 => |i| i as i32 - 7,
-    i64 => |i| i as i64 - 7,
-    u8 => |i| (i % 251) as u8,
-    u32 => |i| i as u32,
-    u64 => |i| i as u64,
-    Complex<f32> => |i| Complex::new((i % (1 << 24)) as f32, -((i % 1000) as f32)),
-    Complex<f64> => |i| Complex::new(i as f64, -(i as f64)),
-}
-
 fn linear(g: &[usize]) -> usize {
-    g.iter().zip(SHAPE).fold(0, |acc, (&x, n)| acc * n + x)
+    common::linear(&SHAPE, g)
 }
 
 fn dir() -> PathBuf {
