@@ -102,7 +102,7 @@ pub struct IoOptions {
     /// Whether a save flushes the file to storage (`MPI_File_sync`) before
     /// renaming it.
     pub sync: bool,
-    /// Local storage order of arrays [`load`](crate::load) makes: `None`
+    /// Local storage order of arrays [`load`](crate::load()) makes: `None`
     /// keeps the file's (C order files load row-major, Fortran order files
     /// column-major).
     pub storage: Option<Order>,
