@@ -95,9 +95,13 @@ pub struct IoOptions {
     pub format: Option<Format>,
     /// Which ranks write and read.
     pub aggregators: Aggregators,
-    /// Bytes of the file an aggregator holds at once (default 64 MiB, at
-    /// most [`MAX_STAGING_BYTES`]): larger arrays go in rounds, so a save or
-    /// a load never needs a second copy of the array.
+    /// The memory a rank may spare for a save or a load, beyond its local
+    /// part (default 64 MiB, at most [`MAX_STAGING_BYTES`]): half holds the
+    /// aggregator's staging part (the bytes of the file it holds at once),
+    /// half is left for what the exchange reads of the node's other ranks
+    /// through their shared memory, whose pages count in this process's
+    /// resident memory while it reads them. Larger arrays go in rounds, so
+    /// a save or a load never needs a second copy of the array.
     pub staging_bytes: usize,
     /// Whether a save flushes the file to storage (`MPI_File_sync`) before
     /// renaming it.
@@ -164,6 +168,12 @@ impl IoOptions {
     pub fn progress(mut self, progress: bool) -> IoOptions {
         self.progress = progress;
         self
+    }
+
+    /// Bytes of the file one aggregator holds at once: half the staging
+    /// budget ([`staging_bytes`](Self::staging_bytes)).
+    pub(crate) fn staging_part(&self) -> usize {
+        (self.staging_bytes / 2).max(1)
     }
 
     /// The options every rank must pass alike, as text for the ranks'

@@ -1,7 +1,7 @@
 //! Staging memory kept from one save or load to the next.
 //!
-//! An aggregator's staging array holds up to the staging budget (64 MiB by
-//! default), and memory that new costs a page fault per page on first
+//! An aggregator's staging array holds up to half the staging budget (32
+//! of the default 64 MiB), and memory that new costs a page fault per page on first
 //! touch: measured here, a fresh 64 MiB part in shared memory took 48 ms
 //! to fill against 8 ms for one filled before, as long as writing the
 //! 64 MiB to a file. So the last two staging parts a process used are kept

@@ -272,7 +272,7 @@ impl<'a> Transfer<'a> {
             g.order,
             g.element_bytes,
             self.aggregators.len(),
-            self.options.staging_bytes,
+            self.options.staging_part(),
         );
         if rounds.is_empty() {
             return Ok(());

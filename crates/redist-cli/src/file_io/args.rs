@@ -93,8 +93,8 @@ pub struct Common {
     /// (default: one per node, every rank when all share one node).
     #[arg(long, value_name = "K")]
     pub aggregators: Option<usize>,
-    /// Bytes of the file an aggregator holds at once, e.g. `64M` (default
-    /// 64 MiB).
+    /// The memory a rank may spare beyond its local part, e.g. `64M`
+    /// (default 64 MiB; half holds the file's bytes an aggregator stages).
     #[arg(long, value_name = "BYTES", value_parser = bytes)]
     pub staging: Option<usize>,
     /// Timed repetitions (after one untimed warm-up).
