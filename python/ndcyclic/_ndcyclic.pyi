@@ -1,0 +1,215 @@
+"""Type stubs of ndcyclic's compiled part (re-exported by ``ndcyclic``)."""
+
+from os import PathLike
+from typing import Any, Literal, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+from mpi4py import MPI
+
+_Order = Literal["C", "F"]
+_Path = Union[str, PathLike]
+_DType = npt.DTypeLike
+_Aggregators = Union[Literal["auto"], int, Sequence[int], None]
+
+class Layout:
+    """A block-cyclic layout: a shape, one distribution per dimension over a
+    grid of ranks (``"cyclic(64),block@2x2"``), and the local parts' storage
+    order. Local: no MPI."""
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        spec: str,
+        order: _Order = "C",
+        rank_map: Optional[Sequence[int]] = None,
+    ) -> None: ...
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The global array's shape."""
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+    @property
+    def size(self) -> int:
+        """Number of elements of the global array."""
+    @property
+    def spec(self) -> str:
+        """The spec string, as ``str()`` gives it."""
+    @property
+    def order(self) -> _Order:
+        """The local parts' storage order."""
+    @property
+    def grid(self) -> Tuple[int, ...]:
+        """The grid's extents."""
+    @property
+    def ranks(self) -> int:
+        """Ranks the layout spreads over."""
+    @property
+    def rank_map(self) -> list[int]:
+        """The rank at each grid position (row-major positions)."""
+    def owner(self, index: Sequence[int]) -> int:
+        """The rank holding the element at global ``index``."""
+    def global_to_local(self, index: Sequence[int]) -> Tuple[int, Tuple[int, ...]]:
+        """``(rank, local_index)`` of the element at global ``index``."""
+    def local_to_global(self, rank: int, local: Sequence[int]) -> Tuple[int, ...]:
+        """The global index of ``rank``'s element at ``local``."""
+    def local_shape(self, rank: int) -> Tuple[int, ...]:
+        """The shape of ``rank``'s local part."""
+    def local_shapes(self) -> list[list[int]]:
+        """Every rank's local shape, in rank order."""
+    def local_indices(self, rank: int) -> list[npt.NDArray[np.int64]]:
+        """The global indices ``rank`` holds along each dimension."""
+    def with_order(self, order: _Order) -> "Layout":
+        """The same layout with local parts stored in ``order``."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class DistArray:
+    """An array distributed block-cyclically over an mpi4py communicator's
+    ranks; ``local`` is a numpy view of this rank's part."""
+
+    @staticmethod
+    def zeros(comm: MPI.Intracomm, layout: Layout, dtype: _DType = ...) -> "DistArray":
+        """Zeros of ``dtype`` (default float64). Collective."""
+    @staticmethod
+    def from_local(comm: MPI.Intracomm, layout: Layout, local: np.ndarray) -> "DistArray":
+        """Wraps this rank's numpy array as its local part, without a copy. Collective."""
+    @staticmethod
+    def scatter(
+        comm: MPI.Intracomm, layout: Layout, array: Optional[np.ndarray] = None, root: int = 0
+    ) -> "DistArray":
+        """Distributes the root's numpy array. Collective."""
+    def gather(self, root: int = 0) -> Optional[np.ndarray]:
+        """The whole array on ``root``, ``None`` elsewhere. Collective."""
+    @property
+    def local(self) -> np.ndarray:
+        """This rank's local part: a numpy view, no copy."""
+    @property
+    def layout(self) -> Layout:
+        """The layout."""
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The global shape."""
+    @property
+    def dtype(self) -> np.dtype:
+        """The element type."""
+    @property
+    def comm(self) -> MPI.Intracomm:
+        """The communicator it was made on."""
+    @property
+    def shared(self) -> bool:
+        """Whether the local part is in memory the node's ranks can map."""
+    def sum(self) -> Union[int, float, complex]:
+        """The sum of all elements. Collective."""
+    def max_abs(self) -> float:
+        """The largest absolute value. Collective."""
+    def norm(self) -> float:
+        """The 2-norm. Collective."""
+    def copy(self) -> "DistArray":
+        """A copy with its own memory. Local."""
+
+class Redistribution:
+    """A redistribution from ``source`` to ``target`` layouts over a
+    communicator, planned once and executed many times."""
+
+    def __init__(
+        self,
+        comm: MPI.Intracomm,
+        source: Layout,
+        target: Layout,
+        *,
+        dtype: Optional[_DType] = None,
+        strategy: Literal["auto", "alltoallv", "scheduled", "async", "combined"] = "auto",
+        remap: Literal["none", "closed-form", "optimal"] = "none",
+        window: Optional[Tuple[Sequence[int], Sequence[int], Sequence[int]]] = None,
+        permute: Optional[Sequence[int]] = None,
+        alpha: Optional[complex] = None,
+        beta: Optional[complex] = None,
+        conjugate: bool = False,
+    ) -> None: ...
+    def execute(self, a: DistArray, b: Optional[DistArray] = None) -> Optional[DistArray]:
+        """Into ``b`` (returns None), or into a new array it returns. Collective."""
+    def execute_batch(self, sources: list[DistArray], targets: list[DistArray]) -> None:
+        """Each source into its target, as one exchange. Collective."""
+    @property
+    def target_layout(self) -> Layout:
+        """The target layout (remapped, if asked)."""
+    @property
+    def source_layout(self) -> Layout:
+        """The source layout."""
+    @property
+    def comm(self) -> MPI.Intracomm:
+        """The communicator it was planned over."""
+    def report(self) -> dict[str, Any]:
+        """The plan's figures and the executions' times. Collective."""
+
+def save(
+    a: DistArray,
+    path: _Path,
+    *,
+    format: Optional[Literal["npy", "h5"]] = None,
+    dataset: Optional[str] = None,
+    aggregators: _Aggregators = None,
+    staging_bytes: Optional[int] = None,
+    sync: bool = False,
+) -> None:
+    """Saves ``a`` to ``path`` (a ``.npy`` numpy opens), atomically. Collective."""
+
+def save_window(
+    a: DistArray,
+    path: _Path,
+    origin: Sequence[int],
+    *,
+    format: Optional[Literal["npy", "h5"]] = None,
+    dataset: Optional[str] = None,
+    aggregators: _Aggregators = None,
+    staging_bytes: Optional[int] = None,
+    sync: bool = False,
+) -> None:
+    """Writes ``a`` into the window at ``origin`` of an existing file. Collective."""
+
+def load(
+    comm: MPI.Intracomm,
+    path: _Path,
+    layout: Union[str, Layout],
+    *,
+    dtype: Optional[_DType] = None,
+    order: Optional[_Order] = None,
+    format: Optional[Literal["npy", "h5"]] = None,
+    dataset: Optional[str] = None,
+    aggregators: _Aggregators = None,
+    staging_bytes: Optional[int] = None,
+) -> DistArray:
+    """Loads a file into a new array of any layout. Collective."""
+
+def load_window(
+    comm: MPI.Intracomm,
+    path: _Path,
+    layout: Union[str, Layout],
+    origin: Sequence[int],
+    shape: Sequence[int],
+    *,
+    dtype: Optional[_DType] = None,
+    order: Optional[_Order] = None,
+    format: Optional[Literal["npy", "h5"]] = None,
+    dataset: Optional[str] = None,
+    aggregators: _Aggregators = None,
+    staging_bytes: Optional[int] = None,
+) -> DistArray:
+    """Loads a window of a file into a new array. Collective."""
+
+def load_into(
+    a: DistArray,
+    path: _Path,
+    origin: Optional[Sequence[int]] = None,
+    *,
+    format: Optional[Literal["npy", "h5"]] = None,
+    dataset: Optional[str] = None,
+    aggregators: _Aggregators = None,
+    staging_bytes: Optional[int] = None,
+) -> None:
+    """Loads a file (or a window at ``origin``) into ``a``. Collective."""
+
+def info(path: _Path, *, dataset: Optional[str] = None) -> dict[str, Any]:
+    """A file's header: format, dtype, shape, order... Local."""

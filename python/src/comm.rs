@@ -1,0 +1,178 @@
+//! mpi4py communicators: the package's own duplicate of each, and the
+//! process grids built over it.
+//!
+//! The first call on an mpi4py communicator duplicates it (collective) and
+//! keeps the duplicate, with the grids built over it, as an MPI attribute
+//! of the caller's communicator: every later call on the same communicator
+//! finds them there, on every rank alike, and freeing the communicator
+//! frees them (once no array or plan uses them any more). MPI itself is
+//! never initialised nor finalised here: mpi4py does both.
+
+use crate::errors::{Failure, Kind};
+use crate::held::{watch_finalize, Held};
+use mpi::raw::FromRaw;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use procgrid::ProcGrid;
+use pyo3::prelude::*;
+use std::mem::ManuallyDrop;
+use std::os::raw::{c_int, c_void};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The package's duplicate of a caller's communicator, and the grids built
+/// over it, one per list of extents.
+pub struct Context {
+    base: ProcGrid,
+    grids: Mutex<Vec<(Vec<usize>, ProcGrid)>>,
+}
+
+/// A shared handle on a [`Context`].
+pub type Shared = Arc<Held<Context>>;
+
+impl Context {
+    /// The communicator every call on this context agrees over.
+    pub fn comm(&self) -> &SimpleCommunicator {
+        self.base.communicator()
+    }
+
+    /// Ranks of the communicator.
+    pub fn size(&self) -> usize {
+        usize::try_from(self.comm().size()).unwrap_or(0)
+    }
+
+    /// This process's rank in the communicator.
+    pub fn rank(&self) -> usize {
+        usize::try_from(self.comm().rank()).unwrap_or(0)
+    }
+
+    /// The grid of `extents` over this communicator (a subset of its ranks
+    /// when the grid is smaller), built on first use: collective then, so
+    /// every rank must ask for the same extents (callers agree first).
+    ///
+    /// # Errors
+    ///
+    /// A `ValueError` when the grid needs more ranks than the communicator has.
+    pub fn grid(&self, extents: &[usize]) -> Result<ProcGrid, Failure> {
+        let mut grids = self.grids.lock().map_err(|_| {
+            Failure::new(
+                Kind::Runtime,
+                "ndcyclic: a grid cache was poisoned by a panic",
+            )
+        })?;
+        if let Some((_, g)) = grids.iter().find(|(e, _)| e == extents) {
+            return Ok(g.clone());
+        }
+        let g = ProcGrid::builder(extents)
+            .subset(true)
+            .build_sharing(&self.base)?;
+        grids.push((extents.to_vec(), g.clone()));
+        Ok(g)
+    }
+}
+
+/// The attribute key under which a communicator keeps its context.
+fn keyval() -> c_int {
+    static KEY: OnceLock<c_int> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        unsafe extern "C" fn delete(
+            _comm: mpi::ffi::MPI_Comm,
+            _keyval: c_int,
+            value: *mut c_void,
+            _extra: *mut c_void,
+        ) -> c_int {
+            if !value.is_null() {
+                // SAFETY: the value was made by Box::into_raw in `context`
+                // and MPI deletes each attribute once.
+                drop(unsafe { Box::from_raw(value.cast::<Shared>()) });
+            }
+            0
+        }
+        let mut key: c_int = 0;
+        // SAFETY: null copy function (the attribute is not copied to
+        // duplicates), a delete function of MPI's signature, valid out-pointer.
+        unsafe {
+            mpi::ffi::MPI_Comm_create_keyval(None, Some(delete), &mut key, std::ptr::null_mut())
+        };
+        key
+    })
+}
+
+/// The raw handle of an mpi4py intra-communicator.
+///
+/// # Errors
+///
+/// `TypeError` when `comm` is not an `mpi4py.MPI.Intracomm`, `ValueError`
+/// for `MPI.COMM_NULL`, `RuntimeError` when MPI is not running.
+fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<mpi::ffi::MPI_Comm, Failure> {
+    let py = comm.py();
+    let mpi4py = py
+        .import("mpi4py.MPI")
+        .map_err(|e| Failure::new(Kind::Runtime, format!("cannot import mpi4py.MPI: {e}")))?;
+    let intracomm = mpi4py
+        .getattr("Intracomm")
+        .map_err(|e| Failure::new(Kind::Runtime, e.to_string()))?;
+    if !comm.is_instance(&intracomm).unwrap_or(false) {
+        let name = comm
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
+        return Err(Failure::type_error(format!(
+            "expected an mpi4py.MPI.Intracomm (such as MPI.COMM_WORLD, a split or a \
+             Cartesian communicator), got {name}"
+        )));
+    }
+    if mpi::environment::is_finalized() || !mpi::environment::is_initialized() {
+        return Err(Failure::new(
+            Kind::Runtime,
+            "MPI is not running (finalized, or never initialised by mpi4py)",
+        ));
+    }
+    let fhandle: mpi::ffi::MPI_Fint = comm
+        .call_method0("py2f")
+        .and_then(|h| h.extract())
+        .map_err(|e| Failure::type_error(format!("cannot read the communicator's handle: {e}")))?;
+    // SAFETY: converting a Fortran handle mpi4py gave for a live communicator.
+    let raw = unsafe { mpi::ffi::RSMPI_Comm_f2c(fhandle) };
+    // SAFETY: reading MPI's constant.
+    if raw == unsafe { mpi::ffi::RSMPI_COMM_NULL } {
+        return Err(Failure::value("the communicator is MPI.COMM_NULL"));
+    }
+    Ok(raw)
+}
+
+/// The context of an mpi4py communicator: found in its attribute, or made
+/// (collective: a duplicate of it) on first use.
+///
+/// # Errors
+///
+/// As `raw_handle`.
+pub fn context(comm: &Bound<'_, PyAny>) -> Result<Shared, Failure> {
+    let raw = raw_handle(comm)?;
+    watch_finalize();
+    let key = keyval();
+    let mut value: *mut c_void = std::ptr::null_mut();
+    let mut found: c_int = 0;
+    // SAFETY: a live communicator, our key, valid out-pointers; MPI stores
+    // the attribute's value (a pointer) into `value`.
+    unsafe {
+        mpi::ffi::MPI_Comm_get_attr(raw, key, (&raw mut value).cast(), &mut found);
+    }
+    if found != 0 && !value.is_null() {
+        // SAFETY: set below from Box::into_raw, alive while the attribute is.
+        return Ok(Arc::clone(unsafe { &*value.cast::<Shared>() }));
+    }
+    // SAFETY: the caller's live communicator, only borrowed (never freed
+    // here: ManuallyDrop) while the grid duplicates it.
+    let borrowed = ManuallyDrop::new(unsafe { SimpleCommunicator::from_raw(raw) });
+    let size = usize::try_from(borrowed.size()).unwrap_or(0);
+    let base = ProcGrid::new(&*borrowed, &[size])?;
+    let shared: Shared = Arc::new(Held::new(Context {
+        base,
+        grids: Mutex::new(Vec::new()),
+    }));
+    let boxed = Box::into_raw(Box::new(Arc::clone(&shared)));
+    // SAFETY: a live communicator, our key; the value is freed by the
+    // key's delete function.
+    unsafe { mpi::ffi::MPI_Comm_set_attr(raw, key, boxed.cast()) };
+    Ok(shared)
+}
