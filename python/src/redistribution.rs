@@ -159,6 +159,10 @@ impl Timings {
 #[pyclass(name = "Redistribution", module = "ndcyclic")]
 pub struct PyRedistribution {
     request: Request,
+    /// What the whole redistribution keeps and moves: `(elements kept on
+    /// their rank, elements moved, messages)`, learnt (one all-reduce) when
+    /// the first plan was built, so that `report` is local.
+    totals: Option<(usize, usize, usize)>,
     plans: Held<HashMap<DType, AnyPlan>>,
     context: Shared,
     comm: PyObject,
@@ -215,6 +219,9 @@ impl PyRedistribution {
     fn plan(&mut self, dtype: DType) -> Result<&mut AnyPlan, Failure> {
         if !self.plans.contains_key(&dtype) {
             let p = self.build(dtype)?;
+            if self.totals.is_none() {
+                self.totals = Some(each!(AnyPlan, &p, x, T => x.totals()));
+            }
             self.plans.insert(dtype, p);
         }
         self.plans
@@ -386,6 +393,7 @@ impl PyRedistribution {
         let (request, dtype) = agreed(ctx.comm(), checked, fp, "Redistribution")?;
         let mut r = PyRedistribution {
             request,
+            totals: None,
             plans: Held::new(HashMap::new()),
             context: ctx,
             comm: comm.clone().unbind(),
@@ -453,7 +461,8 @@ impl PyRedistribution {
     }
 
     /// The target layout: ``target`` as given, or with its ranks relabelled
-    /// by ``remap``.
+    /// by ``remap`` (then, when nothing was planned yet, it plans for
+    /// float64 first: collective).
     #[getter]
     fn target_layout(&mut self) -> PyResult<PyLayout> {
         if self.request.options.remap == Remap::None {
@@ -482,25 +491,32 @@ impl PyRedistribution {
     /// ``elements_sent``/``elements_received``/``elements_kept`` and
     /// ``program_bytes``, ``calls``, ``ms_median``, ``ms_min``, ``ms_last``
     /// (this rank's wall-clock time of ``execute``, Python included) and
-    /// ``gb_per_s`` (moved bytes per median time). Collective (one all-reduce).
-    fn report<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// ``gb_per_s`` (all elements' bytes per median time). Local: call it
+    /// on any rank alone. Before anything is planned (no ``dtype`` given,
+    /// no execution yet) it holds only ``source``, ``target``, ``dtype``
+    /// and ``calls``.
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let dtype = self.plans.keys().next().copied().unwrap_or(DType::F64);
         d.set_item("source", self.request.source.to_string())?;
         d.set_item("dtype", dtype.name())?;
-        let plan = self.any_plan()?;
-        let (kept, moved) = each!(AnyPlan, &*plan, p, T => {
-            let (kept, moved, messages) = p.totals();
+        d.set_item("target", self.request.target.to_string())?;
+        let Some(plan) = self.plans.values().next() else {
+            // Nothing planned yet (no dtype given, no execution): no figures.
+            d.set_item("calls", 0)?;
+            return Ok(d);
+        };
+        each!(AnyPlan, plan, p, T => {
             d.set_item("target", p.target_layout().to_string())?;
             d.set_item("strategy", p.strategy().to_string())?;
-            d.set_item("messages", messages)?;
             d.set_item("max_partners", p.max_degree())?;
             d.set_item("elements_sent", p.elements_sent())?;
             d.set_item("elements_received", p.elements_received())?;
             d.set_item("elements_kept", p.elements_kept())?;
             d.set_item("program_bytes", p.program_bytes())?;
-            (kept, moved)
         });
+        let (kept, moved, messages) = self.totals.unwrap_or_default();
+        d.set_item("messages", messages)?;
         d.set_item("elements", kept + moved)?;
         d.set_item("elements_kept_local", kept)?;
         d.set_item("elements_moved", moved)?;

@@ -142,6 +142,11 @@ def test_remap_and_report():
     g = b.gather()
     if comm.rank == 0:
         np.testing.assert_array_equal(g, np.arange(144).reshape(12, 12))
+    if comm.rank == 0:
+        assert r.report()["calls"] == 1  # local: one rank alone may ask
+    fresh = ndcyclic.Redistribution(comm, a_l, b_l)
+    if comm.rank == P - 1:
+        assert fresh.report()["calls"] == 0  # nothing planned yet: no figures, no MPI
     rep = r.report()
     assert rep["calls"] == 1 and rep["elements"] == 144
     assert rep["elements_kept_local"] + rep["elements_moved"] == 144
