@@ -60,6 +60,9 @@ class Layout:
         """Every rank's local shape, in rank order."""
     def local_indices(self, rank: int) -> list[npt.NDArray[np.int64]]:
         """The global indices ``rank`` holds along each dimension."""
+    def coords(self, rank: int) -> Tuple[int, ...]:
+        """``rank``'s coordinates in the layout's grid."""
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
     def with_order(self, order: _Order) -> "Layout":
         """The same layout with local parts stored in ``order``."""
     def __eq__(self, other: object) -> bool: ...

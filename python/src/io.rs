@@ -69,13 +69,14 @@ fn fingerprint(path: &std::path::Path, o: &Result<IoOptions, Failure>) -> Finger
         .text(&format!("{:?}", o.as_ref().ok()))
 }
 
-/// The element type of a file's header.
-fn file_dtype(path: &std::path::Path, o: &IoOptions) -> Result<DType, Failure> {
+/// The element type and shape of a file's header.
+fn file_dtype(path: &std::path::Path, o: &IoOptions) -> Result<(DType, Vec<usize>), Failure> {
     let info = dist_io::info(path, o)?;
     let name = info.element.numpy_name();
     DType::ALL
         .into_iter()
         .find(|t| t.name() == name)
+        .map(|t| (t, info.shape))
         .ok_or_else(|| {
             Failure::type_error(format!(
                 "{}: element type {name} is not supported",
@@ -84,16 +85,32 @@ fn file_dtype(path: &std::path::Path, o: &IoOptions) -> Result<DType, Failure> {
         })
 }
 
-/// A layout spec, or a Layout (its spec and storage order).
-fn spec_of(layout: &Bound<'_, PyAny>) -> Result<(LayoutSpec, Option<dist_array::Order>), Failure> {
+/// What a load is asked for: a spec, and from a Layout its storage order
+/// and the shape it expects.
+struct Asked {
+    spec: LayoutSpec,
+    storage: Option<dist_array::Order>,
+    shape: Option<Vec<usize>>,
+}
+
+/// A layout spec, or a Layout (its spec, storage order and shape).
+fn spec_of(layout: &Bound<'_, PyAny>) -> Result<Asked, Failure> {
     if let Ok(l) = layout.downcast::<PyLayout>() {
-        let l = l.get();
-        return Ok((l.layout.spec().clone(), Some(l.layout.storage())));
+        let l = &l.get().layout;
+        return Ok(Asked {
+            spec: l.spec().clone(),
+            storage: Some(l.storage()),
+            shape: Some(l.shape().to_vec()),
+        });
     }
     let s: String = layout
         .extract()
         .map_err(|_| Failure::type_error("layout must be a spec string or an ndcyclic.Layout"))?;
-    Ok((s.parse::<LayoutSpec>().map_err(Failure::from)?, None))
+    Ok(Asked {
+        spec: s.parse::<LayoutSpec>().map_err(Failure::from)?,
+        storage: None,
+        shape: None,
+    })
 }
 
 /// Saves ``a`` to ``path`` — a ``.npy`` file ``numpy.load`` opens (memory-mapped
@@ -245,12 +262,25 @@ fn load_any(
     let fp = fingerprint(&path, &o).text(&format!("{window:?} {order:?}"));
     let checked = (|| {
         let mut o = o?;
-        let (spec, storage) = spec_of(layout)?;
+        let asked = spec_of(layout)?;
+        let spec = asked.spec;
         o.storage = match order {
             Some(s) => Some(parse_order(s)?),
-            None => storage,
+            None => asked.storage,
         };
-        let found = file_dtype(&path, &o)?;
+        let (found, file_shape) = file_dtype(&path, &o)?;
+        let wanted = window.as_ref().map_or(&file_shape, |(_, shape)| shape);
+        if let Some(shape) = asked.shape.filter(|s| s != wanted) {
+            return Err(Failure::value(format!(
+                "{}: the layout's shape {shape:?} is not the {} {wanted:?}",
+                path.display(),
+                if window.is_some() {
+                    "window's"
+                } else {
+                    "file's array's"
+                }
+            )));
+        }
         if let Some(d) = dtype {
             let asked = DType::from_py(d)?;
             if asked != found {

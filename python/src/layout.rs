@@ -189,6 +189,32 @@ impl PyLayout {
             .collect())
     }
 
+    /// ``rank``'s coordinates in the layout's grid (row-major positions,
+    /// through the rank map): BLACS' ``(myrow, mycol)`` for a 2-D grid.
+    fn coords<'py>(
+        &self,
+        py: Python<'py>,
+        rank: usize,
+    ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let c = self.layout.coords_of_rank(rank).map_err(Failure::from)?;
+        tuple(py, &c)
+    }
+
+    /// Pickles as its constructor's arguments (so ``comm.bcast(layout)`` works).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+        let py = slf.py();
+        let this = slf.get();
+        let args = (
+            tuple(py, this.layout.shape())?,
+            this.layout.spec().to_string(),
+            this.order(),
+            this.layout.rank_map(),
+        );
+        Ok((slf.get_type().into_any(), args.into_pyobject(py)?))
+    }
+
     /// The same layout with local parts stored in ``order`` (``"C"`` or ``"F"``).
     fn with_order(&self, order: &str) -> PyResult<PyLayout> {
         Ok(PyLayout {

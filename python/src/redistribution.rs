@@ -249,11 +249,15 @@ fn run<T: MaybeScalar>(
     a: &DistArray<T>,
     b: &mut DistArray<T>,
     update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    checked_here: bool,
 ) -> Result<(), Failure> {
     let work = SameThread((plan, a, b));
     py.allow_threads(move || {
         let SameThread((plan, a, b)) = work;
         match update {
+            // The arrays' layouts were checked and agreed with the rest: the
+            // engine need not agree again (one all-reduce per call, not two).
+            None if checked_here => plan.execute_into_unchecked(a, b).map_err(Failure::from),
             None => plan.execute_into(a, b).map_err(Failure::from),
             Some(u) => T::update(plan, a, b, u),
         }
@@ -553,7 +557,35 @@ impl PyRedistribution {
     }
 }
 
+/// Whether `src` and `dst` are laid out as the plan's source and target.
+fn same_layouts(
+    src: &PyDistArray,
+    dst: &PyDistArray,
+    source: &Layout,
+    target: &Layout,
+) -> Result<(), Failure> {
+    for (what, array, want) in [("source", src, source), ("target", dst, target)] {
+        if array.layout() != want {
+            return Err(Failure::value(format!(
+                "the {what} array is laid out as {}, but the Redistribution's {what} is {}",
+                array.layout(),
+                want
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl PyRedistribution {
+    /// The layout targets of `dtype` must have, where known without planning.
+    fn expected_target(&self, dtype: DType) -> Option<Layout> {
+        if self.request.options.remap == Remap::None {
+            return Some(self.request.target.clone());
+        }
+        let plan = self.plans.get(&dtype)?;
+        Some(each!(AnyPlan, plan, p, T => p.target_layout().clone()))
+    }
+
     /// A new array of the target layout (remapped, if so) of `a`'s dtype,
     /// over the target's grid. Collective.
     fn new_target(
@@ -595,6 +627,7 @@ impl PyRedistribution {
         let n = srcs.len();
         let mut checks = Ok(());
         let mut dtype = None;
+        let mut checked_here = false;
         if n != dsts.len() {
             checks = Err(Failure::value(format!(
                 "{} sources but {} targets: expected one target per source",
@@ -609,6 +642,15 @@ impl PyRedistribution {
                 let (sr, tr) = (s.try_borrow(), t.try_borrow_mut());
                 match (sr, tr) {
                     (Ok(sr), Ok(tr)) => {
+                        let ours = |x: &PyDistArray| std::sync::Arc::ptr_eq(&x.context, &ctx);
+                        if !ours(&sr) || !ours(&tr) {
+                            checks = Err(Failure::value(
+                                "an array was made on another communicator than the \
+                                 Redistribution's; expected arrays made on the same mpi4py \
+                                 communicator as the plan",
+                            ));
+                            break;
+                        }
                         let (ts, tt) = (sr.dtype(), tr.dtype());
                         if ts != tt || dtype.is_some_and(|d| d != ts) {
                             checks = Err(Failure::type_error(format!(
@@ -618,6 +660,13 @@ impl PyRedistribution {
                                 tt.name()
                             )));
                             break;
+                        }
+                        if let Some(want) = self.expected_target(ts) {
+                            if let Err(f) = same_layouts(&sr, &tr, &self.request.source, &want) {
+                                checks = Err(f);
+                                break;
+                            }
+                            checked_here = true;
                         }
                         dtype = Some(ts);
                         src_refs.push(sr);
@@ -644,6 +693,7 @@ impl PyRedistribution {
         }
         let fp = Fingerprint::default()
             .number(n as u64)
+            .number(u64::from(checked_here))
             .text(dtype.map(|d| d.name()).unwrap_or(""));
         agree(comm, checks, fp, "Redistribution.execute")?;
         let Some(dtype) = dtype else { return Ok(()) };
@@ -655,7 +705,7 @@ impl PyRedistribution {
             let (sa, ta) = (&*s.array, &mut *t.array);
             match pair(sa, ta) {
                 None => Err(Failure::new(Kind::Runtime, "internal: dtypes changed")),
-                Some((sa, ta)) => dispatch_one(py, plan, sa, ta, update),
+                Some((sa, ta)) => dispatch_one(py, plan, sa, ta, update, checked_here),
             }
         } else {
             dispatch_batch(py, plan, &src_refs, &mut dst_refs, update)
@@ -676,11 +726,12 @@ fn dispatch_one(
     a: &AnyArray,
     b: &mut AnyArray,
     update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    checked_here: bool,
 ) -> Result<(), Failure> {
     macro_rules! go {
         ($($v:ident),*) => {
             match (plan, a, b) {
-                $((AnyPlan::$v(p), AnyArray::$v(x), AnyArray::$v(y)) => run(py, p, x, y, update),)*
+                $((AnyPlan::$v(p), AnyArray::$v(x), AnyArray::$v(y)) => run(py, p, x, y, update, checked_here),)*
                 _ => Err(Failure::new(Kind::Runtime, "internal: the plan's dtype is not the arrays'")),
             }
         };
@@ -698,7 +749,7 @@ fn dispatch_batch(
 ) -> Result<(), Failure> {
     if update.is_some() {
         for (s, t) in srcs.iter().zip(dsts.iter_mut()) {
-            dispatch_one(py, plan, &s.array, &mut t.array, update)?;
+            dispatch_one(py, plan, &s.array, &mut t.array, update, false)?;
         }
         return Ok(());
     }

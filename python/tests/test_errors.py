@@ -95,6 +95,12 @@ def test_execute_with_wrong_arrays():
         with pytest.raises(ValueError) as e:
             ndcyclic.DistArray.zeros(comm, rows, np.float32 if comm.rank == LAST else np.float64)
         same_everywhere(e)
+    other = comm.Dup()
+    with pytest.raises(ValueError) as e:
+        ndcyclic.Redistribution(other, rows, cols).execute(a, b)
+    _, message = same_everywhere(e)
+    assert "another communicator" in message
+    other.Free()
     r.execute(a, b)  # and the plan still works
 
 

@@ -79,6 +79,9 @@ def test_refusals_are_agreed(path):
         ndcyclic.load(comm, path, f"block@{P}", dtype=np.float32)
     with pytest.raises(ValueError):
         ndcyclic.load(comm, path, f"block,*@{P}x1")  # 2-D layout, 1-D file
+    with pytest.raises(ValueError) as e:
+        ndcyclic.load(comm, path, ndcyclic.Layout((7,), f"block@{P}"))  # a Layout of another shape
+    assert "(7,)" in str(e.value) or "[7]" in str(e.value)
     with pytest.raises(ValueError):
         ndcyclic.load_window(comm, path, f"block@{P}", (4,), (3,))
     wrong = ndcyclic.DistArray.zeros(comm, ndcyclic.Layout((6,), f"block@{P}"), np.int32)

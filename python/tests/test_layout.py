@@ -84,3 +84,14 @@ def test_bad_indices_are_value_errors():
         l.local_shape(2)
     with pytest.raises(ValueError):
         l.global_to_local((0,))
+
+
+def test_coords_and_pickling():
+    import pickle
+
+    l = ndcyclic.Layout((10, 7), "cyclic(3),block@2x3", order="F", rank_map=[5, 4, 3, 2, 1, 0])
+    assert l.coords(5) == (0, 0) and l.coords(0) == (1, 2)
+    for r in range(6):
+        rank, _ = l.global_to_local(tuple(int(ix[0]) for ix in l.local_indices(r)))
+        assert rank == r
+    assert pickle.loads(pickle.dumps(l)) == l
