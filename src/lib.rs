@@ -292,8 +292,9 @@ mod docs {
         }
     }
 
-    /// The workspace's Rust files: every crate's `src` and `tests`, and the
-    /// facade's `src`, `examples`, `benches` and `tests`.
+    /// The workspace's Rust files: every crate's `src` and `tests`, the
+    /// facade's `src`, `examples`, `benches` and `tests`, and the Python
+    /// extension's `python/src` (outside the Cargo workspace).
     fn workspace_files() -> Vec<PathBuf> {
         let mut files = vec![];
         for crate_dir in std::fs::read_dir(root().join("crates")).expect("crates/ is readable") {
@@ -301,7 +302,7 @@ mod docs {
             rust_files(&crate_dir.join("src"), &mut files);
             rust_files(&crate_dir.join("tests"), &mut files);
         }
-        for dir in ["src", "examples", "benches", "tests"] {
+        for dir in ["src", "examples", "benches", "tests", "python/src"] {
             rust_files(&root().join(dir), &mut files);
         }
         files
