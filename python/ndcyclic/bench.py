@@ -260,7 +260,7 @@ def alltoallv_column(comm, setup, layouts, a, b):
     from mpi4py import MPI
 
     la, lb = layouts
-    p0, p1 = la.grid[0], la.grid[1]
+    p1 = la.grid[1]
     rank = comm.rank
     # The grid is row-major: rank r sits at (r // p1, r % p1); the transpose
     # happens among the p1 ranks of one row.
