@@ -130,6 +130,9 @@ class Redistribution:
         alpha: Optional[complex] = None,
         beta: Optional[complex] = None,
         conjugate: bool = False,
+        node_direct: bool = True,
+        streaming: str = "auto",
+        max_message_elements: Optional[int] = None,
     ) -> None: ...
     def execute(self, a: DistArray, b: Optional[DistArray] = None) -> Optional[DistArray]:
         """Into ``b`` (returns None), or into a new array it returns. Collective."""

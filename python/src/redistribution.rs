@@ -136,7 +136,11 @@ impl Timings {
 /// ``permute`` permutes the axes (``[1, 0]`` transposes: source dimension
 /// ``d`` becomes target dimension ``permute[d]``). ``alpha``, ``beta`` and
 /// ``conjugate`` make every execution an update ``b = beta*b +
-/// alpha*op(a)`` (floating-point and complex arrays). ``dtype`` plans for
+/// alpha*op(a)`` (floating-point and complex arrays). The engine's knobs:
+/// ``node_direct`` (copy straight between the shared memory of a node's
+/// ranks, default on), ``streaming`` (non-temporal stores: ``"auto"``,
+/// ``"always"``, ``"never"`` or a byte threshold), ``max_message_elements``
+/// (split longer messages). ``dtype`` plans for
 /// that element type now; without it, each element type is planned at its
 /// first execution. Every rank must pass the same arguments; a failure
 /// raises the same exception on every rank.
@@ -320,7 +324,8 @@ fn pair<'a>(a: &'a AnyArray, b: &'a mut AnyArray) -> Option<(&'a AnyArray, &'a m
 impl PyRedistribution {
     #[new]
     #[pyo3(signature = (comm, source, target, *, dtype = None, strategy = "auto", remap = "none",
-                        window = None, permute = None, alpha = None, beta = None, conjugate = false))]
+                        window = None, permute = None, alpha = None, beta = None, conjugate = false,
+                        node_direct = true, streaming = "auto", max_message_elements = None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn new(
         comm: &Bound<'_, PyAny>,
@@ -334,6 +339,9 @@ impl PyRedistribution {
         alpha: Option<Complex<f64>>,
         beta: Option<Complex<f64>>,
         conjugate: bool,
+        node_direct: bool,
+        streaming: &str,
+        max_message_elements: Option<usize>,
     ) -> PyResult<PyRedistribution> {
         let ctx = context(comm)?;
         let checked = (|| -> Result<(Request, Option<DType>), Failure> {
@@ -350,11 +358,15 @@ impl PyRedistribution {
                     conjugate,
                 )
             });
+            let defaults = Options::default();
             let options = Options {
                 strategy,
                 remap,
                 updates: update.is_some(),
-                ..Options::default()
+                node_direct,
+                streaming: parse(streaming)?,
+                max_message_elements: max_message_elements.unwrap_or(defaults.max_message_elements),
+                ..defaults
             };
             let dtype = dtype.map(DType::from_py).transpose()?;
             let (s, t) = (&source.layout, &target.layout);
@@ -391,7 +403,8 @@ impl PyRedistribution {
             .text(&source.layout.to_string())
             .text(&target.layout.to_string())
             .text(&format!(
-                "{strategy} {remap} {window:?} {permute:?} {alpha:?} {beta:?} {conjugate}"
+                "{strategy} {remap} {window:?} {permute:?} {alpha:?} {beta:?} {conjugate} \
+                 {node_direct} {streaming} {max_message_elements:?}"
             ))
             .text(&format!("{:?}", checked.as_ref().ok().map(|c| c.1)));
         let (request, dtype) = agreed(ctx.comm(), checked, fp, "Redistribution")?;

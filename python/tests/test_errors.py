@@ -113,6 +113,9 @@ def test_bad_redistribution_arguments():
     with pytest.raises(ValueError) as e:
         ndcyclic.Redistribution(comm, rows, rows, strategy="fastest" if comm.rank == LAST else "auto")
     same_everywhere(e)
+    with pytest.raises(ValueError) as e:
+        ndcyclic.Redistribution(comm, rows, rows, streaming="sometimes")
+    same_everywhere(e)
     with pytest.raises(TypeError) as e:
         ndcyclic.Redistribution(comm, rows, rows, alpha=2.0, dtype=np.int32)
     same_everywhere(e)

@@ -54,7 +54,9 @@ def test_random_redistributions_match_numpy(seed):
     strategy = rng.choice(["auto", "alltoallv", "scheduled", "async"])
     whole = oracle(shape, dtype)
     a = ndcyclic.DistArray.scatter(comm, src, whole if comm.rank == 0 else None)
-    r = ndcyclic.Redistribution(comm, src, dst, strategy=strategy)
+    knobs = dict(node_direct=rng.random() < 0.7, streaming=rng.choice(["auto", "never", "always"]),
+                 max_message_elements=rng.choice([None, 3, 1000]))
+    r = ndcyclic.Redistribution(comm, src, dst, strategy=strategy, **knobs)
     b = r.execute(a)
     assert b.layout == dst
     c = ndcyclic.DistArray.zeros(comm, dst, dtype)
