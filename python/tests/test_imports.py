@@ -23,6 +23,14 @@ print("ok")
 ORDERS = [
     ("import ndcyclic", "from mpi4py import MPI"),
     ("from mpi4py import MPI", "import ndcyclic"),
+    # MPI started at the funneled level: only the calling thread calls MPI
+    # (the engine's rayon threads copy, never call MPI).
+    ("import mpi4py; mpi4py.rc.thread_level = 'funneled'; from mpi4py import MPI",
+     "import ndcyclic; assert MPI.Query_thread() == MPI.THREAD_FUNNELED\n"
+     "l = ndcyclic.Layout((2048, 2048), 'block,*@1x1')\n"
+     "r = ndcyclic.Redistribution(MPI.COMM_WORLD, l, ndcyclic.Layout((2048, 2048), '*,cyclic@1x1'))\n"
+     "b = r.execute(ndcyclic.from_function(MPI.COMM_WORLD, l, lambda i, j: i + j, dtype='f8'))\n"
+     "assert b.sum() == 2048 * 2047 * 2048"),
 ]
 
 
