@@ -135,15 +135,8 @@ pub fn save(
     staging_bytes: Option<usize>,
     sync: bool,
 ) -> PyResult<()> {
-    let this = a.borrow();
-    let comm = this.context.comm();
     let o = options(format, dataset, aggregators, staging_bytes, sync);
-    let fp = fingerprint(&path, &o).text(this.dtype().name());
-    let o = agreed(comm, o, fp, "save")?;
-    let done = each!(AnyArray, &*this.array, x, T => {
-        py.allow_threads(|| dist_io::save(x, &path, &o))
-    });
-    Ok(unify(comm, done, "save")?)
+    save_any(py, a, &path, None, o)
 }
 
 /// Writes ``a`` into the window at ``origin`` of the array in the existing
@@ -162,17 +155,37 @@ pub fn save_window(
     staging_bytes: Option<usize>,
     sync: bool,
 ) -> PyResult<()> {
+    let o = options(format, dataset, aggregators, staging_bytes, sync);
+    save_any(py, a, &path, Some(&origin), o)
+}
+
+/// A save of the whole file, or (with `origin`) into a window of it:
+/// options agreed, then dist-io's call with the GIL released. Collective.
+fn save_any(
+    py: Python<'_>,
+    a: &Bound<'_, PyDistArray>,
+    path: &std::path::Path,
+    origin: Option<&[usize]>,
+    o: Result<IoOptions, Failure>,
+) -> PyResult<()> {
     let this = a.borrow();
     let comm = this.context.comm();
-    let o = options(format, dataset, aggregators, staging_bytes, sync);
-    let fp = fingerprint(&path, &o)
+    let what = if origin.is_some() {
+        "save_window"
+    } else {
+        "save"
+    };
+    let fp = fingerprint(path, &o)
         .text(this.dtype().name())
         .text(&format!("{origin:?}"));
-    let o = agreed(comm, o, fp, "save_window")?;
+    let o = agreed(comm, o, fp, what)?;
     let done = each!(AnyArray, &*this.array, x, T => {
-        py.allow_threads(|| dist_io::save_window(x, &path, &origin, &o))
+        py.allow_threads(|| match origin {
+            None => dist_io::save(x, path, &o),
+            Some(origin) => dist_io::save_window(x, path, origin, &o),
+        })
     });
-    Ok(unify(comm, done, "save_window")?)
+    Ok(unify(comm, done, what)?)
 }
 
 /// Loads the array of ``path`` (shape and dtype from the file) into a new
@@ -197,16 +210,15 @@ pub fn load(
     aggregators: Option<&Bound<'_, PyAny>>,
     staging_bytes: Option<usize>,
 ) -> PyResult<PyDistArray> {
-    load_any(
-        py,
-        comm,
+    let request = LoadRequest {
         path,
         layout,
-        None,
+        window: None,
         dtype,
         order,
-        options(format, dataset, aggregators, staging_bytes, false),
-    )
+        options: options(format, dataset, aggregators, staging_bytes, false),
+    };
+    load_any(py, comm, request)
 }
 
 /// Loads the window of ``shape`` at ``origin`` of the array in ``path`` (a
@@ -229,30 +241,45 @@ pub fn load_window(
     aggregators: Option<&Bound<'_, PyAny>>,
     staging_bytes: Option<usize>,
 ) -> PyResult<PyDistArray> {
-    let o = options(format, dataset, aggregators, staging_bytes, false);
-    load_any(
-        py,
-        comm,
+    let request = LoadRequest {
         path,
         layout,
-        Some((origin, shape)),
+        window: Some((origin, shape)),
         dtype,
         order,
-        o,
-    )
+        options: options(format, dataset, aggregators, staging_bytes, false),
+    };
+    load_any(py, comm, request)
 }
 
-#[allow(clippy::too_many_arguments, reason = "the parts of a load")]
+/// What `load` and `load_window` ask for, as their callers passed it.
+struct LoadRequest<'a, 'py> {
+    path: PathBuf,
+    /// A spec string or a Layout.
+    layout: &'a Bound<'py, PyAny>,
+    /// `(origin, shape)` of a window; `None`: the whole array.
+    window: Option<(Vec<usize>, Vec<usize>)>,
+    dtype: Option<&'a Bound<'py, PyAny>>,
+    order: Option<&'a str>,
+    options: Result<IoOptions, Failure>,
+}
+
+/// A load of the whole array or of a window: checks agreed (the file's
+/// type and shape against what was asked), then dist-io's call with the GIL
+/// released. Collective.
 fn load_any(
     py: Python<'_>,
     comm: &Bound<'_, PyAny>,
-    path: PathBuf,
-    layout: &Bound<'_, PyAny>,
-    window: Option<(Vec<usize>, Vec<usize>)>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    order: Option<&str>,
-    o: Result<IoOptions, Failure>,
+    request: LoadRequest<'_, '_>,
 ) -> PyResult<PyDistArray> {
+    let LoadRequest {
+        path,
+        layout,
+        window,
+        dtype,
+        order,
+        options: o,
+    } = request;
     let ctx = context(comm)?;
     let what = if window.is_some() {
         "load_window"
