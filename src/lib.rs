@@ -54,7 +54,8 @@ pub use redist;
 /// crate's front-page example (a doc test); `docs/tour.md` shows the
 /// programs `examples/tour_*.rs` (run under `mpirun` by `tests/tour.rs`) as
 /// they are; every link of every page names a file of the repository; and
-/// the table of `docs/ARCHITECTURE.md` names every file that uses `unsafe`.
+/// the table of `docs/ARCHITECTURE.md` names every file that uses `unsafe`;
+/// and the planning crate stays free of MPI and of the environment.
 #[cfg(test)]
 mod docs {
     use std::path::{Component, Path, PathBuf};
@@ -306,6 +307,64 @@ mod docs {
             rust_files(&root().join(dir), &mut files);
         }
         files
+    }
+
+    /// The planning crate depends on nothing that links MPI, and its code
+    /// neither calls MPI nor reads the environment: machine facts come in
+    /// as arguments (`Machine`). What its test binary links is shown by
+    /// `ldd` (docs/ARCHITECTURE.md, "Crates").
+    #[test]
+    fn the_planning_crate_links_no_mpi() {
+        let manifest = std::fs::read_to_string(root().join("crates/redist-plan/Cargo.toml"))
+            .expect("crates/redist-plan/Cargo.toml is readable");
+        let mut section = "";
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line;
+                continue;
+            }
+            let name = line.split(['.', ' ', '=']).next().unwrap_or("");
+            let mpi_linked = [
+                "mpi",
+                "mpi-sys",
+                "procgrid",
+                "dist-array",
+                "redist",
+                "mpi-harness",
+            ];
+            assert!(
+                !(section.contains("dependencies") && mpi_linked.contains(&name)),
+                "redist-plan's {section} names {name}, which links MPI"
+            );
+        }
+        let mut files = vec![];
+        rust_files(&root().join("crates/redist-plan/src"), &mut files);
+        assert!(files.len() > 20, "the planning crate's sources not found");
+        let banned = [
+            "mpi::",
+            "procgrid::",
+            "dist_array::",
+            "std::env",
+            "std::fs",
+            "available_parallelism",
+        ];
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a source file is readable");
+            for (n, line) in text.lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                for b in banned {
+                    assert!(
+                        !code.contains(b),
+                        "{}:{}: {b} in the planning crate",
+                        file.display(),
+                        n + 1
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! the ranks were handed different arguments — and none is left waiting in
 //! a collective call.
 
-use dist_array::DistError;
+use dist_array::{DistError, PlanError};
 use dist_io::IoError;
 use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -120,10 +120,20 @@ impl From<GridError> for Failure {
     }
 }
 
+impl From<PlanError> for Failure {
+    fn from(e: PlanError) -> Failure {
+        match e {
+            PlanError::Internal(_) => Failure::new(Kind::Runtime, e.to_string()),
+            _ => Failure::value(e.to_string()),
+        }
+    }
+}
+
 impl From<DistError> for Failure {
     fn from(e: DistError) -> Failure {
         match e {
             DistError::OutOfMemory { .. } => Failure::new(Kind::Memory, e.to_string()),
+            DistError::Layout(p) => p.into(),
             _ => Failure::value(e.to_string()),
         }
     }
@@ -133,6 +143,7 @@ impl From<RedistError> for Failure {
     fn from(e: RedistError) -> Failure {
         match e {
             RedistError::Dist(d) => d.into(),
+            RedistError::Plan(p) => p.into(),
             RedistError::Mpi { .. } | RedistError::Internal(_) => {
                 Failure::new(Kind::Runtime, e.to_string())
             }

@@ -173,7 +173,11 @@ pub struct PyRedistribution {
     timings: Timings,
 }
 
-fn parse<T: std::str::FromStr<Err = redist::RedistError>>(s: &str) -> Result<T, Failure> {
+fn parse<T>(s: &str) -> Result<T, Failure>
+where
+    T: std::str::FromStr,
+    Failure: From<T::Err>,
+{
     s.parse::<T>().map_err(Failure::from)
 }
 

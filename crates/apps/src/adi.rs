@@ -70,6 +70,10 @@ pub enum AdiError {
     /// A layout or array error.
     #[error(transparent)]
     Dist(#[from] dist_array::DistError),
+
+    /// A layout's error.
+    #[error(transparent)]
+    Layout(#[from] dist_array::PlanError),
     /// A redistribution error.
     #[error(transparent)]
     Redist(#[from] redist::RedistError),

@@ -417,7 +417,7 @@ impl<T: Element> DistArray<T> {
     /// let universe = procgrid::init().unwrap();
     /// let world = universe.world();
     /// let grid = ProcGrid::new(&world, &[world.size() as usize]).unwrap();
-    /// let layout = Layout::on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
+    /// let layout = dist_array::layout_on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
     /// let a = DistArray::from_fn(&grid, layout, |g| g[0] as f64).unwrap();
     /// // Every element holds its global index.
     /// assert_eq!(a.count_where(|g, &x| x != g[0] as f64), 0);
@@ -464,7 +464,7 @@ impl<T: Element> DistArray<T> {
     /// let universe = procgrid::init().unwrap();
     /// let world = universe.world();
     /// let grid = ProcGrid::new(&world, &[world.size() as usize]).unwrap();
-    /// let layout = Layout::on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
+    /// let layout = dist_array::layout_on_grid(&[10], &format!("cyclic(3)@{}", grid.size()).parse().unwrap(), &grid).unwrap();
     /// let mut y = DistArray::from_fn(&grid, layout.clone(), |g| g[0] as f64).unwrap();
     /// let x = DistArray::from_fn(&grid, layout, |_| 1.0f64).unwrap();
     /// y.zip_with(&x, |y, x| *y += 2.0 * x).unwrap();

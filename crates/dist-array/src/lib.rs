@@ -1,12 +1,15 @@
 //! n-dimensional block-cyclic layouts and the distributed array type.
 //!
-//! - [`spec`]: [`Dist`] per dimension and [`LayoutSpec`] spec strings such as
-//!   `cyclic(64),cyclic(64)@2x3` (parse and display round-trip);
-//! - [`axis`]: [`AxisMap`], one dimension's O(1) index maps (ScaLAPACK's
-//!   `numroc`, `indxg2p`, `indxg2l`, `indxl2g`);
-//! - [`layout`]: [`Layout`], shape + distributions + grid + rank map + storage
-//!   order, with owner, global ↔ local maps, local shapes and local blocks;
-//! - [`element`]: [`Element`], the types an array can hold;
+//! - layouts, from the planning crate (`redist_plan`, which holds them
+//!   without MPI) and re-exported here: [`spec`] ([`Dist`] per dimension and
+//!   [`LayoutSpec`] spec strings such as `cyclic(64),cyclic(64)@2x3`),
+//!   [`axis`] ([`AxisMap`], one dimension's O(1) index maps: ScaLAPACK's
+//!   `numroc`, `indxg2p`, `indxg2l`, `indxl2g`), [`layout`] ([`Layout`],
+//!   shape + distributions + grid + rank map + storage order, with owner,
+//!   global ↔ local maps, local shapes and local blocks), [`element`]
+//!   ([`Element`], the types an array can hold);
+//! - [`on_grid`](mod@on_grid): [`layout_on_grid`], a layout placed on a
+//!   [`ProcGrid`];
 //! - [`array`](mod@array): [`DistArray`], a layout plus this rank's local
 //!   part (lent out as ndarray views), with parallel `from_fn`,
 //!   `map_inplace`, `zip_with`;
@@ -26,22 +29,20 @@
 #![deny(missing_docs)]
 
 pub mod array;
-pub mod axis;
 pub mod collective;
-pub mod element;
 pub mod error;
-pub mod layout;
-pub mod spec;
+pub mod on_grid;
 pub mod storage;
 
+pub use redist_plan::layout::{self, axis, spec};
+pub use redist_plan::{element, PlanError};
+
 pub use array::{DistArray, LocalStorage};
-pub use axis::AxisMap;
-pub use element::Element;
 pub use error::DistError;
-pub use layout::{Layout, LocalBlock, LocalBlocks};
-pub use procgrid::{self, Order, ProcGrid};
-pub use spec::{Dist, LayoutSpec};
+pub use on_grid::layout_on_grid;
+pub use procgrid::{self, ProcGrid};
+pub use redist_plan::{AxisMap, Dist, Element, Layout, LayoutSpec, LocalBlock, LocalBlocks, Order};
 pub use storage::{ReadMapping, SharedBytes, SharedStorage};
 
 /// Re-export of `num_complex::Complex`, a supported element type.
-pub use num_complex::Complex;
+pub use redist_plan::Complex;

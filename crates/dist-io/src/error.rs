@@ -2,7 +2,7 @@
 //! fails sends its error to the others, so that every rank returns the
 //! same one.
 
-use dist_array::DistError;
+use dist_array::{DistError, PlanError};
 use procgrid::GridError;
 use redist::RedistError;
 use thiserror::Error;
@@ -142,6 +142,14 @@ pub enum IoError {
     /// An error of a process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+}
+
+impl From<PlanError> for IoError {
+    /// A layout's error, as the array error it is
+    /// ([`DistError::Layout`]).
+    fn from(e: PlanError) -> IoError {
+        IoError::Dist(e.into())
+    }
 }
 
 /// A reader of the wire form, field by field.

@@ -6,7 +6,7 @@ use crate::agree::{agree, Fingerprint};
 use crate::info::{info_everywhere, name, FileInfo};
 use crate::transfer::{FileArray, Side, Transfer};
 use crate::{ElementType, Format, IoError, IoOptions};
-use dist_array::{DistArray, Element, Layout, LayoutSpec};
+use dist_array::{DistArray, Element, LayoutSpec};
 use procgrid::ProcGrid;
 use redist::mpi_io::Access;
 use std::path::Path;
@@ -195,8 +195,8 @@ fn new_array<T: Element>(
     info: &FileInfo,
     options: &IoOptions,
 ) -> Result<DistArray<T>, IoError> {
-    let layout =
-        Layout::on_grid(shape, spec, grid)?.with_storage(options.storage.unwrap_or(info.order));
+    let layout = dist_array::layout_on_grid(shape, spec, grid)?
+        .with_storage(options.storage.unwrap_or(info.order));
     Ok(DistArray::zeros(grid, layout)?)
 }
 

@@ -318,7 +318,7 @@ fn layouts(world: &SimpleCommunicator) -> TestResult {
         // An existing array of another layout loads it too.
         let mut c = DistArray::<f64>::zeros(
             target,
-            Layout::on_grid(&shape, &spec, target).map_err(text)?,
+            dist_array::layout_on_grid(&shape, &spec, target).map_err(text)?,
         )
         .map_err(text)?;
         dist_io::load_into(&mut c, &path, &at("/u")).map_err(text)?;

@@ -222,7 +222,8 @@ fn windows(world: &SimpleCommunicator) -> TestResult {
         );
         if i.is_multiple_of(3) {
             let mut c: DistArray<f64> =
-                DistArray::zeros(&rows, Layout::on_grid(&w, &spec, &rows).unwrap()).unwrap();
+                DistArray::zeros(&rows, dist_array::layout_on_grid(&w, &spec, &rows).unwrap())
+                    .unwrap();
             dist_io::load_window_into(&mut c, &path, &origin, &options)
                 .map_err(|e| e.to_string())?;
             ensure!(
@@ -233,8 +234,12 @@ fn windows(world: &SimpleCommunicator) -> TestResult {
     }
     // A window written into the file: its elements become -1, the rest stay.
     let (origin, w) = ([3usize, 2, 1], [4usize, 9, 5]);
-    let patch =
-        DistArray::from_fn(&rows, Layout::on_grid(&w, &spec, &rows).unwrap(), |_| -1.0).unwrap();
+    let patch = DistArray::from_fn(
+        &rows,
+        dist_array::layout_on_grid(&w, &spec, &rows).unwrap(),
+        |_| -1.0,
+    )
+    .unwrap();
     dist_io::save_window(&patch, &path, &origin, &small).map_err(|e| e.to_string())?;
     let whole: DistArray<f64> =
         dist_io::load(&grid, a.layout().spec(), &path, &IoOptions::default())
@@ -381,7 +386,10 @@ fn refusals(world: &SimpleCommunicator) -> TestResult {
     )?;
     // A good file to spoil.
     let good = d.join(format!("good-{n}.npy"));
-    let a: DistArray<f64> = coded(&grid, Layout::on_grid(&[9, 4], &spec, &grid).unwrap());
+    let a: DistArray<f64> = coded(
+        &grid,
+        dist_array::layout_on_grid(&[9, 4], &spec, &grid).unwrap(),
+    );
     dist_io::save(&a, &good, &o).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&good).map_err(|e| e.to_string())?;
     let bad = d.join(format!("bad-{n}.npy"));
@@ -446,8 +454,11 @@ fn refusals(world: &SimpleCommunicator) -> TestResult {
         dist_io::load_window::<f64>(&grid, &spec, &good, &[5, 0], &[5, 4], &o),
         "does not fit",
     )?;
-    let mut wrong: DistArray<f64> =
-        DistArray::zeros(&grid, Layout::on_grid(&[9, 5], &spec, &grid).unwrap()).unwrap();
+    let mut wrong: DistArray<f64> = DistArray::zeros(
+        &grid,
+        dist_array::layout_on_grid(&[9, 5], &spec, &grid).unwrap(),
+    )
+    .unwrap();
     refused(world, dist_io::load_into(&mut wrong, &good, &o), "shape")?;
     refused(
         world,

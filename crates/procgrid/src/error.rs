@@ -1,5 +1,6 @@
 //! The error type of the crate.
 
+use redist_plan::PlanError;
 use thiserror::Error;
 
 /// Everything that can go wrong when building or querying a process grid.
@@ -143,4 +144,35 @@ pub enum GridError {
         /// The MPI library this binary is linked to.
         linked: String,
     },
+
+    /// An error of coordinate arithmetic that none of the variants above
+    /// names (the planning crate's own).
+    #[error(transparent)]
+    Plan(PlanError),
+}
+
+impl From<PlanError> for GridError {
+    /// The coordinate arithmetic's errors (`redist_plan::coords`) as the
+    /// grid's own variants, with the same text.
+    fn from(e: PlanError) -> GridError {
+        match e {
+            PlanError::NoGridDimensions => GridError::NoDimensions,
+            PlanError::ZeroExtent { dim, extents } => GridError::ZeroExtent { dim, extents },
+            PlanError::ExtentOverflow { extents } => GridError::ExtentOverflow { extents },
+            PlanError::DimensionCount {
+                what,
+                expected,
+                got,
+            } => GridError::DimensionCount {
+                what,
+                expected,
+                got,
+            },
+            PlanError::CoordinateOutOfRange { dim, coord, extent } => {
+                GridError::CoordinateOutOfRange { dim, coord, extent }
+            }
+            PlanError::RankOutOfRange { rank, size } => GridError::RankOutOfRange { rank, size },
+            other => GridError::Plan(other),
+        }
+    }
 }

@@ -364,7 +364,7 @@ impl ProcGrid {
     /// - [`GridError::DimensionCount`] when `coords` does not have one entry per dimension;
     /// - [`GridError::CoordinateOutOfRange`] when a coordinate is not below its extent.
     pub fn rank_of(&self, coords: &[usize]) -> Result<usize, GridError> {
-        coords_to_rank(coords, &self.extents, self.order)
+        Ok(coords_to_rank(coords, &self.extents, self.order)?)
     }
 
     /// The grid coordinates of grid rank `rank`.
@@ -373,7 +373,7 @@ impl ProcGrid {
     ///
     /// - [`GridError::RankOutOfRange`] when `rank` is not below [`size`](Self::size).
     pub fn coords_of(&self, rank: usize) -> Result<Vec<usize>, GridError> {
-        rank_to_coords(rank, &self.extents, self.order)
+        Ok(rank_to_coords(rank, &self.extents, self.order)?)
     }
 
     /// Neighbours of the process at `coords` along `dim` at distance `disp`

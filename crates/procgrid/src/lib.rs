@@ -4,7 +4,8 @@
 //! processes with one extent per array dimension. This crate holds
 //!
 //! - [`coords`](mod@coords): the pure bijection between grid coordinates and
-//!   ranks, in row-major or column-major [`Order`], and shifts;
+//!   ranks, in row-major or column-major [`Order`], and shifts (the planning
+//!   crate's, `redist_plan::coords`, re-exported);
 //! - [`dims`]: [`balanced_extents`], the `MPI_Dims_create` choice of extents
 //!   for a rank count;
 //! - [`grid`]: [`ProcGrid`] itself and its [`GridBuilder`]: a duplicate of the
@@ -32,7 +33,6 @@
 #![deny(missing_docs)]
 #![warn(clippy::all)]
 
-pub mod coords;
 pub mod dims;
 pub mod error;
 pub mod grid;
@@ -40,11 +40,12 @@ pub mod node;
 pub mod runtime;
 pub mod waits;
 
-pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use dims::balanced_extents;
 pub use error::GridError;
 pub use grid::{GridBuilder, ProcGrid, Shift};
 pub use node::Node;
+pub use redist_plan::coords;
+pub use redist_plan::coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use runtime::{abort_on_panic, init, ranks_on_node};
 
 /// Re-export of the `mpi` crate this crate is built against.

@@ -6,7 +6,7 @@
 
 use dist_array::DistError;
 use procgrid::GridError;
-use redist::RedistError;
+use redist::{PlanError, RedistError};
 use std::io;
 use thiserror::Error;
 
@@ -101,7 +101,7 @@ pub enum CliError {
         /// The shape as given.
         shape: String,
         /// What is wrong.
-        source: Box<DistError>,
+        source: Box<PlanError>,
     },
 
     /// `redist run` was given grids larger than the MPI job.
@@ -236,8 +236,17 @@ fn needed_bytes(needed: u64) -> String {
 fn in_cli_terms(e: &RedistError) -> String {
     let message = e.to_string();
     match e {
-        RedistError::Remap { .. } => message.replace("Remap::Optimal", "--remap optimal"),
+        RedistError::Plan(PlanError::Remap { .. }) => {
+            message.replace("Remap::Optimal", "--remap optimal")
+        }
         _ => message,
+    }
+}
+
+impl From<PlanError> for CliError {
+    /// A plan's or a layout's error, as the engine reports it.
+    fn from(e: PlanError) -> Self {
+        CliError::Redist(e.into())
     }
 }
 
@@ -284,7 +293,7 @@ mod tests {
 
     #[test]
     fn library_errors_keep_their_message_and_exit_2() {
-        let e = CliError::from(RedistError::ExtentMismatch {
+        let e = CliError::from(PlanError::ExtentMismatch {
             source_extent: 4,
             target_extent: 5,
         });
@@ -297,7 +306,7 @@ mod tests {
 
     #[test]
     fn remap_advice_names_the_flag() {
-        let e = CliError::from(RedistError::Remap {
+        let e = CliError::from(PlanError::Remap {
             remap: "closed-form".into(),
             reason: "no closed form covers dimension 0; use Remap::Optimal".into(),
         });

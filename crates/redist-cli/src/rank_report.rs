@@ -20,8 +20,8 @@
 use crate::error::CliError;
 use crate::plan_report::PlanArgs;
 use dist_array::Layout;
-use redist::schedule::RankSchedule;
-use redist::{Link, Options, RankPart, Window};
+use redist::redist_plan::RankSchedule;
+use redist::{Link, PartOptions, RankPart, Window};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Instant;
@@ -41,13 +41,16 @@ pub fn run(
     if rank >= ranks {
         return Err(CliError::NoSuchRank { rank, ranks });
     }
-    let options = Options {
+    let options = PartOptions {
         remap: args.remap,
-        ..Options::default()
+        ..PartOptions::default()
     };
+    // The machine the engine would see here, so that the part is what
+    // `Redistribution::new` builds on this rank of this machine.
+    let machine = redist::this_machine();
     let window = Window::whole(from.shape());
     let start = Instant::now();
-    let mut part = RankPart::new(from, to, &window, options, rank, ELEMENT_BYTES)?;
+    let mut part = RankPart::new(from, to, &window, options, rank, ELEMENT_BYTES, &machine)?;
     let build_ms = start.elapsed().as_secs_f64() * 1e3;
     // The schedule apart: a redistribution builds it only for `scheduled`.
     let start = Instant::now();
@@ -81,7 +84,7 @@ fn to_json(
         "rank": plan.rank(),
         "ranks": ranks,
         "build_ms": build_ms,
-        "plan_bytes": part.bytes(),
+        "plan_bytes": redist::rank_part_bytes(part),
         "program_bytes": part.program_bytes(),
         "elements_kept": plan.kept(),
         "sends": plan.sends().len(),

@@ -331,7 +331,7 @@ fn show_of_a_million_ranks_lists_the_first_1024() {
 /// stores the runs of one period, and when lcm(s·P, t·Q) exceeds the extent
 /// the period is the whole extent: the runs grow with the extent (about
 /// n / min(s, t) of them) until the allocation fails
-/// (crates/redist/src/plan/axis.rs:169 pushing, the walk at :207).
+/// (crates/redist-plan/src/plan/axis/mod.rs:169 pushing, the walk at :207).
 #[test]
 fn library_limit_plan_of_a_period_longer_than_memory() {
     for remap in ["none", "optimal"] {
@@ -352,7 +352,7 @@ fn library_limit_plan_of_a_period_longer_than_memory() {
 
 /// Depends on a library limit. Today `AxisPlan::new` allocates one run list
 /// per (source process, target process) pair of a dimension: 65536 x 65536
-/// lists of 24 bytes, 103 GB (crates/redist/src/plan/axis.rs:154).
+/// lists of 24 bytes, 103 GB (crates/redist-plan/src/plan/axis/mod.rs:154).
 #[test]
 fn library_limit_plan_of_many_processes_in_one_dimension() {
     assert_answers_or_refuses(&redist(&[
@@ -370,8 +370,8 @@ fn library_limit_plan_of_many_processes_in_one_dimension() {
 /// Depends on a library limit. Today `redist::remap::position_volumes`
 /// lists every (source rank, target position) pair with data — 2^40 for a
 /// 1024x1024 grid whose every rank sends to every other — before the plan
-/// is built (crates/redist/src/remap/mod.rs:175-205, called from
-/// crates/redist/src/plan/mod.rs:92).
+/// is built (crates/redist-plan/src/remap/mod.rs:175-205, called from
+/// crates/redist-plan/src/whole.rs:92).
 #[test]
 fn library_limit_plan_of_a_million_ranks_all_to_all() {
     assert_answers_or_refuses(&redist(&[

@@ -2,6 +2,7 @@
 
 use dist_array::DistError;
 use procgrid::GridError;
+use redist_plan::PlanError;
 use thiserror::Error;
 
 /// Everything that can go wrong when planning or executing a redistribution.
@@ -10,33 +11,6 @@ use thiserror::Error;
 /// identically, so every rank reaches the same verdict before any collective.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RedistError {
-    /// The source and target extents of a dimension differ.
-    #[error("source extent {source_extent} and target extent {target_extent} differ; a redistribution keeps the shape")]
-    ExtentMismatch {
-        /// Extent in the source layout.
-        source_extent: usize,
-        /// Extent in the target layout.
-        target_extent: usize,
-    },
-
-    /// The source and target layouts have different shapes.
-    #[error("source shape {source_shape:?} and target shape {target_shape:?} differ; a redistribution keeps the shape")]
-    ShapeMismatch {
-        /// Shape of the source layout.
-        source_shape: Vec<usize>,
-        /// Shape of the target layout.
-        target_shape: Vec<usize>,
-    },
-
-    /// The requested remapping cannot be applied.
-    #[error("remapping {remap}: {reason}")]
-    Remap {
-        /// The remapping mode.
-        remap: String,
-        /// Why not.
-        reason: String,
-    },
-
     /// A value given to a parser or a builder was not understood.
     #[error("invalid {what} {value:?}: expected {expected}")]
     InvalidArgument {
@@ -103,6 +77,11 @@ pub enum RedistError {
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+
+    /// An error of the plan: layouts whose shapes differ, a remapping that
+    /// cannot be applied, a window outside the arrays, a plan too large.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
 }
 
 /// The kinds of error, in the order of their codes (code 0 is unknown).
@@ -127,9 +106,13 @@ impl RedistError {
     /// when this rank cannot go on.
     pub(crate) fn kind_code(&self) -> u64 {
         match self {
-            RedistError::ExtentMismatch { .. } => 1,
-            RedistError::ShapeMismatch { .. } => 2,
-            RedistError::Remap { .. } => 3,
+            RedistError::Plan(PlanError::ExtentMismatch { .. }) => 1,
+            RedistError::Plan(PlanError::ShapeMismatch { .. }) => 2,
+            RedistError::Plan(PlanError::Remap { .. }) => 3,
+            RedistError::Plan(PlanError::InvalidArgument { .. }) => 4,
+            RedistError::Plan(PlanError::Limit { .. }) => 5,
+            RedistError::Plan(PlanError::Internal(_)) => 7,
+            RedistError::Plan(_) => 8,
             RedistError::InvalidArgument { .. } => 4,
             RedistError::Limit { .. } => 5,
             RedistError::Mpi { .. } => 6,

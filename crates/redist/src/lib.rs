@@ -32,40 +32,24 @@
 //!
 //! Run it with `mpirun -n P` (a doc test runs it as one rank).
 //!
-//! The pipeline reads as a row of small steps, one module each:
+//! The mathematics comes from the planning crate, `redist_plan`, which
+//! holds no MPI: layouts, 1-D and n-D plans, remapping, schedules, copy
+//! programs and kernels, and what one rank builds from them
+//! ([`RankPart`]). This crate adds what needs the other ranks:
 //!
-//! - [`plan`]: [`RankPlan`], one rank's sends, receives and local part,
-//!   built from the 1-D plans at its own coordinates (`rank.rs`) — what a
-//!   [`Redistribution`] holds; [`Plan`], every n-D message of every rank,
-//!   for tools and statistics; `axis/` holds [`AxisPlan`], the 1-D plan of
-//!   one dimension — the runs of one basic period between every source and
-//!   target process, or only one process's ([`AxisView`]);
-//! - [`remap`]: relabelling the target's ranks so data stays put — the exact
-//!   optimum by linear assignment, dense (`assignment.rs`) or on the
-//!   non-zeros (`sparse.rs`), at any rank count from the dimensions' volume
-//!   matrices (`relabel.rs`), the papers' closed forms (`closed_form.rs`),
-//!   1-D relabellings (`axis.rs`), the n-D choice (`mod.rs`);
-//! - [`schedule`]: contention-free steps — schedules one rank computes
-//!   alone from the dimensions' colourings (`local.rs`: the shift where
-//!   everyone talks to everyone, else a product of 1-D colourings), an
-//!   edge colouring of the whole graph with the fewest steps for tools
-//!   (`colouring.rs`); the tests keep Walker and Otto's closed form for
-//!   r → Kr as a referee (`expansion.rs`);
-//! - [`exec`]: [`Redistribution`], a rank's plan executed under MPI — its
-//!   set-up in named steps (`build.rs`), what a rank builds without MPI
-//!   ([`RankPart`]), the figures it needs of the others (`figures.rs`),
-//!   copy programs, message routes, one file or folder per exchange strategy
+//! - [`exec`]: [`Redistribution`], a rank's part executed under MPI — its
+//!   set-up in named steps (`build.rs`), the facts of the machine it runs
+//!   on (`machine.rs`), the figures it needs of the others (`figures.rs`),
+//!   message routes, one file or folder per exchange strategy
 //!   (`alltoallv`, `scheduled`, `async`, `combined`), one-pass copies
 //!   between ranks of one node, batches of arrays of one element type
 //!   (`batch.rs`) or several ([`MixedBatch`]), the `auto` cost model
 //!   ([`cost`]), and the bare all-to-all it is measured against
 //!   ([`BareAlltoallv`]);
-//! - [`update`]: scale and accumulate in the copies that write the target
-//!   ([`Update`], [`Scalar`]);
-//! - [`options`]: [`Options`], the exchange [`Strategy`], the [`Remap`]
-//!   mode, when copies stream ([`Streaming`]) and thresholds on run lengths
-//!   ([`MinRun`]);
-//! - [`tuning`]: every threshold the engine decides by, with what it
+//! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
+//!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and
+//!   [`Streaming`];
+//! - [`tuning`]: every threshold the exchange decides by, with what it
 //!   trades;
 //! - [`error`]: [`RedistError`], the one error type;
 //! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
@@ -77,25 +61,21 @@
 //! needs of the others ([`exec`]).
 #![deny(missing_docs)]
 
-mod arith;
 pub mod error;
 pub mod exec;
 pub mod options;
-pub mod plan;
-pub mod remap;
 #[cfg(feature = "scalapack")]
 pub mod scalapack;
-pub mod schedule;
-#[cfg(test)]
-mod testing;
 pub mod tuning;
-pub mod update;
 
 pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
-pub use exec::{cost, mpi_io, MixedBatch, RankPart, Redistribution};
+pub use exec::machine::this_machine;
+pub use exec::{cost, mpi_io, rank_part_bytes, MixedBatch, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
-pub use plan::{AxisPlan, AxisView, Link, Plan, PlanStats, RankPlan, Run, Segments, Window};
-pub use schedule::{Message, Schedule};
-pub use update::{Scalar, Update};
+pub use redist_plan;
+pub use redist_plan::{
+    AxisPlan, AxisView, Link, Machine, Message, PartOptions, Plan, PlanError, PlanStats, RankPart,
+    RankPlan, Run, Scalar, Schedule, Segments, Update, Window,
+};

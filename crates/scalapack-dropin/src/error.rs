@@ -34,4 +34,7 @@ pub enum DropinError {
     /// An error building a layout or array.
     #[error(transparent)]
     Dist(#[from] dist_array::DistError),
+    /// An error of a layout.
+    #[error(transparent)]
+    Layout(#[from] dist_array::PlanError),
 }

@@ -123,9 +123,9 @@ impl Pencils {
             .subset(true)
             .build_sharing(&xz_grid)?;
         Ok(Pencils {
-            x: Layout::on_grid(&[ny, nz, nx], &xz_spec, &xz_grid)?,
-            y: Layout::on_grid(&[nz, nx, ny], &y_spec, &y_grid)?,
-            z: Layout::on_grid(&[nx, ny, nz], &xz_spec, &xz_grid)?,
+            x: dist_array::layout_on_grid(&[ny, nz, nx], &xz_spec, &xz_grid)?,
+            y: dist_array::layout_on_grid(&[nz, nx, ny], &y_spec, &y_grid)?,
+            z: dist_array::layout_on_grid(&[nx, ny, nz], &xz_spec, &xz_grid)?,
             xz_grid,
             y_grid,
         })

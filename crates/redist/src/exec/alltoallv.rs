@@ -3,7 +3,6 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
-use super::kernel::Store;
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};
@@ -11,6 +10,7 @@ use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use mpi::Count;
+use redist_plan::kernel::Store;
 
 /// The `alltoallv` exchange of one redistribution.
 pub(crate) struct Alltoallv<T> {

@@ -26,7 +26,6 @@
 //!   rank makes the same number of calls), the part that stays on a rank
 //!   copied straight, array by array.
 
-use super::kernel::Plain;
 use super::messages::grow;
 use super::{agree, mpi_raw, Exchange, Redistribution, EXECUTING};
 use crate::tuning::{BATCH_ALONE_BYTES, BATCH_GROUP_BYTES};
@@ -34,6 +33,7 @@ use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::Communicator;
 use mpi::Count;
+use redist_plan::kernel::Plain;
 
 /// What a redistribution keeps for its batches: the buffers and the counts
 /// and displacements of the last batch size, reused while it stays the same.

@@ -22,16 +22,15 @@ use super::combined::Combined;
 use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
-use super::program::RankProgram;
-use super::{agree, alltoallv, asynchronous, calibrate, cost, mpi_raw, route, scheduled, stream};
+use super::{agree, alltoallv, asynchronous, calibrate, cost, machine, mpi_raw, route, scheduled};
 use super::{Exchange, Redistribution};
-use crate::remap::Relabelling;
-use crate::schedule::{assign_steps, RankSchedule};
 use crate::tuning::CALIBRATE_MIN_BYTES;
-use crate::{remap, MinRun, Options, RankPlan, RedistError, Strategy, Window};
+use crate::{MinRun, Options, RankPlan, RedistError, Strategy, Window};
 use dist_array::{Element, Layout};
 use mpi::topology::Communicator;
 use procgrid::ProcGrid;
+use redist_plan::program::RankProgram;
+use redist_plan::schedule::{assign_steps, RankSchedule};
 
 /// What building needs besides the layouts: the grids, the window, the
 /// options, and the permutation of the axes (source dimension `d` is the
@@ -437,25 +436,23 @@ fn plan_rank(
 ) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
     let scheduled = req.options.strategy == Strategy::Scheduled;
     let (source, target, window) = (req.source, req.target, req.window);
-    let (plan, schedule, _) = plan_of(source, target, window, req.options.remap, me, scheduled)?;
+    let (plan, schedule) = plan_of(source, target, window, req.options.remap, me, scheduled)?;
     Ok((plan, schedule))
 }
 
 /// Rank `me`'s plan of `window` from `source` to `target` relabelled as
-/// `remap` chooses (with what the relabelling keeps, for `optimal`), and
-/// its steps when `steps` asks for them. Pure.
-pub(super) fn plan_of(
+/// `remap` chooses, and its steps when `steps` asks for them. Pure.
+fn plan_of(
     source: &Layout,
     target: &Layout,
     window: &Window,
     remap: crate::Remap,
     me: usize,
     steps: bool,
-) -> Result<(RankPlan, Option<RankSchedule>, Option<Relabelling>), RedistError> {
-    let (target, relabelling) = remap::target_for(source, target, window, remap)?;
-    let mut plan = RankPlan::new(source, &target, window, me)?;
+) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
+    let (mut plan, _) = redist_plan::part::plan_rank(source, target, window, remap, me)?;
     let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
-    Ok((plan, schedule, relabelling))
+    Ok((plan, schedule))
 }
 
 /// The strategy to run, from the figures every rank has: `auto`'s choice
@@ -527,33 +524,13 @@ fn local_parts<T: Element>(
 }
 
 /// This rank's copy programs, for elements of `elem_bytes` bytes (the
-/// target's axes permuted as `target_axes` says).
-pub(super) fn programs(
+/// target's axes permuted as `target_axes` says), on this rank's machine.
+fn programs(
     plan: &RankPlan,
     options: &Options,
     elem_bytes: usize,
     target_axes: Option<&[usize]>,
 ) -> RankProgram {
-    let elem_bytes = elem_bytes.max(1);
-    // Copies run in parallel only where this rank has cores to itself:
-    // with as many ranks as cores on a node, extra threads only contend.
-    // Asked once per process: the answer reads cgroup files (~50 µs).
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let unit_elements = if cores >= 2 * procgrid::ranks_on_node() {
-        crate::tuning::UNIT_BYTES / elem_bytes
-    } else {
-        usize::MAX
-    };
-    // Copies into target storage stream where this rank writes more of it
-    // than the cache would keep.
-    let written = plan.elements_received() + plan.kept();
-    let threshold = stream::threshold(
-        options.streaming,
-        stream::last_level_cache(),
-        procgrid::ranks_on_node(),
-    );
-    let stream = (written.saturating_mul(elem_bytes) >= threshold)
-        .then(|| crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
-    RankProgram::new(plan, unit_elements, stream, target_axes)
+    let machine = machine::this_machine();
+    redist_plan::part::programs(plan, options.streaming, elem_bytes, target_axes, &machine)
 }

@@ -3,12 +3,12 @@
 //! holding all of them, the element datatype), the tags they travel under,
 //! and copies done together in one pass ([`RankMessages::copy_local_with`]).
 
-use super::kernel::Store;
 use super::mpi_raw::Datatype;
-use super::program::{MessageProgram, RankProgram};
 use crate::tuning::PART_BYTES;
 use dist_array::Element;
 use mpi::Tag;
+use redist_plan::kernel::Store;
+use redist_plan::program::{MessageProgram, RankProgram};
 use std::convert::Infallible;
 
 /// Tag of the data messages. MPI keeps the messages of one sender, tag and

@@ -18,9 +18,7 @@
 //! largest part any rank moves (agreed, so every rank makes the same number
 //! of calls); a batch of small arrays is one exchange.
 
-use super::kernel::Plain;
 use super::messages::{grow, RankMessages};
-use super::program::MessageProgram;
 use super::{agree, mpi_raw, Redistribution, EXECUTING};
 use crate::tuning::BATCH_GROUP_BYTES;
 use crate::RedistError;
@@ -28,6 +26,8 @@ use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
 use mpi::Count;
 use procgrid::ProcGrid;
+use redist_plan::kernel::Plain;
+use redist_plan::program::MessageProgram;
 use std::fmt;
 
 /// Bytes of one word of a mixed batch's buffers; every part of a message

@@ -1,8 +1,9 @@
 //! Executing a plan under MPI: the [`Redistribution`] object, built once and
 //! run many times.
 //!
-//! Building one turns the plan into this rank's copy programs
-//! (`program`), gathered with their buffer slots in `messages` (what every
+//! Building one turns the plan into this rank's copy programs (the
+//! planning crate's `program`, shaped by the facts of this rank's machine,
+//! `machine`), gathered with their buffer slots in `messages` (what every
 //! strategy shares), decides how each message travels (`route`; whether
 //! derived datatypes pay on the communicator is measured once,
 //! `calibrate`: [`datatypes_pay`]), and sets
@@ -41,30 +42,27 @@ mod calibrate;
 mod combined;
 pub mod cost;
 mod figures;
-pub(crate) mod kernel;
+pub mod machine;
 mod messages;
 mod mixed;
 mod mpi_raw;
 pub use mpi_raw::file as mpi_io;
 mod node_direct;
-mod part;
-mod program;
 mod route;
 mod scheduled;
-mod stream;
 
-use crate::schedule::RankSchedule;
-use crate::update::{Accumulate, Scalar, Scale, Update};
-use crate::{Options, RankPlan, RedistError, Strategy, Window};
+use crate::{Options, RedistError, Strategy};
 pub use calibrate::datatypes_pay;
 use dist_array::{DistArray, Element, Layout};
 use figures::Figures;
-use kernel::{Plain, Store};
 use messages::RankMessages;
 pub use mixed::MixedBatch;
 use mpi::collective::SystemOperation;
-pub use part::RankPart;
 use procgrid::ProcGrid;
+use redist_plan::kernel::{Plain, Store};
+use redist_plan::schedule::RankSchedule;
+use redist_plan::update::{Accumulate, Scalar, Scale, Update};
+use redist_plan::{PlanError, RankPart, RankPlan, Window};
 use std::fmt;
 
 /// What an execution's errors say was being done.
@@ -175,10 +173,11 @@ impl<T: Element> Redistribution<T> {
         let shapes = if source.shape() == target.shape() {
             Ok(())
         } else {
-            Err(RedistError::ShapeMismatch {
+            Err(PlanError::ShapeMismatch {
                 source_shape: source.shape().to_vec(),
                 target_shape: target.shape().to_vec(),
-            })
+            }
+            .into())
         };
         let window = Window::whole(source.shape());
         let request = build::Request {
@@ -259,10 +258,11 @@ impl<T: Element> Redistribution<T> {
                         *e = n;
                     }
                 }
-                shapes = Err(RedistError::ShapeMismatch {
+                shapes = Err(PlanError::ShapeMismatch {
                     source_shape: expected,
                     target_shape: target.shape().to_vec(),
-                });
+                }
+                .into());
             }
         }
         let request = build::Request {
@@ -731,4 +731,14 @@ impl<T: Element> fmt::Debug for Redistribution<T> {
             .field("rank", &self.plan.rank())
             .finish()
     }
+}
+
+/// Bytes a rank keeps for a redistribution apart from data, as `part`
+/// shows on that rank: its plan, its copy programs, and per message its
+/// slot in the buffers and its route (MPI's own objects, and the exchange's
+/// per-execution state, aside).
+pub fn rank_part_bytes(part: &RankPart) -> usize {
+    let (sends, recvs) = (part.plan().sends().len(), part.plan().recvs().len());
+    let slots = (sends + recvs) * std::mem::size_of::<(usize, usize)>();
+    part.plan_and_program_bytes() + slots + route::Routes::bytes_for(sends, recvs)
 }

@@ -22,9 +22,9 @@
 //! depends on the source array.
 
 use super::mpi_raw::Datatype;
-use super::program::{MessageProgram, RankProgram, TypeTree};
 use crate::tuning::{LANDING_MIN_BYTES, PIPELINE_BYTES, SOURCE_RUNS_MAX};
 use crate::{MinRun, Options, RedistError, Strategy};
+use redist_plan::program::{MessageProgram, RankProgram, TypeTree};
 
 /// How a message leaves its sender.
 pub(crate) enum Send {

@@ -4,14 +4,14 @@
 //! are no larger than the largest message. A rank goes through its own
 //! steps only, in order: O(its messages), whatever the number of steps.
 
-use super::kernel::Store;
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
-use super::program::MessageProgram;
 use super::route::{Chunks, Cut, Recv, Routes, Send};
 use crate::{RankPlan, RedistError};
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
+use redist_plan::kernel::Store;
+use redist_plan::program::MessageProgram;
 
 /// The `scheduled` exchange of one redistribution.
 pub(crate) struct Scheduled<T> {

@@ -543,7 +543,7 @@ fn programs_do_not_grow(world: &SimpleCommunicator) -> TestResult {
         // factor of 10^9). Small messages' listed lines add at most a
         // constant (`tuning::LISTED_LINES` lines, under 128 bytes each),
         // whatever the extent.
-        let listed = (redist::tuning::LISTED_LINES * 128) as u64;
+        let listed = (redist::redist_plan::tuning::LISTED_LINES * 128) as u64;
         let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
         ensure!(
             *hi <= 2 * lo + listed,
@@ -748,7 +748,9 @@ fn stress_case<T: Element>(
     let mut r = match Redistribution::<T>::new(grid_a, from, grid_b, to, options) {
         Ok(r) => r,
         // No closed form for this pair: refused on every rank alike.
-        Err(redist::RedistError::Remap { .. }) if options.remap == Remap::ClosedForm => {
+        Err(redist::RedistError::Plan(redist::PlanError::Remap { .. }))
+            if options.remap == Remap::ClosedForm =>
+        {
             return Ok(())
         }
         Err(e) => return Err(format!("{what}: {e}")),

@@ -24,17 +24,17 @@
 //!    are not written while being read), and packs and sends what it is
 //!    asked for; what arrives is unpacked array by array.
 
-use super::super::kernel::Plain;
 use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
 use super::super::node_direct::NodeDirect;
-use super::super::program::MessageProgram;
 use super::{notes, reset, Async, COPIED, SEND_IT};
 use crate::tuning::BATCH_GROUP_BYTES;
 use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use redist_plan::kernel::Plain;
+use redist_plan::program::MessageProgram;
 
 /// Words of one note entry.
 const NOTE_WORDS: usize = std::mem::size_of::<Note>() / 8;

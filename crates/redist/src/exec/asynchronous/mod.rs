@@ -32,7 +32,6 @@ mod notes;
 mod post;
 mod trial;
 
-use super::kernel::Store;
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
@@ -42,6 +41,7 @@ use batch::BatchNotes;
 use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;
 use post::{Round, Target};
+use redist_plan::kernel::Store;
 use trial::{Trial, Verdict};
 
 /// The receiver's answer: it copied the message itself.

@@ -3,14 +3,14 @@
 //! messages), and once every note is in, copies the mapped messages
 //! together with its local part, then tells each sender it is done.
 
-use super::super::kernel::Store;
 use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::PeerReader;
-use super::super::program::MessageProgram;
 use super::{COPIED, SEND_IT};
 use crate::RedistError;
 use dist_array::Element;
+use redist_plan::kernel::Store;
+use redist_plan::program::MessageProgram;
 
 /// The note of receive `i` (program `t`) is in: map the sender's storage
 /// and remember the receive in `mapped`, or — a private source, or one

@@ -3,14 +3,14 @@
 //! same pass where they can), receives straight into target storage where
 //! a piece lies there as one run.
 
-use super::super::kernel::Store;
 use super::super::messages::{RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Requests, SendBuf};
 use super::super::node_direct::{Near, NodeDirect};
-use super::super::program::MessageProgram;
 use super::super::route::{Cut, Recv, Routes, Send};
 use crate::RedistError;
 use dist_array::{Element, SharedStorage};
+use redist_plan::kernel::Store;
+use redist_plan::program::MessageProgram;
 
 /// The target's local storage, written by MPI through the datatypes of
 /// typed receives while this rank writes other elements of it.

@@ -42,7 +42,6 @@
 mod area;
 mod setup;
 
-use super::kernel::Store;
 use super::messages::{grow, RankMessages, COMBINED, VERDICT};
 use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
@@ -53,6 +52,7 @@ use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
+use redist_plan::kernel::Store;
 use setup::{From, Link, Segment, Staging};
 
 /// The `combined` exchange of one redistribution.

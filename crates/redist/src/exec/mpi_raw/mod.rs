@@ -22,7 +22,6 @@
 //! contiguous datatype of `n` `MPI_BYTE`s ([`Datatype::element`]), so any
 //! plain-old-data type moves without an MPI equivalent of its own.
 
-use super::program::TypeTree;
 use crate::RedistError;
 use bytemuck::Pod;
 use mpi::datatype::{DynBuffer, DynBufferMut, UserDatatype};
@@ -32,6 +31,7 @@ use mpi::raw::{AsRaw, FromRaw};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Equivalence;
 use mpi::{Count, Tag};
+use redist_plan::program::TypeTree;
 use std::mem::{size_of, ManuallyDrop};
 use std::os::raw::c_int;
 
