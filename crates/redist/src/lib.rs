@@ -43,14 +43,15 @@
 //!   message routes, one file or folder per exchange strategy
 //!   (`alltoallv`, `scheduled`, `async`, `combined`), one-pass copies
 //!   between ranks of one node, batches of arrays of one element type
-//!   (`batch.rs`) or several ([`MixedBatch`]), the `auto` cost model
-//!   ([`cost`]), and the bare all-to-all it is measured against
+//!   (`batch.rs`) or several ([`MixedBatch`]), and the bare all-to-all it
+//!   is measured against
 //!   ([`BareAlltoallv`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
 //!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and
 //!   [`Streaming`];
 //! - [`tuning`]: every threshold the exchange decides by, with what it
 //!   trades;
+//! - [`faults`]: the faults tests inject (`NDCYCLIC_FAULTS`, read once);
 //! - [`error`]: [`RedistError`], the one error type;
 //! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
 //!   `pdgemr2d` on ndcyclic's arrays.
@@ -63,6 +64,7 @@
 
 pub mod error;
 pub mod exec;
+pub mod faults;
 pub mod options;
 #[cfg(feature = "scalapack")]
 pub mod scalapack;
@@ -72,7 +74,7 @@ pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::machine::this_machine;
-pub use exec::{cost, mpi_io, rank_part_bytes, MixedBatch, Redistribution};
+pub use exec::{mpi_io, rank_part_bytes, MixedBatch, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use redist_plan;
 pub use redist_plan::{

@@ -3,8 +3,8 @@
 //! how the target's ranks may be relabelled ([`Remap`]) and when copies
 //! stream ([`Streaming`]) are the plan's (`redist_plan::options`).
 //!
-//! This module holds only data: the planner, the engine and the cost model
-//! all read it, so none of them depends on another through it.
+//! This module holds only data: the planner and the engine both read it,
+//! so neither depends on the other through it.
 
 use crate::RedistError;
 pub use redist_plan::{Remap, Streaming};
@@ -14,8 +14,13 @@ use std::str::FromStr;
 /// How messages are exchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Strategy {
-    /// `async` or `alltoallv`, chosen by the α–β cost model
-    /// ([`crate::cost`]).
+    /// `combined` where the ranks span several nodes and every message is
+    /// small, else `async`. Under the α–β model of seed 000 (eq. 12: a
+    /// message of `n` bytes costs `α + β·n`), `async` costs `α·δ + β·B`
+    /// (`δ` the most partners a rank has, `B` the most bytes it moves) and
+    /// `alltoallv` `α·(R−1) + β·B` on `R` ranks; since `δ ≤ R − 1`, `async`
+    /// is never predicted slower, whatever α and β, and it also copies
+    /// straight from shared storage between ranks of a node.
     #[default]
     Auto,
     /// One `MPI_Alltoallv` (or `MPI_Alltoallw` where every message is

@@ -26,7 +26,7 @@ fn rank() {
         .expect("redistribution");
     let a = DistArray::from_fn(&grid, from, |g| g[0] as f64).expect("array");
     if world.rank() == 1 {
-        std::env::set_var("NDCYCLIC_FAULTS", "exchange-panic");
+        redist::faults::inject(&[redist::faults::Fault::ExchangePanic]);
     }
     let _ = r.execute(&a);
     println!("rank {} got past the exchange", world.rank());

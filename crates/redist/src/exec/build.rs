@@ -22,7 +22,7 @@ use super::combined::Combined;
 use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
-use super::{agree, alltoallv, asynchronous, calibrate, cost, machine, mpi_raw, route, scheduled};
+use super::{agree, alltoallv, asynchronous, calibrate, machine, mpi_raw, route, scheduled};
 use super::{Exchange, Redistribution};
 use crate::tuning::CALIBRATE_MIN_BYTES;
 use crate::{MinRun, Options, RankPlan, RedistError, Strategy, Window};
@@ -129,7 +129,7 @@ impl<T: Element> Redistribution<T> {
         let ((plan, schedule), words): (_, Words) =
             agree::agree_with(comm, planned, fingerprint, WHAT)?;
         let figures = Figures::from_maxima(words);
-        let mut strategy = strategy_for(req, &figures, &plan, std::mem::size_of::<T>())?;
+        let mut strategy = strategy_for(req, &figures, std::mem::size_of::<T>())?;
         let elem = std::mem::size_of::<T>();
         let options = message_options(req, (&figures, &plan, elem), strategy);
         let other = other_options(req, (&figures, elem), strategy, &options);
@@ -456,26 +456,19 @@ fn plan_of(
 }
 
 /// The strategy to run, from the figures every rank has: `auto`'s choice
-/// ([`cost::choose`], or `combined` where ranks span several nodes and
-/// messages are small), or the one asked for where it can run.
+/// (`combined` where ranks span several nodes and messages are small, else
+/// `async`), or the one asked for where it can run.
 fn strategy_for(
     req: &Request<'_>,
     figures: &Figures,
-    plan: &RankPlan,
     elem: usize,
 ) -> Result<Strategy, RedistError> {
     match req.options.strategy {
         Strategy::Auto if figures.messages && combines(req, figures, elem) => {
             Ok(Strategy::Combined)
         }
-        Strategy::Auto => {
-            let load = cost::Load {
-                ranks: plan.source().ranks().max(plan.target().ranks()),
-                max_partners: figures.max_partners,
-                max_bytes: figures.max_volume.saturating_mul(elem),
-            };
-            Ok(cost::choose(&load, figures.counts_fit))
-        }
+        // Never predicted slower than alltoallv (Strategy::Auto says why).
+        Strategy::Auto => Ok(Strategy::Async),
         Strategy::Alltoallv if !figures.counts_fit => Err(RedistError::InvalidArgument {
             what: "strategy",
             value: "alltoallv".to_string(),

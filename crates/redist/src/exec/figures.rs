@@ -10,8 +10,6 @@ pub(crate) struct Figures {
     /// The most messages a rank sends or receives: the communication
     /// graph's maximum degree.
     pub max_degree: usize,
-    /// The most ranks a rank sends to.
-    pub max_partners: usize,
     /// The most elements a rank sends or receives.
     pub max_volume: usize,
     /// Whether some rank sends a message to another.
@@ -24,7 +22,7 @@ pub(crate) struct Figures {
 }
 
 /// Figures in an all-reduce: maxima of these words.
-pub(crate) type Words = [u64; 6];
+pub(crate) type Words = [u64; 5];
 
 impl Figures {
     /// This rank's words for `plan`.
@@ -41,7 +39,6 @@ impl Figures {
         let word = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         [
             word(plan.sends().len().max(plan.recvs().len())),
-            word(plan.sends().len()),
             word(sent.max(received)),
             u64::from(!plan.sends().is_empty()),
             u64::from(!fits),
@@ -55,11 +52,10 @@ impl Figures {
         let size = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         Figures {
             max_degree: size(w[0]),
-            max_partners: size(w[1]),
-            max_volume: size(w[2]),
-            messages: w[3] != 0,
-            counts_fit: w[4] == 0,
-            max_message: size(w[5]),
+            max_volume: size(w[1]),
+            messages: w[2] != 0,
+            counts_fit: w[3] == 0,
+            max_message: size(w[4]),
         }
     }
 }

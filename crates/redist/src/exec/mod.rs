@@ -20,8 +20,8 @@
 //! - `combined`: where ranks span several nodes, the messages between two
 //!   nodes travel as one, gathered and scattered through the node's shared
 //!   memory by its leader;
-//! - `auto`: `combined` for small messages across nodes, else the cheaper
-//!   of `alltoallv` and `async` under the α–β model of [`cost`].
+//! - `auto`: `combined` for small messages across nodes, else `async`
+//!   (never predicted slower than `alltoallv`: see [`Strategy::Auto`]).
 //!
 //! Batches move several arrays with the same layouts in one exchange:
 //! `batch` for arrays of one element type, `mixed` ([`MixedBatch`]) for
@@ -40,7 +40,6 @@ mod batch;
 mod build;
 mod calibrate;
 mod combined;
-pub mod cost;
 mod figures;
 pub mod machine;
 mod messages;
@@ -634,8 +633,8 @@ impl<T: Element> Redistribution<T> {
         }
         let comm = self.source_grid.communicator();
         let _guard = mpi_raw::AbortOnUnwind::new(comm);
-        if node_direct::fault_injected("exchange-panic") {
-            panic!("a panic injected into an exchange (NDCYCLIC_FAULTS=exchange-panic)");
+        if crate::faults::injected(crate::faults::Fault::ExchangePanic) {
+            panic!("a panic injected into an exchange (Fault::ExchangePanic)");
         }
         match &mut self.exchange {
             Exchange::Alltoallv(x) => x.run(&self.messages, comm, (src, dst), store),

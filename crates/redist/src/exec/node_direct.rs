@@ -181,14 +181,6 @@ impl PeerReader {
     }
 }
 
-/// Whether the environment variable `NDCYCLIC_FAULTS` (a comma-separated
-/// list) names `what`: a way for tests to make this rank's next mappings
-/// fail as a full file table or a security policy would (`map`), or its
-/// next exchange panic (`exchange-panic`).
-pub(crate) fn fault_injected(what: &str) -> bool {
-    std::env::var("NDCYCLIC_FAULTS").is_ok_and(|v| v.split(',').any(|f| f.trim() == what))
-}
-
 /// A non-negative integer as one word of a note.
 fn word<I: TryInto<u64>>(x: I) -> u64 {
     x.try_into().unwrap_or(u64::MAX)
@@ -252,13 +244,13 @@ impl PeerCache {
     ///
     /// # Errors
     ///
-    /// - [`Other`](std::io::ErrorKind::Other) when `NDCYCLIC_FAULTS` names `map` (tests);
+    /// - [`Other`](std::io::ErrorKind::Other) when the [`Fault::Map`](crate::faults::Fault::Map) fault is injected (tests);
     /// - the errors of [`SharedStorage::map_read_only`] when `s` is not kept and
     ///   cannot be mapped (the slot then has no current mapping).
     pub fn get(&mut self, at: (usize, usize), s: &SharedStorage) -> std::io::Result<&ReadMapping> {
-        if fault_injected("map") {
+        if crate::faults::injected(crate::faults::Fault::Map) {
             return Err(std::io::Error::other(
-                "mapping refused (NDCYCLIC_FAULTS=map)",
+                "mapping refused (fault injected: Fault::Map)",
             ));
         }
         self.lookups += 1;

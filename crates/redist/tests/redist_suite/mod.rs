@@ -673,13 +673,13 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
             _ => true,
         };
         if fails {
-            std::env::set_var("NDCYCLIC_FAULTS", "map");
+            redist::faults::inject(&[redist::faults::Fault::Map]);
         }
         let a = DistArray::from_fn(&rows, from.clone(), move |g| code(g) + round as f64)
             .map_err(|e| e.to_string())?
             .into_shared();
         let result = r.execute_into(&a, &mut b);
-        std::env::remove_var("NDCYCLIC_FAULTS");
+        redist::faults::inject(&[]);
         result.map_err(|e| format!("round {round}: {e}"))?;
         check(&b, |g| code(g) + round as f64).map_err(|e| format!("round {round}: {e}"))?;
     }
@@ -690,14 +690,14 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
         let a = DistArray::from_fn(&rows, from.clone(), code).map_err(|e| e.to_string())?;
         for strategy in [Strategy::Combined, Strategy::Auto] {
             if me == 1 {
-                std::env::set_var("NDCYCLIC_FAULTS", "map");
+                redist::faults::inject(&[redist::faults::Fault::Map]);
             }
             let options = Options {
                 strategy,
                 ..Options::default()
             };
             let built = Redistribution::<f64>::new(&rows, &from, &cols, &to, options);
-            std::env::remove_var("NDCYCLIC_FAULTS");
+            redist::faults::inject(&[]);
             match (strategy, built) {
                 (Strategy::Combined, Ok(_)) => {
                     return Err(format!(

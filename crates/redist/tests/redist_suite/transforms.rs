@@ -369,7 +369,7 @@ pub(super) fn batch_ways(world: &SimpleCommunicator) -> TestResult {
 
 /// Batches through node-direct copies (`async` between ranks of one node):
 /// sources shared, private on some ranks, or unreadable to some receivers
-/// (`NDCYCLIC_FAULTS=map`), which then ask for their messages: every array
+/// (`Fault::Map` injected), which then ask for their messages: every array
 /// of every batch arrives, on every rank.
 pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
     let mut rng = Lcg(67);
@@ -409,12 +409,12 @@ pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
                 });
             }
             if (round == 2 && me == 1) || round == 3 {
-                std::env::set_var("NDCYCLIC_FAULTS", "map");
+                redist::faults::inject(&[redist::faults::Fault::Map]);
             }
             let s: Vec<&DistArray<f64>> = srcs.iter().collect();
             let mut d: Vec<&mut DistArray<f64>> = dsts.iter_mut().collect();
             let result = r.execute_batch_into(&s, &mut d);
-            std::env::remove_var("NDCYCLIC_FAULTS");
+            redist::faults::inject(&[]);
             result.map_err(|e| format!("{from} -> {to}, round {round}, {k} arrays: {e}"))?;
             for (j, d) in dsts.iter().enumerate() {
                 check(d, value(round, j))

@@ -443,10 +443,10 @@ fn send_answers(comm: &SimpleCommunicator, ranks: &[usize], answers: &[Vec<u64>]
 }
 
 /// Maps the areas the answer describes, every one but this rank's (none
-/// where `NDCYCLIC_FAULTS` names `map`, as a full file table or a security
+/// where the [`Fault::Map`](crate::faults::Fault::Map) fault is injected, as a full file table or a security
 /// policy would).
 fn map_peers(ranks: &[usize], me: usize, reply: &[u64], elem: usize) -> Option<Vec<PeerArea>> {
-    if ranks.len() > 1 && crate::exec::node_direct::fault_injected("map") {
+    if ranks.len() > 1 && crate::faults::injected(crate::faults::Fault::Map) {
         return None;
     }
     (ranks.iter().enumerate())
