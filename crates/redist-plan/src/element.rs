@@ -4,7 +4,7 @@ use bytemuck::Pod;
 use num_complex::Complex;
 use std::fmt::Debug;
 
-/// A type a [`DistArray`](crate::DistArray) can hold: plain old data (moved as
+/// A type a distributed array (`dist_array::DistArray`) can hold: plain old data (moved as
 /// bytes by MPI), shareable across rayon threads, with the little arithmetic
 /// the collective reductions need.
 ///

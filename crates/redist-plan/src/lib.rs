@@ -22,7 +22,7 @@
 //! ```
 //!
 //! The crate reads as the steps of a redistribution, one module each, each
-//! using only those above it in this list:
+//! using only those above it in this list and the error type:
 //!
 //! - [`coords`]: grid coordinates and ranks, row- or column-major
 //!   ([`Order`]);
@@ -31,6 +31,7 @@
 //!   [`Layout`]: shape, distributions, grid and rank map, with every index
 //!   map of a block-cyclic array;
 //! - [`element`]: the element types arrays hold ([`Element`]);
+//! - [`tuning`]: every threshold the copies decide by, with what it trades;
 //! - [`options`]: how the target's ranks may be relabelled ([`Remap`]) and
 //!   when copies stream ([`Streaming`]);
 //! - [`plan`]: the 1-D plan of one dimension ([`AxisPlan`]: the runs of one
@@ -44,16 +45,15 @@
 //!   ([`RankSchedule`]) or the whole graph's edge colouring ([`Schedule`]);
 //! - [`whole`]: every message of a redistribution ([`Plan`]), for tools and
 //!   statistics;
-//! - [`update`]: scaling and accumulating in the copy that writes the
-//!   target ([`Update`], [`Scalar`]);
 //! - [`kernel`]: the copy loops — contiguous stretches, offset tables,
-//!   transposing tiles, streaming stores;
+//!   transposing tiles, streaming stores — storing through a `Store`;
+//! - [`update`]: the stores that scale and accumulate in the copy that
+//!   writes the target ([`Update`], [`Scalar`]);
 //! - [`program`]: copy programs, one per message, that walk one period of
 //!   the plan's runs per dimension through the kernels ([`RankProgram`]);
 //! - [`stream`]: from what size a rank's copies stream;
 //! - [`part`]: what one rank builds for a redistribution, from plain inputs
 //!   and the [`Machine`] it runs on ([`RankPart`]);
-//! - [`tuning`]: every threshold the copies decide by, with what it trades;
 //! - [`error`]: [`PlanError`], the one error type.
 #![deny(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! Scale and accumulate: an execution that updates its target, `target :=
 //! β·target + α·op(source)` with op the identity or the complex conjugate,
 //! in the copies that write the target — no pass of its own
-//! ([`Redistribution::execute_update_into`](crate::Redistribution::execute_update_into)).
+//! (the engine's `Redistribution::execute_update_into`).
 //! What ScaLAPACK's `p?tran` and `p?geadd` compute, and COSTA's transform.
 //!
 //! With β = 0 the target is never read: whatever it holds (NaNs too) is

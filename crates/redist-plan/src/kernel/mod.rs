@@ -15,7 +15,7 @@
 //! not in cache reads it first (a read for ownership), so a copy through
 //! ordinary stores moves three bytes over the memory bus per byte copied
 //! and a streamed one two (measured: `docs/TUNING.md`). Streamed stores are
-//! weakly ordered, so a thread that streamed calls [`Out::fence`] before
+//! weakly ordered, so a thread that streamed calls `Out::fence` before
 //! anybody else may read what it wrote.
 
 use crate::tuning::STREAM_MIN_STRETCH_BYTES;

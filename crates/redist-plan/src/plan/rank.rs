@@ -143,7 +143,7 @@ impl RankPlan {
     /// Per dimension, the row of this rank's source coordinate: the runs of
     /// every message it sends, and of the part it keeps. Empty when the
     /// rank holds no source data, and in the plan a
-    /// [`Redistribution`](crate::Redistribution) or
+    /// `Redistribution` (the engine's) or
     /// [`RankPart`](crate::RankPart) keeps: its copy programs hold the runs.
     pub fn rows(&self) -> &[AxisPlan] {
         &self.rows
@@ -151,7 +151,7 @@ impl RankPlan {
 
     /// Per dimension, the column of this rank's target coordinate: the runs
     /// of every message it receives. Empty when it receives no target data,
-    /// and in the plan a [`Redistribution`](crate::Redistribution) or
+    /// and in the plan a `Redistribution` (the engine's) or
     /// [`RankPart`](crate::RankPart) keeps.
     pub fn columns(&self) -> &[AxisPlan] {
         &self.columns

@@ -3,7 +3,7 @@
 //! local storage, or copied straight from source to target.
 //!
 //! A message is the Cartesian product of per-dimension stretch sets
-//! ([`AxisPlan`](crate::AxisPlan)). Per dimension, its program keeps what the plan keeps:
+//! ([`AxisPlan`]). Per dimension, its program keeps what the plan keeps:
 //! the lines of one basic period (`axis.rs`), the number of whole periods and the
 //! strides by which local offsets advance per period, and the lines of the
 //! partial last period. A line is `count` stretches of `len` indices whose
@@ -15,7 +15,7 @@
 //!
 //! The buffer holds the message in the source's memory order over the
 //! message box, so both sides walk the same order: outer dimensions index
-//! by index, the innermost line by line through the [`kernel`](super::kernel)s.
+//! by index, the innermost line by line through the [`kernel`]s.
 //! Parallel work is cut by bytes: ranges of the outermost dimension's
 //! indices holding about [`UNIT_BYTES`](crate::tuning::UNIT_BYTES) each.
 //!
@@ -355,7 +355,7 @@ impl MessageProgram {
         self.unpack_with(range, buf, dst, Plain);
     }
 
-    /// [`unpack`](Self::unpack), storing through `store`.
+    /// `unpack`, storing through `store`.
     pub fn unpack_with<T: Copy + Send + Sync, S: Store<T>>(
         &self,
         range: Range<usize>,
@@ -383,7 +383,7 @@ impl MessageProgram {
         self.copy_with(src, range, dst, Plain);
     }
 
-    /// [`copy`](Self::copy), storing through `store`.
+    /// `copy`, storing through `store`.
     pub fn copy_with<T: Copy + Send + Sync, S: Store<T>>(
         &self,
         src: &[T],

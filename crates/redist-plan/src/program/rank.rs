@@ -23,7 +23,7 @@ impl RankProgram {
     /// The programs of the messages of `plan` (one rank's), with units of
     /// parallel work of about `unit_elements` elements (`usize::MAX`:
     /// copies run on the calling thread alone); copies into the rank's
-    /// target storage stream as [`Shape`] says for `stream` (see
+    /// target storage stream as `Shape` says for `stream` (see
     /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES)).
     /// Sends and the local part come from the rank's rows,
     /// receives from its columns.

@@ -151,9 +151,9 @@ impl<T: Element> Redistribution<T> {
     /// - [`DistError::GridMismatch`](dist_array::DistError::GridMismatch)
     ///   (in [`RedistError::Dist`]): a layout's grid extents are not its
     ///   grid's;
-    /// - [`RedistError::ShapeMismatch`], [`RedistError::ExtentMismatch`]: the
+    /// - [`PlanError::ShapeMismatch`], [`PlanError::ExtentMismatch`]: the
     ///   layouts have different shapes;
-    /// - [`RedistError::Remap`]: `Remap::ClosedForm` where no closed form
+    /// - [`PlanError::Remap`]: `Remap::ClosedForm` where no closed form
     ///   applies;
     /// - [`RedistError::Limit`]: a rank's part of the plan too large to hold
     ///   (see [`RankPlan::new`]);
@@ -228,7 +228,7 @@ impl<T: Element> Redistribution<T> {
     ///
     /// As [`with_window`](Self::with_window), and
     /// [`RedistError::InvalidArgument`] when `permutation` is not a
-    /// permutation of the source's dimensions, [`RedistError::ShapeMismatch`]
+    /// permutation of the source's dimensions, [`PlanError::ShapeMismatch`]
     /// when, without a window, the target's shape is not the source's
     /// permuted.
     pub fn with_permutation(
@@ -322,7 +322,7 @@ impl<T: Element> Redistribution<T> {
     /// As [`new`](Self::new), with the window checked as by
     /// [`Plan::with_window`](crate::Plan::with_window): [`RedistError::InvalidArgument`] when the
     /// window does not fit inside either array or its number of dimensions
-    /// is not the layouts', [`RedistError::Remap`] for
+    /// is not the layouts', [`PlanError::Remap`] for
     /// `Remap::ClosedForm` on a window that is not the whole of both arrays;
     /// the shapes of the two layouts need not agree.
     pub fn with_window(
