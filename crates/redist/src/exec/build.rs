@@ -428,30 +428,17 @@ fn check_arguments(req: &Request<'_>) -> Result<(), RedistError> {
 }
 
 /// This rank's plan, with the target's rank map as remapping chooses it
-/// (the same on every rank), and its steps when the strategy steps through
-/// a schedule.
+/// (the same on every rank; `redist_plan::part::plan_rank`), and its steps
+/// when the strategy steps through a schedule. Pure.
 fn plan_rank(
     req: &Request<'_>,
     me: usize,
 ) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
-    let scheduled = req.options.strategy == Strategy::Scheduled;
     let (source, target, window) = (req.source, req.target, req.window);
-    let (plan, schedule) = plan_of(source, target, window, req.options.remap, me, scheduled)?;
-    Ok((plan, schedule))
-}
-
-/// Rank `me`'s plan of `window` from `source` to `target` relabelled as
-/// `remap` chooses, and its steps when `steps` asks for them. Pure.
-fn plan_of(
-    source: &Layout,
-    target: &Layout,
-    window: &Window,
-    remap: crate::Remap,
-    me: usize,
-    steps: bool,
-) -> Result<(RankPlan, Option<RankSchedule>), RedistError> {
-    let (mut plan, _) = redist_plan::part::plan_rank(source, target, window, remap, me)?;
-    let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
+    let (mut plan, _) =
+        redist_plan::part::plan_rank(source, target, window, req.options.remap, me)?;
+    let scheduled = req.options.strategy == Strategy::Scheduled;
+    let schedule = scheduled.then(|| assign_steps(&mut plan)).transpose()?;
     Ok((plan, schedule))
 }
 
