@@ -3,9 +3,12 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
+use super::decide::BatchWay;
+use super::exchange::{one_by_one, Arrays, Exchange, Run};
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};
+use super::stacked::Stacked;
 use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
@@ -17,6 +20,7 @@ pub(crate) struct Alltoallv<T> {
     way: Way,
     send_buf: Vec<T>,
     recv_buf: Vec<T>,
+    stacked: Stacked<T>,
 }
 
 /// Packed buffers and `MPI_Alltoallv`, or datatypes and `MPI_Alltoallw`.
@@ -80,24 +84,17 @@ impl<T: Element> Alltoallv<T> {
             way,
             send_buf: Vec::new(),
             recv_buf: Vec::new(),
+            stacked: Stacked::default(),
         })
     }
 
-    /// Bytes of the counts and displacements this exchange holds (buffers
-    /// and MPI's datatypes aside).
-    pub fn heap_bytes(&self) -> usize {
-        match &self.way {
-            Way::Packed { scounts, .. } => 4 * scounts.capacity() * std::mem::size_of::<Count>(),
-            Way::Typed(_) => 0,
-        }
-    }
-
-    /// One execution: `src` into `dst`, stored through `store`. Collective.
-    pub fn run<S: Store<T>>(
+    /// One array: `src` into `dst`, stored through `store`. Collective.
+    fn run_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
         let src = src.local_slice();
@@ -134,5 +131,41 @@ impl<T: Element> Alltoallv<T> {
                 Ok(())
             }
         }
+    }
+}
+
+impl<T: Element> Exchange<T> for Alltoallv<T> {
+    /// A batch: stacked, or array by array, each in one `MPI_Alltoallv`.
+    fn run<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        arrays: Arrays<'_, '_, T>,
+        verdict: Result<(), RedistError>,
+        run: Run<S>,
+    ) -> Result<(), RedistError> {
+        match run.way {
+            BatchWay::Stacked(group) => {
+                verdict?;
+                (self.stacked).run(messages, comm, arrays, group, run.store)
+            }
+            _ => one_by_one(arrays, verdict, |src, dst| {
+                self.run_one(messages, comm, src, dst, run.store)
+            }),
+        }
+    }
+
+    fn stacked(&mut self) -> &mut Stacked<T> {
+        &mut self.stacked
+    }
+
+    /// Bytes of the counts and displacements this exchange holds (buffers
+    /// and MPI's datatypes aside).
+    fn heap_bytes(&self) -> usize {
+        let counts = match &self.way {
+            Way::Packed { scounts, .. } => 4 * scounts.capacity() * std::mem::size_of::<Count>(),
+            Way::Typed(_) => 0,
+        };
+        counts + self.stacked.heap_bytes()
     }
 }

@@ -4,9 +4,12 @@
 //! are no larger than the largest message. A rank goes through its own
 //! steps only, in order: O(its messages), whatever the number of steps.
 
+use super::decide::BatchWay;
+use super::exchange::{one_by_one, Arrays, Exchange, Run};
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
+use super::stacked::Stacked;
 use crate::{RankPlan, RedistError};
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
@@ -21,6 +24,7 @@ pub(crate) struct Scheduled<T> {
     routes: Routes,
     send_buf: Vec<T>,
     recv_buf: Vec<T>,
+    stacked: Stacked<T>,
 }
 
 impl<T: Element> Scheduled<T> {
@@ -55,6 +59,7 @@ impl<T: Element> Scheduled<T> {
             routes,
             send_buf: Vec::new(),
             recv_buf: Vec::new(),
+            stacked: Stacked::default(),
         }
     }
 
@@ -64,18 +69,13 @@ impl<T: Element> Scheduled<T> {
         self.routes.typed()
     }
 
-    /// Bytes of the steps and routes this exchange holds (buffers aside).
-    pub fn heap_bytes(&self) -> usize {
-        self.steps.capacity() * std::mem::size_of::<(Option<usize>, Option<usize>)>()
-            + self.routes.heap_bytes()
-    }
-
-    /// One execution: `src` into `dst`. Collective.
-    pub fn run<S: Store<T>>(
+    /// One array: `src` into `dst`, stored through `store`. Collective.
+    fn run_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
         self.grow_buffers(messages);
@@ -192,5 +192,40 @@ fn chunks(t: &MessageProgram, cut: &Cut) -> Chunks {
     match *cut {
         Cut::Chunks(size) => Chunks::of(t.len, size),
         Cut::SourceRuns { .. } => Chunks::whole(t.len),
+    }
+}
+
+impl<T: Element> Exchange<T> for Scheduled<T> {
+    /// A batch: array by array through the steps, or stacked in one
+    /// `MPI_Alltoallv` per group where the arrays are small (latency then
+    /// decides, and one collective pays it once).
+    fn run<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        arrays: Arrays<'_, '_, T>,
+        verdict: Result<(), RedistError>,
+        run: Run<S>,
+    ) -> Result<(), RedistError> {
+        match run.way {
+            BatchWay::Stacked(group) => {
+                verdict?;
+                (self.stacked).run(messages, comm, arrays, group, run.store)
+            }
+            _ => one_by_one(arrays, verdict, |src, dst| {
+                self.run_one(messages, comm, src, dst, run.store)
+            }),
+        }
+    }
+
+    fn stacked(&mut self) -> &mut Stacked<T> {
+        &mut self.stacked
+    }
+
+    /// Bytes of the steps and routes this exchange holds (buffers aside).
+    fn heap_bytes(&self) -> usize {
+        self.steps.capacity() * std::mem::size_of::<(Option<usize>, Option<usize>)>()
+            + self.routes.heap_bytes()
+            + self.stacked.heap_bytes()
     }
 }

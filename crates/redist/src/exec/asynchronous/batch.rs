@@ -24,6 +24,7 @@
 //!    are not written while being read), and packs and sends what it is
 //!    asked for; what arrives is unpacked array by array.
 
+use super::super::exchange::Arrays;
 use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
 use super::super::node_direct::NodeDirect;
@@ -33,7 +34,7 @@ use crate::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use redist_plan::kernel::Plain;
+use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
 
 /// Words of one note entry.
@@ -62,22 +63,26 @@ impl BatchNotes {
 }
 
 impl<T: Element> Async<T> {
-    /// Redistributes the arrays `srcs` into `dsts` (checked, agreed on, of
-    /// equal number on every rank) in one exchange through node-direct
-    /// copies. Collective.
+    /// Redistributes `arrays` (checked, agreed on, of equal number on
+    /// every rank) in one exchange through node-direct copies, storing
+    /// through `store`. Collective.
     ///
     /// # Errors
     ///
     /// [`RedistError::Internal`] when the exchange has no node-direct
     /// copies; [`RedistError::Mpi`] and [`RedistError::Limit`] as an
     /// execution's.
-    pub fn run_batch(
+    pub fn run_batch<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        srcs: &[&DistArray<T>],
-        dsts: &mut [&mut DistArray<T>],
+        arrays: Arrays<'_, '_, T>,
+        store: S,
     ) -> Result<(), RedistError> {
+        let Arrays {
+            sources: srcs,
+            targets: dsts,
+        } = arrays;
         let k = srcs.len();
         let node = self.node.as_mut().ok_or_else(|| {
             RedistError::Internal("a node-direct batch without node-direct copies".to_string())
@@ -96,6 +101,7 @@ impl<T: Element> Async<T> {
             messages,
             srcs,
             dsts,
+            store,
             rooms: Rooms::split(&mut self.send_buf, messages, k),
         };
         let near = &node.near;
@@ -134,7 +140,7 @@ impl<T: Element> Async<T> {
                 }
             }
             let (src, out) = (flow.srcs[j].local_slice(), flow.dsts[j].local_slice_mut());
-            notes::copy_together(messages, (src, out), &self.mapped, (&node.reader, j), Plain)?;
+            notes::copy_together(messages, (src, out), &self.mapped, (&node.reader, j), store)?;
             while let Some(event) = reqs.test_any()? {
                 flow.on_event(event, &mut reqs)?;
             }
@@ -149,14 +155,16 @@ impl<T: Element> Async<T> {
 
 /// The arrays of a batch on their way: sources, targets, and the send
 /// buffer's rooms.
-struct Flow<'a, 'd, 'b, T> {
+struct Flow<'a, 'd, 'b, T, S> {
     messages: &'a RankMessages,
     srcs: &'a [&'a DistArray<T>],
     dsts: &'a mut [&'d mut DistArray<T>],
+    /// How values are stored into the targets.
+    store: S,
     rooms: Rooms<'b, T>,
 }
 
-impl<'b, T: Element> Flow<'_, '_, 'b, T> {
+impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
     /// Step 3 and 4 as requests complete: a piece that arrived is unpacked
     /// array by array; a receiver that asks for its message gets it whole.
     fn on_event(
@@ -173,7 +181,7 @@ impl<'b, T: Element> Flow<'_, '_, 'b, T> {
                 let first = offset / t.len.max(1);
                 let parts = piece.chunks_exact(t.len.max(1));
                 for (part, dst) in parts.zip(self.dsts.iter_mut().skip(first)) {
-                    t.unpack_with(t.whole(), part, dst.local_slice_mut(), Plain);
+                    t.unpack_with(t.whole(), part, dst.local_slice_mut(), self.store);
                 }
             }
             Event::Word(i) if reqs.word(i) != COPIED => {

@@ -32,10 +32,13 @@ mod notes;
 mod post;
 mod trial;
 
+use super::decide::BatchWay;
+use super::exchange::{one_by_one, Arrays, Exchange, Run};
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
 use super::route::Routes;
+use super::stacked::Stacked;
 use crate::RedistError;
 use batch::BatchNotes;
 use dist_array::{DistArray, Element, SharedStorage};
@@ -71,6 +74,8 @@ pub(crate) struct Async<T> {
     batch_notes: BatchNotes,
     /// The trial of other routes, while it lasts (`trial.rs`).
     trial: Option<Trial>,
+    /// Buffers of stacked messages.
+    stacked: Stacked<T>,
 }
 
 impl<T: Element> Async<T> {
@@ -92,6 +97,7 @@ impl<T: Element> Async<T> {
             sent_pieces: Vec::new(),
             batch_notes: BatchNotes::default(),
             trial: other.map(Trial::new),
+            stacked: Stacked::default(),
         }
     }
 
@@ -112,25 +118,17 @@ impl<T: Element> Async<T> {
         self.node.is_some()
     }
 
-    /// Bytes of the routes and tables this exchange holds (buffers aside).
-    pub fn heap_bytes(&self) -> usize {
-        self.routes.heap_bytes()
-            + self.trial.as_ref().map_or(0, |t| t.other().heap_bytes())
-            + self.node.as_ref().map_or(0, NodeDirect::heap_bytes)
-            + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
-            + self.late_sends.capacity()
-            + self.late_recvs.capacity()
-    }
-
-    /// One execution: `src` into `dst`, stored through `store`, timed
-    /// while other routes are on trial. Collective.
-    pub fn run<S: Store<T>>(
+    /// One array: `src` into `dst`, stored through `store`, timed while
+    /// other routes are on trial. Collective.
+    fn run_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        arrays: (&DistArray<T>, &mut DistArray<T>),
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
+        let arrays = (src, dst);
         let Some(trial) = &mut self.trial else {
             return self.run_routed(messages, comm, arrays, store);
         };
@@ -319,4 +317,46 @@ fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
 fn reset(flags: &mut Vec<bool>, n: usize) {
     flags.clear();
     flags.resize(n, false);
+}
+
+impl<T: Element> Exchange<T> for Async<T> {
+    /// A batch: through node-direct copies all at once (`batch.rs`),
+    /// stacked, or array by array.
+    fn run<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        arrays: Arrays<'_, '_, T>,
+        verdict: Result<(), RedistError>,
+        run: Run<S>,
+    ) -> Result<(), RedistError> {
+        match run.way {
+            BatchWay::NodeDirect => {
+                verdict?;
+                self.run_batch(messages, comm, arrays, run.store)
+            }
+            BatchWay::Stacked(group) => {
+                verdict?;
+                (self.stacked).run(messages, comm, arrays, group, run.store)
+            }
+            BatchWay::OneByOne => one_by_one(arrays, verdict, |src, dst| {
+                self.run_one(messages, comm, src, dst, run.store)
+            }),
+        }
+    }
+
+    fn stacked(&mut self) -> &mut Stacked<T> {
+        &mut self.stacked
+    }
+
+    /// Bytes of the routes and tables this exchange holds (buffers aside).
+    fn heap_bytes(&self) -> usize {
+        self.routes.heap_bytes()
+            + self.trial.as_ref().map_or(0, |t| t.other().heap_bytes())
+            + self.node.as_ref().map_or(0, NodeDirect::heap_bytes)
+            + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.late_sends.capacity()
+            + self.late_recvs.capacity()
+            + self.stacked.heap_bytes()
+    }
 }

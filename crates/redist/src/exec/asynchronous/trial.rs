@@ -15,7 +15,7 @@
 //! | 1 | the probe's |
 //! | 2, 3 | the other ones |
 //! | 4 | the probe's |
-//! | 5 on | the faster, where one way is [`ROUTE_TRIAL_CLEAR`] times faster than the other |
+//! | 5 on | the faster, where one way is [`ROUTE_TRIAL_CLEAR`](crate::tuning::ROUTE_TRIAL_CLEAR) times faster than the other |
 //! | else 5, 8 | the probe's |
 //! | else 6, 7 | the other ones |
 //! | 9 on | the faster |
@@ -27,11 +27,12 @@
 //! that the node's other work slowed: on 2 emulated nodes of 2 ranks, one
 //! core each, the same packed exchange took 72 or 106 ms from one run to
 //! the next, and two tries each once kept typed sends 1.2× slower. Each
-//! comparison is one small all-reduce; every rank decides alike. The
+//! comparison is one small all-reduce; every rank decides alike (the rule
+//! is `decide::route_trial`). The
 //! exchange is collective, so every rank counts the same executions.
 
+use super::super::decide::{route_trial, TrialStep};
 use super::super::route::Routes;
-use crate::tuning::ROUTE_TRIAL_CLEAR;
 
 /// The trial of a redistribution's other routes.
 pub(super) struct Trial {
@@ -83,17 +84,17 @@ impl Trial {
         routes: &mut Routes,
         slowest: impl FnOnce([f64; 2]) -> [f64; 2],
     ) -> Verdict {
-        if self.runs > 0 && self.runs.is_multiple_of(4) {
-            let [probe, other] = slowest(self.best);
-            let (fast, slow) = (probe.min(other), probe.max(other));
-            if self.runs >= 8 || slow > ROUTE_TRIAL_CLEAR * fast {
-                let other = other < probe;
+        let best = self.best;
+        match route_trial(self.runs, || slowest(best)) {
+            TrialStep::Keep { other } => {
                 self.switch(routes, other);
-                return Verdict::Kept { other };
+                Verdict::Kept { other }
+            }
+            TrialStep::Try { other } => {
+                self.switch(routes, other);
+                Verdict::Trying
             }
         }
-        self.switch(routes, matches!(self.runs % 4, 1 | 2));
-        Verdict::Trying
     }
 
     /// After an execution that took `seconds` on this rank.
@@ -116,6 +117,7 @@ impl Trial {
 mod tests {
     use super::*;
     use crate::exec::route::{Cut, Recv, Send};
+    use crate::tuning::ROUTE_TRIAL_CLEAR;
 
     /// Routes of one packed send in chunks of `n` and no receive: told
     /// apart by `n`.

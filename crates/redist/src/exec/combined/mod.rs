@@ -42,9 +42,12 @@
 mod area;
 mod setup;
 
+use super::decide::BatchWay;
+use super::exchange::{one_by_one, Arrays, Exchange, Run, EXECUTING};
 use super::messages::{grow, RankMessages, COMBINED, VERDICT};
 use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
+use super::stacked::Stacked;
 use crate::tuning::COMBINED_PIECE_BYTES;
 use crate::{RankPlan, RedistError};
 use area::{PeerArea, Word};
@@ -67,10 +70,12 @@ pub(crate) struct Combined<T> {
     send_buf: Vec<T>,
     /// The leader's receive slots: one per other node sending to it.
     slots: Vec<(usize, usize)>,
+    /// Buffers of stacked messages.
+    stacked: Stacked<T>,
 }
 
-/// The arrays of one execution, when this rank's are fine.
-pub(crate) type Arrays<'a, T> = (&'a DistArray<T>, &'a mut DistArray<T>);
+/// The source and target of one execution, when this rank's are fine.
+type Pair<'a, T> = (&'a DistArray<T>, &'a mut DistArray<T>);
 
 impl<T: Element> Combined<T> {
     /// Sets up the exchange of the messages of `plan` (whose copy programs
@@ -107,13 +112,14 @@ impl<T: Element> Combined<T> {
                 requests: RequestStore::default(),
                 send_buf: Vec::new(),
                 slots,
+                stacked: Stacked::default(),
             }
         });
         (exchange, ok)
     }
 
     /// Bytes of the tables this exchange holds (buffers aside).
-    pub fn heap_bytes(&self) -> usize {
+    fn table_bytes(&self) -> usize {
         let s = &self.staging;
         let relay: usize = (s.relay.sends.iter())
             .map(|n| n.segments.capacity() * std::mem::size_of::<Segment>())
@@ -132,14 +138,14 @@ impl<T: Element> Combined<T> {
     /// # Errors
     ///
     /// This rank's own error, or [`RedistError::OtherRank`] naming the
-    /// lowest rank whose arrays were wrong (`what` says what was being
-    /// done); targets are then left as they were on every rank.
-    pub fn run<S: Store<T>>(
+    /// lowest rank whose arrays were wrong; targets are then left as they
+    /// were on every rank.
+    fn run_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        arrays: Result<Arrays<'_, T>, RedistError>,
-        (what, store): (&'static str, S),
+        arrays: Result<Pair<'_, T>, RedistError>,
+        store: S,
     ) -> Result<(), RedistError> {
         self.epoch += 1;
         let e = self.epoch;
@@ -183,7 +189,7 @@ impl<T: Element> Combined<T> {
             }
             (Ok(_), w) => Err(RedistError::OtherRank {
                 rank: size.saturating_sub(usize::try_from(w >> 8).unwrap_or(size)),
-                what,
+                what: EXECUTING,
                 kind: RedistError::kind_name(w & 0xff),
             }),
         };
@@ -348,4 +354,43 @@ fn disseminate(comm: &SimpleCommunicator, leaders: &[usize], value: u64) -> u64 
         step *= 2;
     }
     value
+}
+
+impl<T: Element> Exchange<T> for Combined<T> {
+    /// A batch: stacked (it was agreed on as a whole), or one array with
+    /// this rank's own verdict, agreed on as the exchange goes.
+    fn run<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        mut arrays: Arrays<'_, '_, T>,
+        verdict: Result<(), RedistError>,
+        run: Run<S>,
+    ) -> Result<(), RedistError> {
+        if let BatchWay::Stacked(group) = run.way {
+            verdict?;
+            return (self.stacked).run(messages, comm, arrays, group, run.store);
+        }
+        if arrays.len() != 1 {
+            return one_by_one(arrays, verdict, |src, dst| {
+                self.run_one(messages, comm, Ok((src, dst)), run.store)
+            });
+        }
+        let pair = arrays.pairs().next();
+        let pair = pair.ok_or_else(|| RedistError::Internal("a batch of one, empty".to_string()));
+        let one = verdict.and(pair);
+        self.run_one(messages, comm, one, run.store)
+    }
+
+    fn stacked(&mut self) -> &mut Stacked<T> {
+        &mut self.stacked
+    }
+
+    fn agrees_as_it_goes(&self) -> bool {
+        true
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.table_bytes() + self.stacked.heap_bytes()
+    }
 }

@@ -1,0 +1,313 @@
+//! The decision as a table of cases: facts in, questions asked and choice
+//! out.
+
+use super::*;
+use crate::Strategy::{Alltoallv, Async, Auto, Combined, Scheduled};
+
+const KIB: usize = 1 << 10;
+
+/// Figures of an exchange whose largest rank moves `volume` elements, in
+/// messages of at most `message` elements.
+fn figures(volume: usize, message: usize) -> Figures {
+    Figures {
+        max_degree: 3,
+        max_volume: volume,
+        messages: volume > 0,
+        counts_fit: true,
+        max_message: message,
+    }
+}
+
+/// The answers a communicator gives to [`Question`]s.
+#[derive(Clone, Copy)]
+struct World {
+    spans_nodes: bool,
+    would_type: bool,
+    datatypes_pay: bool,
+}
+
+const ONE_NODE: World = World {
+    spans_nodes: false,
+    would_type: true,
+    datatypes_pay: true,
+};
+
+/// Decides as building does, answering each question from `world`: the
+/// questions asked, in order, and the choice.
+fn run(
+    options: Options,
+    figures: Figures,
+    world: World,
+) -> Result<(Vec<Question>, Choice), RedistError> {
+    let mut facts = Facts {
+        figures,
+        options,
+        elem_bytes: 8,
+        spans_nodes: None,
+        would_type: None,
+        datatypes_pay: None,
+    };
+    let mut asked = Vec::new();
+    loop {
+        match decide(&facts)? {
+            Step::Chosen(c) => return Ok((asked, c)),
+            Step::Ask(q) => {
+                assert!(!asked.contains(&q), "{q:?} asked twice");
+                asked.push(q);
+                match q {
+                    Question::SpansNodes => facts.spans_nodes = Some(world.spans_nodes),
+                    Question::WouldType => facts.would_type = Some(world.would_type),
+                    Question::DatatypesPay => facts.datatypes_pay = Some(world.datatypes_pay),
+                }
+            }
+        }
+    }
+}
+
+fn with(strategy: Strategy, min_run: MinRun) -> Options {
+    Options {
+        strategy,
+        datatype_min_run: min_run,
+        ..Options::default()
+    }
+}
+
+const PACK: MinRun = MinRun::Never;
+
+/// One row: options, figures (volume and largest message, in 8-byte
+/// elements), world; then the questions asked, the strategy, whether the
+/// messages' options pack everything, whether a trial is set up,
+/// node-direct copies, staging.
+type Row = (
+    Options,
+    (usize, usize),
+    World,
+    &'static [Question],
+    Strategy,
+    bool,
+    bool,
+    bool,
+    bool,
+);
+
+#[test]
+fn the_table_of_choices() {
+    use Question::{DatatypesPay as Pay, SpansNodes as Nodes, WouldType as Would};
+    let auto = with(Auto, MinRun::Auto);
+    let nodes = World {
+        spans_nodes: true,
+        ..ONE_NODE
+    };
+    let untyped = World {
+        would_type: false,
+        ..ONE_NODE
+    };
+    let slow_types = World {
+        datatypes_pay: false,
+        ..ONE_NODE
+    };
+    let big = 1 << 20; // 8 MiB per rank
+    let small = 1 << 10; // 8 KiB per rank: below the probe's worth
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        // auto, one node, large: async, probe asked after the cheap question.
+        (auto, (big, big / 4), ONE_NODE, &[Would, Pay], Async, false, true, true, false),
+        // Small messages: is the job on several nodes? On one: async, packed, no trial.
+        (auto, (small, small / 4), ONE_NODE, &[Nodes], Async, true, false, true, false),
+        // On several: combined, packed, staging, no node-direct copies.
+        (auto, (small, small / 4), nodes, &[Nodes], Combined, true, false, false, true),
+        // Messages too large to combine: the nodes are never asked.
+        (auto, (big, 9 * KIB), nodes, &[Would, Pay], Async, false, true, true, false),
+        // No rank would type: no probe, packed; the trial still tries the asked options.
+        (auto, (big, big), untyped, &[Would], Async, true, true, true, false),
+        // Datatypes do not pay: packed, the trial tries them.
+        (auto, (big, big), slow_types, &[Would, Pay], Async, true, true, true, false),
+        // Nothing moves: nothing asked, async with nothing set up.
+        (auto, (0, 0), nodes, &[], Async, false, false, false, false),
+        // Options that leave nothing to measure ask nothing.
+        (with(Auto, PACK), (big, big), ONE_NODE, &[], Async, true, false, true, false),
+        (with(Alltoallv, MinRun::Auto), (big, big), ONE_NODE, &[Would, Pay], Alltoallv, false, false, false, false),
+        (with(Scheduled, MinRun::Auto), (small, small), ONE_NODE, &[], Scheduled, true, false, false, false),
+        // Combined asked for packs everything, without asking.
+        (with(Combined, MinRun::Auto), (big, big), ONE_NODE, &[], Combined, true, false, false, true),
+        (with(Async, PACK), (big, big), ONE_NODE, &[], Async, true, false, true, false),
+    ];
+    for (i, &(options, (volume, message), world, asked, s, packs, trial, direct, stage)) in
+        rows.iter().enumerate()
+    {
+        let (questions, c) = run(options, figures(volume, message), world).unwrap();
+        let packed = c.messages.datatype_min_run == PACK;
+        let got = (questions.as_slice(), c.strategy, packed, c.trial.is_some());
+        assert_eq!(got, (asked, s, packs, trial), "row {i}");
+        assert_eq!((c.node_direct, c.staging), (direct, stage), "row {i}");
+        // The trial tries the other way of routing than the messages'.
+        if let Some(t) = c.trial {
+            assert_ne!(t.datatype_min_run == PACK, packed, "row {i}");
+        }
+    }
+}
+
+#[test]
+fn a_known_probe_is_not_asked_again() {
+    let facts = Facts {
+        figures: figures(1 << 20, 1 << 20),
+        options: Options::default(),
+        elem_bytes: 8,
+        spans_nodes: None,
+        would_type: None,
+        datatypes_pay: Some(false),
+    };
+    let Step::Chosen(c) = decide(&facts).unwrap() else {
+        panic!("asked a known fact")
+    };
+    assert_eq!(c.messages.datatype_min_run, PACK);
+}
+
+#[test]
+fn node_direct_follows_the_option() {
+    let options = Options {
+        node_direct: false,
+        ..Options::default()
+    };
+    let (_, c) = run(options, figures(1 << 20, 1 << 18), ONE_NODE).unwrap();
+    assert!(!c.node_direct);
+}
+
+#[test]
+fn alltoallv_whose_counts_do_not_fit_is_refused() {
+    let mut f = figures(1 << 20, 1 << 20);
+    f.counts_fit = false;
+    let e = run(with(Alltoallv, PACK), f, ONE_NODE).unwrap_err();
+    assert!(e.to_string().contains("2^31-1"), "{e}");
+    // Other strategies need no such counts.
+    assert!(run(with(Scheduled, PACK), f, ONE_NODE).is_ok());
+}
+
+fn flags(all_typed: bool, can_map: bool, can_stage: bool, differs: bool) -> SetUpFlags {
+    SetUpFlags {
+        all_typed,
+        can_map,
+        can_stage,
+        differs,
+    }
+}
+
+#[test]
+fn settling_follows_what_every_rank_could_set_up() {
+    let big = figures(1 << 20, 1 << 18);
+    let (_, a) = run(Options::default(), big, ONE_NODE).unwrap();
+    let s = settle(&a, Auto, flags(false, true, true, true)).unwrap();
+    assert_eq!((s.strategy, s.node_direct, s.trial), (Async, true, true));
+    // One rank cannot map: nobody copies node-direct. No rank's routes differ: no trial.
+    let s = settle(&a, Auto, flags(false, false, true, false)).unwrap();
+    assert_eq!((s.node_direct, s.trial), (false, false));
+    // alltoallv runs typed only where every rank types every message.
+    let (_, v) = run(with(Alltoallv, MinRun::Auto), big, ONE_NODE).unwrap();
+    assert!(
+        settle(&v, Alltoallv, flags(true, true, true, false))
+            .unwrap()
+            .typed
+    );
+    assert!(
+        !settle(&v, Alltoallv, flags(false, true, true, false))
+            .unwrap()
+            .typed
+    );
+}
+
+#[test]
+fn combined_falls_back_to_async_only_where_auto_chose_it() {
+    let small = figures(1 << 10, 1 << 8);
+    let nodes = World {
+        spans_nodes: true,
+        ..ONE_NODE
+    };
+    let (_, c) = run(Options::default(), small, nodes).unwrap();
+    assert_eq!(c.strategy, Combined);
+    let ok = settle(&c, Auto, flags(false, true, true, false)).unwrap();
+    assert_eq!(ok.strategy, Combined);
+    let fallen = settle(&c, Auto, flags(false, true, false, false)).unwrap();
+    assert_eq!(
+        (fallen.strategy, fallen.node_direct, fallen.trial),
+        (Async, false, false)
+    );
+    // Asked for by name, a rank that cannot stage is an error on every rank.
+    let (_, c) = run(with(Combined, PACK), small, nodes).unwrap();
+    let e = settle(&c, Combined, flags(false, true, false, false)).unwrap_err();
+    assert!(e.to_string().contains("shared memory"), "{e}");
+    // Where nothing moves there is nothing to stage: async, no error.
+    let (_, c) = run(with(Combined, PACK), figures(0, 0), nodes).unwrap();
+    let s = settle(&c, Combined, flags(false, true, false, false)).unwrap();
+    assert_eq!(s.strategy, Async);
+}
+
+#[test]
+fn the_table_of_batch_ways() {
+    let settled = |strategy, node_direct| Settled {
+        strategy,
+        node_direct,
+        typed: false,
+        trial: false,
+    };
+    let direct = settled(Async, true);
+    let plain = settled(Async, false);
+    let group = BATCH_GROUP_BYTES;
+    #[rustfmt::skip]
+    let rows: &[(Settled, usize, bool, usize, BatchWay)] = &[
+        // Shared sources under node-direct copies: one exchange, whatever the size.
+        (direct, 1 << 30, false, 5, BatchWay::NodeDirect),
+        // A private source: as without node-direct copies.
+        (direct, BATCH_ALONE_BYTES, true, 5, BatchWay::OneByOne),
+        (plain, BATCH_ALONE_BYTES, false, 5, BatchWay::OneByOne),
+        (settled(Scheduled, false), 1 << 20, false, 5, BatchWay::OneByOne),
+        // Small arrays: stacked, groups of about BATCH_GROUP_BYTES, at most k.
+        (plain, BATCH_ALONE_BYTES - 1, false, 1000, BatchWay::Stacked(group / (BATCH_ALONE_BYTES - 1))),
+        (plain, 8, false, 5, BatchWay::Stacked(5)),
+        (plain, 0, false, 5, BatchWay::Stacked(5)),
+        // Combined agrees as it goes: a batch agreed once moves stacked, even large.
+        (settled(Combined, false), 1 << 30, false, 4, BatchWay::Stacked(1)),
+        (settled(Alltoallv, false), 1 << 30, false, 4, BatchWay::OneByOne),
+    ];
+    for (i, &(s, per_array, private, k, way)) in rows.iter().enumerate() {
+        assert_eq!(batch_way(&s, per_array, private, k), way, "row {i}");
+    }
+}
+
+/// Runs a route trial on one rank whose executions take `time(other)`
+/// seconds: the routes each execution ran (`true`: the other ones) up to
+/// the verdict, and the verdict.
+fn trial(time: impl Fn(bool) -> f64) -> (Vec<bool>, bool) {
+    let (mut runs, mut ran, mut best) = (0u8, Vec::new(), [f64::INFINITY; 2]);
+    loop {
+        match route_trial(runs, || best) {
+            TrialStep::Keep { other } => return (ran, other),
+            TrialStep::Try { other } => {
+                let b = &mut best[usize::from(other)];
+                *b = b.min(time(other));
+                ran.push(other);
+                runs += 1;
+            }
+        }
+        assert!(runs <= 8, "the trial did not end");
+    }
+}
+
+#[test]
+fn the_table_of_route_trials() {
+    let clear = 1.1 * ROUTE_TRIAL_CLEAR;
+    let close = 0.9 * ROUTE_TRIAL_CLEAR;
+    let (f, t) = (false, true);
+    #[rustfmt::skip]
+    let rows: &[(f64, f64, &[bool], bool)] = &[
+        // probe time, other time: the routes run, the routes kept.
+        (clear, 1.0, &[f, t, t, f], t),
+        (1.0, clear, &[f, t, t, f], f),
+        (close, 1.0, &[f, t, t, f, f, t, t, f], t),
+        (1.0, close, &[f, t, t, f, f, t, t, f], f),
+        (1.0, 1.0, &[f, t, t, f, f, t, t, f], f),
+    ];
+    for (i, &(probe, other, ran, kept)) in rows.iter().enumerate() {
+        let got = trial(|o| if o { other } else { probe });
+        assert_eq!(got, (ran.to_vec(), kept), "row {i}");
+    }
+}
