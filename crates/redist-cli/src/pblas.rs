@@ -143,13 +143,13 @@ pub fn time<T: Element>(
 #[cfg(feature = "scalapack")]
 struct Call {
     tran: bool,
-    everyone: redist::scalapack::BlacsContext,
+    everyone: redist_cli::scalapack::BlacsContext,
     /// Kept alive for the descriptors.
-    _contexts: [redist::scalapack::BlacsContext; 2],
-    desc_a: redist::scalapack::Descriptor,
-    desc_c: redist::scalapack::Descriptor,
+    _contexts: [redist_cli::scalapack::BlacsContext; 2],
+    desc_a: redist_cli::scalapack::Descriptor,
+    desc_c: redist_cli::scalapack::Descriptor,
     /// Where PBLAS computes when not in C itself, with its descriptor.
-    stage: Option<(DistArray<f64>, redist::scalapack::Descriptor)>,
+    stage: Option<(DistArray<f64>, redist_cli::scalapack::Descriptor)>,
 }
 
 #[cfg(feature = "scalapack")]
@@ -162,7 +162,7 @@ impl Call {
         (grid_a, grid_b): (&ProcGrid, &ProcGrid),
         untouched: f64,
     ) -> Result<Call, CliError> {
-        use redist::scalapack::{self, BlacsContext};
+        use redist_cli::scalapack::{self, BlacsContext};
         let a = a.layout();
         let ctx_a = BlacsContext::for_layout(grid_a, a)?;
         let desc_a = scalapack::descriptor(a, &ctx_a)?;
@@ -199,7 +199,7 @@ impl Call {
         (window, transpose): (&Window, bool),
         (alpha, beta): (f64, f64),
     ) -> Result<(), CliError> {
-        use redist::scalapack;
+        use redist_cli::scalapack;
         let ops = (self.tran, transpose);
         let a = (src, &self.desc_a);
         match &mut self.stage {

@@ -1,15 +1,16 @@
-//! ndcyclic next to ScaLAPACK (feature `scalapack`), launched with 1, 2, 3
-//! and 4 ranks: the same arrays through `pdgemr2d` and through a
-//! `Redistribution`, compared element by element, whole and in windows;
-//! descriptors and layouts round trip.
+//! ndcyclic next to ScaLAPACK (`redist_cli::scalapack`, feature
+//! `scalapack`), launched by the MPI harness with 1, 2, 3 and 4 ranks: the
+//! same arrays through `pdgemr2d` and through a `Redistribution`, compared
+//! element by element, whole and in windows; descriptors and layouts round
+//! trip.
 #![allow(clippy::cast_possible_truncation, reason = "test values are small")]
 
 use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
 use procgrid::ProcGrid;
-use redist::scalapack::{self, BlacsContext};
 use redist::{Options, Redistribution, Window};
+use redist_cli::scalapack::{self, BlacsContext};
 
 struct Lcg(u64);
 

@@ -19,7 +19,7 @@
 //! # fn main() -> Result<(), redist::RedistError> {
 //! use dist_array::{DistArray, Layout, Order};
 //! use procgrid::ProcGrid;
-//! use redist::scalapack::{self, BlacsContext};
+//! use redist_cli::scalapack::{self, BlacsContext};
 //! use mpi::topology::Communicator;
 //!
 //! let universe = procgrid::init().unwrap();
@@ -34,12 +34,12 @@
 //! # Ok(()) }
 //! ```
 
-use crate::{RedistError, Window};
 use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
 use mpi::collective::CommunicatorCollectives;
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;
 use procgrid::ProcGrid;
+use redist::{Options, RedistError, Redistribution, Scalar, Window};
 use std::os::raw::{c_char, c_double, c_int};
 
 /// A ScaLAPACK array descriptor (`DLEN_ = 9` integers).
@@ -536,16 +536,17 @@ pub fn pblas_add(
 /// communicator): `sub(C) := β·sub(C) + α·sub(A)ᵀ` with `sub(C)` the
 /// `m × n` window of arrays laid out as `c` at `c_origin` (0-based) and
 /// `sub(A)` the `n × m` window of arrays laid out as `a` at `a_origin`.
-/// Built once ([`Options::updates`](crate::Options::updates) set), it is
-/// executed with [`Redistribution::execute_update_into`](crate::Redistribution::execute_update_into)
-/// and an [`Update`](crate::Update) holding α and β (its `conjugate` makes
+/// Built once ([`Options::updates`](redist::Options::updates) set), it is
+/// executed with [`Redistribution::execute_update_into`](redist::Redistribution::execute_update_into)
+/// and an [`Update`](redist::Update) holding α and β (its `conjugate` makes
 /// it `p?tranc`). Collective over the grids' communicator.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), redist::RedistError> {
 /// use dist_array::{DistArray, Layout};
 /// use procgrid::ProcGrid;
-/// use redist::{scalapack, Options, Update};
+/// use redist::{Options, Update};
+/// use redist_cli::scalapack;
 /// use mpi::topology::Communicator;
 ///
 /// let universe = procgrid::init().unwrap();
@@ -565,18 +566,18 @@ pub fn pblas_add(
 ///
 /// # Errors
 ///
-/// As [`Redistribution::with_permutation`](crate::Redistribution::with_permutation).
-pub fn transposition<T: crate::Scalar>(
+/// As [`Redistribution::with_permutation`](redist::Redistribution::with_permutation).
+pub fn transposition<T: Scalar>(
     (grid_a, a): (&ProcGrid, &Layout),
     (grid_c, c): (&ProcGrid, &Layout),
     (a_origin, c_origin): ([usize; 2], [usize; 2]),
     (m, n): (usize, usize),
-    options: crate::Options,
-) -> Result<crate::Redistribution<T>, RedistError> {
+    options: Options,
+) -> Result<Redistribution<T>, RedistError> {
     let window = Window::new(&a_origin, &c_origin, &[n, m])?;
-    let options = crate::Options {
+    let options = Options {
         updates: true,
         ..options
     };
-    crate::Redistribution::with_permutation(grid_a, a, grid_c, c, &[1, 0], Some(&window), options)
+    Redistribution::with_permutation(grid_a, a, grid_c, c, &[1, 0], Some(&window), options)
 }
