@@ -220,12 +220,16 @@ fn run_typed<T: IndexValue>(
     )?;
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
+    let baseline_grids = crate::pblas::Grids {
+        source: &grid_a,
+        target: &grid_b,
+    };
     let pdgemr2d = args
         .baseline
         .contains(&Baseline::Pdgemr2d)
-        .then(|| timing::time_pdgemr2d(&r, &src, &dst, (&grid_a, &grid_b), args.reps, &progress))
+        .then(|| timing::time_pdgemr2d(&r, &src, &dst, baseline_grids, args.reps, &progress))
         .transpose()?;
-    let pblas = timing::time_pblas(args, writes, (&mut r, &src), (&grid_a, &grid_b), &progress)?;
+    let pblas = timing::time_pblas(args, writes, &mut r, &src, baseline_grids, &progress)?;
     let measured = Measured {
         exec,
         separate,
