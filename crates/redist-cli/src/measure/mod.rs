@@ -148,20 +148,21 @@ fn executions<T: IndexValue>(
     let comm = grid_a.communicator();
     let p = args.permutation();
     if let Some(k) = args.batch {
-        let run = (k, args.reps, args.verify);
-        let b = if args.batch_types.is_empty() {
-            batch::run(comm, r, (grid_a, from), grid_b, run, p.as_deref(), progress)?
+        let run = batch::BatchRun {
+            arrays: k,
+            types: &args.batch_types,
+            reps: args.reps,
+            verify: args.verify,
+            permutation: p.as_deref(),
+        };
+        let source = batch::Side {
+            grid: grid_a,
+            layout: from,
+        };
+        let b = if run.types.is_empty() {
+            batch::run(comm, r, source, grid_b, &run, progress)?
         } else {
-            let types = &args.batch_types;
-            batch::run_mixed(
-                comm,
-                r,
-                (grid_a, from),
-                grid_b,
-                (run, types),
-                p.as_deref(),
-                progress,
-            )?
+            batch::run_mixed(comm, r, source, grid_b, &run, progress)?
         };
         return Ok((b.exec, Some(b.separate), b.verified));
     }
