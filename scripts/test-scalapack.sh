@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds ndcyclic with the `scalapack` feature (linking Debian's
+# Builds the `redist` tool with its `scalapack` feature (linking Debian's
 # libscalapack-mpich) and runs what the feature adds: the MPI tests that
-# compare ndcyclic with ScaLAPACK's pdgemr2d element by element
-# (crates/redist/tests/mpi_scalapack.rs, 1-4 ranks) and `redist run
-# --baseline pdgemr2d` (crates/redist-cli/tests/cli_run_mpi.rs).
+# compare ndcyclic with ScaLAPACK's pdgemr2d, pdtran and pdgeadd element by
+# element (crates/redist-cli/tests/mpi_scalapack.rs, 1-4 ranks) and
+# `redist run --baseline pdgemr2d,pdtran,pdgeadd`
+# (crates/redist-cli/tests/cli_run_mpi.rs); then compiles the doc examples
+# of redist_cli::scalapack.
 #
 # Needs ScaLAPACK installed: `scripts/setup.sh --with-scalapack`.
 set -euo pipefail
@@ -14,6 +16,7 @@ if ! ls /usr/lib/*/libscalapack-mpich.so >/dev/null 2>&1; then
     exit 2
 fi
 start=$(date +%s)
-cargo test --release -p redist -p redist-cli --features redist/scalapack,redist-cli/scalapack \
+cargo test --release -p redist-cli --features scalapack \
     --test mpi_scalapack --test cli_run_mpi
+cargo test --release -p redist-cli --features scalapack --doc
 echo "test-scalapack: passed in $(($(date +%s) - start)) s"

@@ -17,10 +17,18 @@
 //! - [`memory`]: the bytes a rank of `redist run` needs and may use;
 //! - [`pdgemr2d`]: `--baseline pdgemr2d`, ScaLAPACK's redistribution timed
 //!   on the same layouts (feature `scalapack`);
+//! - [`pblas`]: `--baseline pdtran` and `--baseline pdgeadd`, PBLAS's
+//!   transposition and matrix addition timed on the same arrays (feature
+//!   `scalapack`);
 //! - [`chart`]: `redist chart`, the benchmark table as a PNG bar chart;
 //! - [`collective`]: the small collectives `run` and its baselines share
 //!   (maxima and sums over ranks, agreeing on whether the report was written);
 //! - [`error`]: [`CliError`], the tool's error type and exit codes.
+//!
+//! What those baselines call — BLACS contexts, descriptors, `pdgemr2d`,
+//! `pdtran` and `pdgeadd` on ndcyclic's arrays — is the module `scalapack`
+//! of this package's library (`src/lib.rs`, `redist_cli::scalapack`),
+//! which `tests/mpi_scalapack.rs` checks against ndcyclic.
 //!
 //! Under `mpirun`, every rank parses the same command line and reaches the
 //! same verdict; rank 0 alone prints an error, and every rank exits with its

@@ -37,6 +37,35 @@ impl Routine {
     }
 }
 
+/// What a PBLAS baseline computes, as ndcyclic's run did: `C := β·C +
+/// α·op(A)` over a window, into a target that held `untouched` everywhere.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(
+    not(feature = "scalapack"),
+    expect(dead_code, reason = "read by the PBLAS calls, feature scalapack")
+)]
+pub struct Operation<'a> {
+    /// The window: `sub(A)`'s origin and shape, `sub(C)`'s origin.
+    pub window: &'a Window,
+    /// Whether `op` transposes (`--transpose`).
+    pub transpose: bool,
+    /// α, the factor of `op(A)`.
+    pub alpha: f64,
+    /// β, the factor of C's old values.
+    pub beta: f64,
+    /// What every element of the target held before the first call.
+    pub untouched: f64,
+}
+
+/// The two grids of a run, over one communicator.
+#[derive(Debug, Clone, Copy)]
+pub struct Grids<'a> {
+    /// The grid the source A is distributed over.
+    pub source: &'a ProcGrid,
+    /// The grid the target C is distributed over.
+    pub target: &'a ProcGrid,
+}
+
 /// What a PBLAS baseline measured, and how it ran.
 #[derive(Debug, Clone)]
 pub struct PblasTiming {
@@ -76,18 +105,15 @@ pub fn check_available<T: Element>(
 }
 
 /// Times `reps` calls of `routine` (after one untimed) computing, from
-/// `src`, what `reference` holds: ndcyclic's result of one update of a
-/// target that held `untouched` everywhere, with `(α, β)`, transposed when
-/// `transpose`. Collective over the grids' communicator.
+/// `src`, what `reference` holds: ndcyclic's result of `operation` done
+/// once. Collective over the grids' communicator.
 #[cfg(feature = "scalapack")]
-#[allow(clippy::too_many_arguments)]
 pub fn time<T: Element>(
     routine: Routine,
-    (window, transpose): (&Window, bool),
-    (alpha, beta, untouched): (f64, f64, f64),
+    operation: &Operation<'_>,
     src: &DistArray<T>,
     reference: &DistArray<T>,
-    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    grids: Grids<'_>,
     reps: usize,
     tick: &dyn Fn(usize),
 ) -> Result<PblasTiming, CliError> {
@@ -96,17 +122,12 @@ pub fn time<T: Element>(
         crate::pdgemr2d::as_f64(src)?,
         crate::pdgemr2d::as_f64(reference)?,
     );
-    let comm = grid_a.communicator();
-    let mut call = Call::set_up(
-        routine,
-        (src, reference.layout()),
-        (grid_a, grid_b),
-        untouched,
-    )?;
+    let comm = grids.source.communicator();
+    let untouched = operation.untouched;
+    let mut call = Call::set_up(routine, src, reference.layout(), grids, untouched)?;
     let same = call.stage.is_none();
-    let mut dst = DistArray::from_fn(grid_b, reference.layout().clone(), |_| untouched)?;
-    let mut once =
-        |dst: &mut DistArray<f64>| call.run(src, dst, (window, transpose), (alpha, beta));
+    let mut dst = DistArray::from_fn(grids.target, reference.layout().clone(), |_| untouched)?;
+    let mut once = |dst: &mut DistArray<f64>| call.run(src, dst, operation);
     // The result to compare: one call from the target's first values.
     once(&mut dst)?;
     let differ = dst
@@ -129,7 +150,7 @@ pub fn time<T: Element>(
         timing: Timing { times, agrees },
         route: if same {
             routine.name()
-        } else if beta != 0.0 {
+        } else if operation.beta != 0.0 {
             "pdgemr2d+pblas+pdgemr2d"
         } else {
             "pblas+pdgemr2d"
@@ -142,14 +163,15 @@ pub fn time<T: Element>(
 /// it computes in.
 #[cfg(feature = "scalapack")]
 struct Call {
-    tran: bool,
-    everyone: redist::scalapack::BlacsContext,
+    /// `pdtran` or `pdgeadd`.
+    routine: Routine,
+    everyone: redist_cli::scalapack::BlacsContext,
     /// Kept alive for the descriptors.
-    _contexts: [redist::scalapack::BlacsContext; 2],
-    desc_a: redist::scalapack::Descriptor,
-    desc_c: redist::scalapack::Descriptor,
+    _contexts: [redist_cli::scalapack::BlacsContext; 2],
+    desc_a: redist_cli::scalapack::Descriptor,
+    desc_c: redist_cli::scalapack::Descriptor,
     /// Where PBLAS computes when not in C itself, with its descriptor.
-    stage: Option<(DistArray<f64>, redist::scalapack::Descriptor)>,
+    stage: Option<(DistArray<f64>, redist_cli::scalapack::Descriptor)>,
 }
 
 #[cfg(feature = "scalapack")]
@@ -158,11 +180,13 @@ impl Call {
     /// `c` (staging arrays start at `untouched`). Collective.
     fn set_up(
         routine: Routine,
-        (a, c): (&DistArray<f64>, &Layout),
-        (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+        a: &DistArray<f64>,
+        c: &Layout,
+        grids: Grids<'_>,
         untouched: f64,
     ) -> Result<Call, CliError> {
-        use redist::scalapack::{self, BlacsContext};
+        use redist_cli::scalapack::{self, BlacsContext};
+        let (grid_a, grid_b) = (grids.source, grids.target);
         let a = a.layout();
         let ctx_a = BlacsContext::for_layout(grid_a, a)?;
         let desc_a = scalapack::descriptor(a, &ctx_a)?;
@@ -181,7 +205,7 @@ impl Call {
             }
         };
         Ok(Call {
-            tran: routine == Routine::Tran,
+            routine,
             everyone,
             _contexts: [ctx_a, ctx_c],
             desc_a,
@@ -190,28 +214,55 @@ impl Call {
         })
     }
 
-    /// `dst := β·dst + α·op(src)` over `window`, through the staging array
-    /// where there is one. Collective.
+    /// `dst := β·dst + α·op(src)` over the operation's window, through
+    /// the staging array where there is one. Collective.
     fn run(
         &mut self,
         src: &DistArray<f64>,
         dst: &mut DistArray<f64>,
-        (window, transpose): (&Window, bool),
-        (alpha, beta): (f64, f64),
+        operation: &Operation<'_>,
     ) -> Result<(), CliError> {
-        use redist::scalapack;
-        let ops = (self.tran, transpose);
-        let a = (src, &self.desc_a);
+        use redist_cli::scalapack::{self, AddOperands, PblasRoutine};
+        let routine = match self.routine {
+            Routine::Tran => PblasRoutine::Tran,
+            Routine::Geadd => PblasRoutine::Geadd {
+                transpose: operation.transpose,
+            },
+        };
+        let Operation {
+            window,
+            alpha,
+            beta,
+            ..
+        } = *operation;
         match &mut self.stage {
             Some((s, ds)) => {
                 let whole = Window::whole(dst.layout().shape());
                 if beta != 0.0 {
                     scalapack::pdgemr2d(&whole, dst, &self.desc_c, s, ds, &self.everyone)?;
                 }
-                scalapack::pblas_add(ops, window, alpha, a, beta, (s, ds))?;
+                let operands = AddOperands {
+                    alpha,
+                    a: src,
+                    desc_a: &self.desc_a,
+                    beta,
+                    c: s,
+                    desc_c: ds,
+                };
+                scalapack::pblas_add(routine, window, operands)?;
                 scalapack::pdgemr2d(&whole, s, ds, dst, &self.desc_c, &self.everyone)?;
             }
-            None => scalapack::pblas_add(ops, window, alpha, a, beta, (dst, &self.desc_c))?,
+            None => {
+                let operands = AddOperands {
+                    alpha,
+                    a: src,
+                    desc_a: &self.desc_a,
+                    beta,
+                    c: dst,
+                    desc_c: &self.desc_c,
+                };
+                scalapack::pblas_add(routine, window, operands)?;
+            }
         }
         Ok(())
     }
@@ -234,14 +285,12 @@ fn on_grid_of(c: &Layout, a: &Layout) -> Result<Layout, CliError> {
 
 /// Without the `scalapack` feature [`check_available`] refuses first.
 #[cfg(not(feature = "scalapack"))]
-#[allow(clippy::too_many_arguments)]
 pub fn time<T: Element>(
     routine: Routine,
-    _window: (&Window, bool),
-    _scalars: (f64, f64, f64),
+    _operation: &Operation<'_>,
     src: &DistArray<T>,
     _reference: &DistArray<T>,
-    _grids: (&ProcGrid, &ProcGrid),
+    _grids: Grids<'_>,
     _reps: usize,
     _tick: &dyn Fn(usize),
 ) -> Result<PblasTiming, CliError> {

@@ -73,7 +73,7 @@ pub fn time<T: Element>(
     tick: &dyn Fn(usize),
 ) -> Result<Timing, CliError> {
     use crate::collective::{max_over, sum_over};
-    use redist::scalapack::{self, BlacsContext};
+    use redist_cli::scalapack::{self, BlacsContext};
     let (src, reference) = (as_f64(src)?, as_f64(reference)?);
     let comm = grid_a.communicator();
     let everyone = BlacsContext::spanning(grid_a)?;

@@ -52,9 +52,12 @@
 //! - [`tuning`]: every threshold the exchange decides by, with what it
 //!   trades;
 //! - [`faults`]: the faults tests inject (`NDCYCLIC_FAULTS`, read once);
-//! - [`error`]: [`RedistError`], the one error type;
-//! - `scalapack` (feature `scalapack`): BLACS contexts, descriptors and
-//!   `pdgemr2d` on ndcyclic's arrays.
+//! - [`error`]: [`RedistError`], the one error type.
+//!
+//! ScaLAPACK's side (BLACS contexts, descriptors, `pdgemr2d` and PBLAS on
+//! ndcyclic's arrays), which the `redist` tool measures against, lives in
+//! that tool's crate: `redist_cli::scalapack` (crate `redist-cli`, feature
+//! `scalapack`).
 //!
 //! Everything up to the schedule is pure and rank-local: a rank computes its
 //! own part from the two layouts with no communication, in time and memory
@@ -66,8 +69,6 @@ pub mod error;
 pub mod exec;
 pub mod faults;
 pub mod options;
-#[cfg(feature = "scalapack")]
-pub mod scalapack;
 pub mod tuning;
 
 pub use dist_array;

@@ -129,6 +129,7 @@ type CGemr2d<T> = unsafe extern "C" fn(
 /// # Safety
 ///
 /// ScaLAPACK's contract for `Cp?gemr2d`.
+// reason: the arguments of ScaLAPACK's C signature `Cp?gemr2d`, as the callers pass them.
 #[allow(clippy::too_many_arguments)]
 unsafe fn c_gemr2d<T: dist_array::Element>(
     (routine, entry, name): (&'static str, &'static str, &'static CStr),
@@ -314,6 +315,7 @@ gemr2d_entries!(
 ///
 /// PBLAS's contract: valid pointers, descriptors of 9 integers (11 for
 /// DTYPE 2).
+// reason: the arguments of PBLAS's Fortran signatures `p?tran*_`/`p?geadd_`, as the callers pass them.
 #[allow(clippy::too_many_arguments)]
 unsafe fn f_update<T: redist::Scalar>(
     (routine, name, op, first, handover): (&'static str, &str, Op, i32, bool),

@@ -22,24 +22,50 @@ pub(super) struct Batched {
     pub verified: Option<bool>,
 }
 
-/// Times `reps` batches of `k` arrays laid out as `from` on `grid_a` into
-/// arrays laid out as `r`'s target on `grid_b`, then `reps` times the same
-/// arrays one execution each, and verifies the batch's result (axes
-/// permuted as `permutation` says). Collective over `comm`.
-#[allow(clippy::too_many_arguments)]
+/// A batch run as the command line asks for it.
+pub(super) struct BatchRun<'a> {
+    /// `--batch K`: how many arrays move together.
+    pub arrays: usize,
+    /// `--batch-types`: array `j` is of type `types[j % types.len()]`;
+    /// empty, every array is of the redistribution's element type.
+    pub types: &'a [ElementArg],
+    /// `--reps`: how many times the batch, and then the separate
+    /// executions, are timed.
+    pub reps: usize,
+    /// `--verify`: whether every array of the batch's result is checked.
+    pub verify: bool,
+    /// How the redistribution permutes the axes (`--transpose`,
+    /// `--permute`), which the check follows.
+    pub permutation: Option<&'a [usize]>,
+}
+
+/// One side of a batch's redistribution: arrays laid out as `layout` on
+/// `grid`.
+#[derive(Clone, Copy)]
+pub(super) struct Side<'a> {
+    /// The grid the arrays are distributed over.
+    pub grid: &'a ProcGrid,
+    /// The arrays' layout.
+    pub layout: &'a Layout,
+}
+
+/// Times `batch.reps` batches of `batch.arrays` arrays laid out as
+/// `source` into arrays laid out as `r`'s target on `grid_b`, then as many
+/// times the same arrays one execution each, and verifies the batch's
+/// result when asked. Collective over `comm`.
 pub(super) fn run<T: IndexValue>(
     comm: &SimpleCommunicator,
     r: &mut Redistribution<T>,
-    (grid_a, from): (&ProcGrid, &Layout),
+    source: Side<'_>,
     grid_b: &ProcGrid,
-    (k, reps, verify): (usize, usize, bool),
-    permutation: Option<&[usize]>,
+    batch: &BatchRun<'_>,
     progress: &Progress,
 ) -> Result<Batched, CliError> {
-    let srcs: Vec<DistArray<T>> = (0..k)
+    let (grid_a, from) = (source.grid, source.layout);
+    let srcs: Vec<DistArray<T>> = (0..batch.arrays)
         .map(|j| values::source::<T>(grid_a, from, j))
         .collect::<Result<_, _>>()?;
-    let mut dsts: Vec<DistArray<T>> = (0..k)
+    let mut dsts: Vec<DistArray<T>> = (0..batch.arrays)
         .map(|_| values::target::<T>(grid_b, r.target_layout(), None, false))
         .collect::<Result<_, _>>()?;
     let s: Vec<&DistArray<T>> = srcs.iter().collect();
@@ -53,15 +79,16 @@ pub(super) fn run<T: IndexValue>(
     // Warm-ups: buffers, connections.
     once(r, &mut dsts)?;
     separate(r, &mut dsts)?;
+    let reps = batch.reps;
     let exec = max_over_each(comm, reps, progress, "batch", || Ok(once(r, &mut dsts)?))?;
     let sep = max_over_each(comm, reps, progress, "separate executions", || {
         Ok(separate(r, &mut dsts)?)
     })?;
     // The batch's result, checked array by array.
     once(r, &mut dsts)?;
-    let verified = verify.then(|| {
+    let verified = batch.verify.then(|| {
         (dsts.iter().enumerate()).all(|(j, d)| {
-            let at = (from.shape(), None, permutation);
+            let at = (from.shape(), None, batch.permutation);
             values::all_as_expected(comm, d, at, (&|v| v, j))
         })
     });
@@ -104,48 +131,52 @@ impl<U: IndexValue> MixedPair for (DistArray<U>, DistArray<U>) {
     }
 }
 
-/// Array `j` of a mixed batch, of element type `ty`, with its target.
+/// Array `j` of a mixed batch, of element type `ty`, laid out as `source`,
+/// with its target laid out as `target`.
 fn mixed_pair(
     ty: ElementArg,
-    (grid_a, from): (&ProcGrid, &Layout),
-    (grid_b, to): (&ProcGrid, &Layout),
+    source: Side<'_>,
+    target: Side<'_>,
     j: usize,
 ) -> Result<Box<dyn MixedPair>, CliError> {
     fn pair<U: IndexValue>(
-        (grid_a, from): (&ProcGrid, &Layout),
-        (grid_b, to): (&ProcGrid, &Layout),
+        source: Side<'_>,
+        target: Side<'_>,
         j: usize,
     ) -> Result<Box<dyn MixedPair>, CliError> {
-        let src = values::source::<U>(grid_a, from, j)?;
-        let dst = values::target::<U>(grid_b, to, None, false)?;
+        let src = values::source::<U>(source.grid, source.layout, j)?;
+        let dst = values::target::<U>(target.grid, target.layout, None, false)?;
         Ok(Box::new((src, dst)))
     }
-    let (a, b) = ((grid_a, from), (grid_b, to));
     match ty {
-        ElementArg::F32 => pair::<f32>(a, b, j),
-        ElementArg::F64 => pair::<f64>(a, b, j),
-        ElementArg::C64 => pair::<Complex<f64>>(a, b, j),
-        ElementArg::I32 => pair::<i32>(a, b, j),
-        ElementArg::U8 => pair::<u8>(a, b, j),
+        ElementArg::F32 => pair::<f32>(source, target, j),
+        ElementArg::F64 => pair::<f64>(source, target, j),
+        ElementArg::C64 => pair::<Complex<f64>>(source, target, j),
+        ElementArg::I32 => pair::<i32>(source, target, j),
+        ElementArg::U8 => pair::<u8>(source, target, j),
     }
 }
 
 /// As [`run`] for a mixed batch (`--batch-types`): array `j` of type
-/// `types[j % types.len()]`, all moved by one `execute_mixed_batch`; the
-/// separate executions are one mixed batch of one array each.
-#[allow(clippy::too_many_arguments)]
+/// `batch.types[j % batch.types.len()]`, all moved by one
+/// `execute_mixed_batch`; the separate executions are one mixed batch of
+/// one array each.
 pub(super) fn run_mixed<T: IndexValue>(
     comm: &SimpleCommunicator,
     r: &mut Redistribution<T>,
-    (grid_a, from): (&ProcGrid, &Layout),
+    source: Side<'_>,
     grid_b: &ProcGrid,
-    ((k, reps, verify), types): ((usize, usize, bool), &[ElementArg]),
-    permutation: Option<&[usize]>,
+    batch: &BatchRun<'_>,
     progress: &Progress,
 ) -> Result<Batched, CliError> {
     let to = r.target_layout().clone();
-    let mut pairs: Vec<Box<dyn MixedPair>> = (0..k)
-        .map(|j| mixed_pair(types[j % types.len()], (grid_a, from), (grid_b, &to), j))
+    let target = Side {
+        grid: grid_b,
+        layout: &to,
+    };
+    let types = batch.types;
+    let mut pairs: Vec<Box<dyn MixedPair>> = (0..batch.arrays)
+        .map(|j| mixed_pair(types[j % types.len()], source, target, j))
         .collect::<Result<_, _>>()?;
     let once = |r: &mut Redistribution<T>, pairs: &mut [Box<dyn MixedPair>]| {
         let mut batch = MixedBatch::new();
@@ -162,6 +193,7 @@ pub(super) fn run_mixed<T: IndexValue>(
     // Warm-ups: buffers, connections.
     once(r, &mut pairs)?;
     separate(r, &mut pairs)?;
+    let reps = batch.reps;
     let exec = max_over_each(comm, reps, progress, "mixed batch", || {
         Ok(once(r, &mut pairs)?)
     })?;
@@ -169,8 +201,9 @@ pub(super) fn run_mixed<T: IndexValue>(
         Ok(separate(r, &mut pairs)?)
     })?;
     once(r, &mut pairs)?;
-    let verified = verify.then(|| {
-        (pairs.iter().enumerate()).all(|(j, p)| p.verified(comm, from.shape(), permutation, j))
+    let shape = source.layout.shape();
+    let verified = batch.verify.then(|| {
+        (pairs.iter().enumerate()).all(|(j, p)| p.verified(comm, shape, batch.permutation, j))
     });
     Ok(Batched {
         exec,

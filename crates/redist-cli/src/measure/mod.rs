@@ -148,20 +148,21 @@ fn executions<T: IndexValue>(
     let comm = grid_a.communicator();
     let p = args.permutation();
     if let Some(k) = args.batch {
-        let run = (k, args.reps, args.verify);
-        let b = if args.batch_types.is_empty() {
-            batch::run(comm, r, (grid_a, from), grid_b, run, p.as_deref(), progress)?
+        let run = batch::BatchRun {
+            arrays: k,
+            types: &args.batch_types,
+            reps: args.reps,
+            verify: args.verify,
+            permutation: p.as_deref(),
+        };
+        let source = batch::Side {
+            grid: grid_a,
+            layout: from,
+        };
+        let b = if run.types.is_empty() {
+            batch::run(comm, r, source, grid_b, &run, progress)?
         } else {
-            let types = &args.batch_types;
-            batch::run_mixed(
-                comm,
-                r,
-                (grid_a, from),
-                grid_b,
-                (run, types),
-                p.as_deref(),
-                progress,
-            )?
+            batch::run_mixed(comm, r, source, grid_b, &run, progress)?
         };
         return Ok((b.exec, Some(b.separate), b.verified));
     }
@@ -220,12 +221,16 @@ fn run_typed<T: IndexValue>(
     )?;
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
+    let baseline_grids = crate::pblas::Grids {
+        source: &grid_a,
+        target: &grid_b,
+    };
     let pdgemr2d = args
         .baseline
         .contains(&Baseline::Pdgemr2d)
-        .then(|| timing::time_pdgemr2d(&r, &src, &dst, (&grid_a, &grid_b), args.reps, &progress))
+        .then(|| timing::time_pdgemr2d(&r, &src, &dst, baseline_grids, args.reps, &progress))
         .transpose()?;
-    let pblas = timing::time_pblas(args, writes, (&mut r, &src), (&grid_a, &grid_b), &progress)?;
+    let pblas = timing::time_pblas(args, writes, &mut r, &src, baseline_grids, &progress)?;
     let measured = Measured {
         exec,
         separate,

@@ -9,10 +9,10 @@
 use super::values::IndexValue;
 use crate::collective::{max_over, on_every_rank};
 use crate::error::CliError;
+use crate::pblas::Grids;
 use crate::pdgemr2d::Timing;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
-use procgrid::ProcGrid;
 use redist::{BareAlltoallv, RedistError, Redistribution};
 use std::time::Instant;
 
@@ -143,11 +143,12 @@ pub(super) fn time_pdgemr2d<T: Element>(
     r: &Redistribution<T>,
     src: &DistArray<T>,
     dst: &DistArray<T>,
-    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    grids: Grids<'_>,
     reps: usize,
     progress: &Progress,
 ) -> Result<Timing, CliError> {
     let tick = |rep| progress.tick("pdgemr2d", rep);
+    let (grid_a, grid_b) = (grids.source, grids.target);
     crate::pdgemr2d::time(r.window(), src, dst, grid_a, grid_b, reps, &tick)
 }
 
@@ -158,8 +159,9 @@ pub(super) fn time_pdgemr2d<T: Element>(
 pub(super) fn time_pblas<T: super::values::IndexValue>(
     args: &super::args::RunArgs,
     writes: &dyn super::Writes<T>,
-    (r, src): (&mut Redistribution<T>, &DistArray<T>),
-    (grid_a, grid_b): (&ProcGrid, &ProcGrid),
+    r: &mut Redistribution<T>,
+    src: &DistArray<T>,
+    grids: Grids<'_>,
     progress: &Progress,
 ) -> Result<Vec<crate::pblas::PblasTiming>, CliError> {
     use super::args::Baseline;
@@ -175,24 +177,22 @@ pub(super) fn time_pblas<T: super::values::IndexValue>(
     if asked.is_empty() {
         return Ok(Vec::new());
     }
-    let mut reference = DistArray::from_fn(grid_b, r.target_layout().clone(), |_| T::untouched())?;
+    let mut reference =
+        DistArray::from_fn(grids.target, r.target_layout().clone(), |_| T::untouched())?;
     writes.execute(r, src, &mut reference)?;
-    let transpose = args.permutation().is_some();
-    let scalars = (args.alpha.unwrap_or(1.0), args.beta.unwrap_or(0.0), -1.0);
+    let operation = crate::pblas::Operation {
+        window: r.window(),
+        transpose: args.permutation().is_some(),
+        alpha: args.alpha.unwrap_or(1.0),
+        beta: args.beta.unwrap_or(0.0),
+        untouched: -1.0,
+    };
     asked
         .into_iter()
         .map(|routine| {
             let tick = |rep| progress.tick(routine.name(), rep);
-            let w = (r.window(), transpose);
             crate::pblas::time(
-                routine,
-                w,
-                scalars,
-                src,
-                &reference,
-                (grid_a, grid_b),
-                args.reps,
-                &tick,
+                routine, &operation, src, &reference, grids, args.reps, &tick,
             )
         })
         .collect()

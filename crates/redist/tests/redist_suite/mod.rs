@@ -733,18 +733,31 @@ fn stress_cases() -> usize {
         .unwrap_or(24)
 }
 
+/// A redistribution [`stress`] tries: from `from` on `grid_a` to `to` on
+/// `grid_b`, built with `options`, named `what` in a failure.
+struct StressCase<'a> {
+    grid_a: &'a ProcGrid,
+    from: &'a Layout,
+    grid_b: &'a ProcGrid,
+    to: &'a Layout,
+    options: Options,
+    what: &'a str,
+}
+
 /// One stress case with elements of type `T` valued `v(global index)`.
-#[allow(clippy::too_many_arguments)]
 fn stress_case<T: Element>(
     rng: &mut Lcg,
-    grid_a: &ProcGrid,
-    from: &Layout,
-    grid_b: &ProcGrid,
-    to: &Layout,
-    options: Options,
+    case: &StressCase<'_>,
     v: fn(&[usize]) -> T,
-    what: &str,
 ) -> TestResult {
+    let StressCase {
+        grid_a,
+        from,
+        grid_b,
+        to,
+        options,
+        what,
+    } = *case;
     let mut r = match Redistribution::<T>::new(grid_a, from, grid_b, to, options) {
         Ok(r) => r,
         // No closed form for this pair: refused on every rank alike.
@@ -817,28 +830,18 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             streaming: [Streaming::Auto, Streaming::Never, Streaming::Above(0)][rng.below(3)],
         };
         let what = format!("case {case} of seed {seed}: {from} -> {to} ({options:?})");
+        let case = StressCase {
+            grid_a: &grid_a,
+            from: &from,
+            grid_b: &grid_b,
+            to: &to,
+            options,
+            what: &what,
+        };
         match rng.below(3) {
-            0 => stress_case::<f64>(&mut rng, &grid_a, &from, &grid_b, &to, options, code, &what)?,
-            1 => stress_case::<u8>(
-                &mut rng,
-                &grid_a,
-                &from,
-                &grid_b,
-                &to,
-                options,
-                |g| (code(g) as u64 % 251) as u8,
-                &what,
-            )?,
-            _ => stress_case::<Complex<f64>>(
-                &mut rng,
-                &grid_a,
-                &from,
-                &grid_b,
-                &to,
-                options,
-                |g| Complex::new(code(g), -code(g)),
-                &what,
-            )?,
+            0 => stress_case::<f64>(&mut rng, &case, code)?,
+            1 => stress_case::<u8>(&mut rng, &case, |g| (code(g) as u64 % 251) as u8)?,
+            _ => stress_case::<Complex<f64>>(&mut rng, &case, |g| Complex::new(code(g), -code(g)))?,
         }
     }
     Ok(())

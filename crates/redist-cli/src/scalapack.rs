@@ -19,7 +19,7 @@
 //! # fn main() -> Result<(), redist::RedistError> {
 //! use dist_array::{DistArray, Layout, Order};
 //! use procgrid::ProcGrid;
-//! use redist::scalapack::{self, BlacsContext};
+//! use redist_cli::scalapack::{self, BlacsContext};
 //! use mpi::topology::Communicator;
 //!
 //! let universe = procgrid::init().unwrap();
@@ -34,12 +34,12 @@
 //! # Ok(()) }
 //! ```
 
-use crate::{RedistError, Window};
 use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
 use mpi::collective::CommunicatorCollectives;
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;
 use procgrid::ProcGrid;
+use redist::{Options, RedistError, Redistribution, Scalar, Window};
 use std::os::raw::{c_char, c_double, c_int};
 
 /// A ScaLAPACK array descriptor (`DLEN_ = 9` integers).
@@ -439,33 +439,80 @@ pub fn pdgemr2d(
     Ok(())
 }
 
+/// Which PBLAS routine [`pblas_add`] calls, and with it what `op` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PblasRoutine {
+    /// `pdtran`: `op(sub(A)) = sub(A)ᵀ`.
+    Tran,
+    /// `pdgeadd`, with `TRANS = 'T'` (`op(sub(A)) = sub(A)ᵀ`) when
+    /// `transpose`, else `'N'` (`op(sub(A)) = sub(A)`).
+    Geadd {
+        /// Whether `op` transposes.
+        transpose: bool,
+    },
+}
+
+impl PblasRoutine {
+    /// Whether `op` transposes `sub(A)`.
+    pub fn transposes(self) -> bool {
+        match self {
+            PblasRoutine::Tran => true,
+            PblasRoutine::Geadd { transpose } => transpose,
+        }
+    }
+}
+
+/// The operands of PBLAS's `sub(C) := β·sub(C) + α·op(sub(A))`: the two
+/// scalars and the two matrices, each an ndcyclic array with its
+/// descriptor. Both descriptors must be in the same BLACS context
+/// (PBLAS's rule).
+pub struct AddOperands<'a> {
+    /// α, the factor of `op(sub(A))`.
+    pub alpha: f64,
+    /// The matrix A, read.
+    pub a: &'a DistArray<f64>,
+    /// A's descriptor.
+    pub desc_a: &'a Descriptor,
+    /// β, the factor of `sub(C)`'s old values.
+    pub beta: f64,
+    /// The matrix C, updated in place.
+    pub c: &'a mut DistArray<f64>,
+    /// C's descriptor.
+    pub desc_c: &'a Descriptor,
+}
+
 /// PBLAS's `pdtran` and `pdgeadd`: `sub(C) := β·sub(C) + α·op(sub(A))`,
-/// `sub(C)` the `M × N` window of `c` at `(IC, JC)`, `sub(A)` the window of
-/// `a` at `(IA, JA)`, `N × M` when `transpose` (`pdtran`, or `pdgeadd` with
-/// `TRANS = 'T'`), `M × N` otherwise (`pdgeadd` with `'N'`). `window` gives
-/// the origins (0-based) and `sub(A)`'s shape; `pdtran` when `tran` is
-/// set, else `pdgeadd`. Both arrays must be in the same BLACS context
-/// (PBLAS's rule). Collective over the context's ranks.
+/// `sub(C)` the `M × N` window of C at `(IC, JC)`, `sub(A)` the window of
+/// A at `(IA, JA)`, `N × M` when `op` transposes (`pdtran`, or `pdgeadd`
+/// with `TRANS = 'T'`), `M × N` otherwise (`pdgeadd` with `'N'`). `window`
+/// gives the origins (0-based) and `sub(A)`'s shape. Collective over the
+/// context's ranks.
 ///
 /// # Errors
 ///
-/// [`RedistError::InvalidArgument`] when the window is not 2-D, a number
-/// exceeds a C `int`, or `tran` is asked without `transpose`. PBLAS checks
-/// the rest itself (and stops the job on an inconsistent descriptor).
-#[allow(clippy::too_many_arguments)]
+/// [`RedistError::InvalidArgument`] when the window is not 2-D or a number
+/// exceeds a C `int`. PBLAS checks the rest itself (and stops the job on an
+/// inconsistent descriptor).
 pub fn pblas_add(
-    (tran, transpose): (bool, bool),
+    routine: PblasRoutine,
     window: &Window,
-    alpha: f64,
-    (a, desc_a): (&DistArray<f64>, &Descriptor),
-    beta: f64,
-    (c, desc_c): (&mut DistArray<f64>, &Descriptor),
+    operands: AddOperands<'_>,
 ) -> Result<(), RedistError> {
-    if window.ndim() != 2 || (tran && !transpose) {
+    let AddOperands {
+        alpha,
+        a,
+        desc_a,
+        beta,
+        c,
+        desc_c,
+    } = operands;
+    let tran = routine == PblasRoutine::Tran;
+    let transpose = routine.transposes();
+    if window.ndim() != 2 {
         return Err(RedistError::InvalidArgument {
             what: "window",
             value: window.to_string(),
-            expected: "a 2-D window (pdtran transposes)".into(),
+            expected: "a 2-D window".into(),
         });
     }
     let (ia, ic, shape) = (
@@ -531,21 +578,35 @@ pub fn pblas_add(
     Ok(())
 }
 
+/// One matrix of a transposition as ndcyclic sees it: its layout, the grid
+/// it is distributed over, and where the sub-matrix the operation works on
+/// starts (0-based; PBLAS's `(IA, JA)` and `(IC, JC)` are 1-based).
+#[derive(Debug, Clone, Copy)]
+pub struct SubMatrix<'a> {
+    /// The grid the matrix is distributed over.
+    pub grid: &'a ProcGrid,
+    /// The matrix's layout (2-D).
+    pub layout: &'a Layout,
+    /// The sub-matrix's first row and column.
+    pub origin: [usize; 2],
+}
+
 /// ndcyclic's redistribution with `pdtran`'s semantics (and `pdgeadd`'s
 /// with `TRANS = 'T'`), on any two 2-D layouts and grids (over one
 /// communicator): `sub(C) := β·sub(C) + α·sub(A)ᵀ` with `sub(C)` the
-/// `m × n` window of arrays laid out as `c` at `c_origin` (0-based) and
-/// `sub(A)` the `n × m` window of arrays laid out as `a` at `a_origin`.
-/// Built once ([`Options::updates`](crate::Options::updates) set), it is
-/// executed with [`Redistribution::execute_update_into`](crate::Redistribution::execute_update_into)
-/// and an [`Update`](crate::Update) holding α and β (its `conjugate` makes
+/// `M × N` window (`shape`) of arrays laid out as `c` at `c.origin` and
+/// `sub(A)` the `N × M` window of arrays laid out as `a` at `a.origin`.
+/// Built once ([`Options::updates`](redist::Options::updates) set), it is
+/// executed with [`Redistribution::execute_update_into`](redist::Redistribution::execute_update_into)
+/// and an [`Update`](redist::Update) holding α and β (its `conjugate` makes
 /// it `p?tranc`). Collective over the grids' communicator.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), redist::RedistError> {
 /// use dist_array::{DistArray, Layout};
 /// use procgrid::ProcGrid;
-/// use redist::{scalapack, Options, Update};
+/// use redist::{Options, Update};
+/// use redist_cli::scalapack::{self, SubMatrix};
 /// use mpi::topology::Communicator;
 ///
 /// let universe = procgrid::init().unwrap();
@@ -556,7 +617,11 @@ pub fn pblas_add(
 /// let c = Layout::parse(&[200, 300], &format!("cyclic(8),cyclic(32)@1x{p}"))?;
 /// // C(0:200, 0:300) := 3·C + 2·A(0:300, 0:200)ᵀ
 /// let mut r = scalapack::transposition::<f64>(
-///     (&grid, &a), (&grid, &c), ([0, 0], [0, 0]), (200, 300), Options::default())?;
+///     SubMatrix { grid: &grid, layout: &a, origin: [0, 0] },
+///     SubMatrix { grid: &grid, layout: &c, origin: [0, 0] },
+///     [200, 300],
+///     Options::default(),
+/// )?;
 /// let src = DistArray::from_fn(&grid, a, |g| g[0] as f64)?;
 /// let mut dst = DistArray::from_fn(&grid, c, |_| 1.0)?;
 /// r.execute_update_into(&src, &mut dst, Update::new(2.0, 3.0))?;
@@ -565,18 +630,26 @@ pub fn pblas_add(
 ///
 /// # Errors
 ///
-/// As [`Redistribution::with_permutation`](crate::Redistribution::with_permutation).
-pub fn transposition<T: crate::Scalar>(
-    (grid_a, a): (&ProcGrid, &Layout),
-    (grid_c, c): (&ProcGrid, &Layout),
-    (a_origin, c_origin): ([usize; 2], [usize; 2]),
-    (m, n): (usize, usize),
-    options: crate::Options,
-) -> Result<crate::Redistribution<T>, RedistError> {
-    let window = Window::new(&a_origin, &c_origin, &[n, m])?;
-    let options = crate::Options {
+/// As [`Redistribution::with_permutation`](redist::Redistribution::with_permutation).
+pub fn transposition<T: Scalar>(
+    a: SubMatrix<'_>,
+    c: SubMatrix<'_>,
+    shape: [usize; 2],
+    options: Options,
+) -> Result<Redistribution<T>, RedistError> {
+    let [m, n] = shape;
+    let window = Window::new(&a.origin, &c.origin, &[n, m])?;
+    let options = Options {
         updates: true,
         ..options
     };
-    crate::Redistribution::with_permutation(grid_a, a, grid_c, c, &[1, 0], Some(&window), options)
+    Redistribution::with_permutation(
+        a.grid,
+        a.layout,
+        c.grid,
+        c.layout,
+        &[1, 0],
+        Some(&window),
+        options,
+    )
 }

@@ -1,15 +1,16 @@
-//! ndcyclic next to ScaLAPACK (feature `scalapack`), launched with 1, 2, 3
-//! and 4 ranks: the same arrays through `pdgemr2d` and through a
-//! `Redistribution`, compared element by element, whole and in windows;
-//! descriptors and layouts round trip.
+//! ndcyclic next to ScaLAPACK (`redist_cli::scalapack`, feature
+//! `scalapack`), launched by the MPI harness with 1, 2, 3 and 4 ranks: the
+//! same arrays through `pdgemr2d` and through a `Redistribution`, compared
+//! element by element, whole and in windows; descriptors and layouts round
+//! trip.
 #![allow(clippy::cast_possible_truncation, reason = "test values are small")]
 
 use dist_array::{Dist, DistArray, Layout, LayoutSpec, Order};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
 use procgrid::ProcGrid;
-use redist::scalapack::{self, BlacsContext};
 use redist::{Options, Redistribution, Window};
+use redist_cli::scalapack::{self, AddOperands, BlacsContext, PblasRoutine, SubMatrix};
 
 struct Lcg(u64);
 
@@ -213,7 +214,17 @@ fn same_as_pdtran_and_pdgeadd(world: &SimpleCommunicator) -> TestResult {
             ..Options::default()
         };
         let mut r = if transpose {
-            scalapack::transposition::<f64>((&grid, &a), (&grid, &c), (ia, ic), (m, k), options)
+            let a = SubMatrix {
+                grid: &grid,
+                layout: &a,
+                origin: ia,
+            };
+            let c = SubMatrix {
+                grid: &grid,
+                layout: &c,
+                origin: ic,
+            };
+            scalapack::transposition::<f64>(a, c, [m, k], options)
         } else {
             let w = Window::new(&ia, &ic, &[m, k]).map_err(|e| e.to_string())?;
             Redistribution::with_window(&grid, &a, &grid, &c, &w, options)
@@ -224,15 +235,20 @@ fn same_as_pdtran_and_pdgeadd(world: &SimpleCommunicator) -> TestResult {
         let desc_a = scalapack::descriptor(&a, &context).map_err(|e| e.to_string())?;
         let desc_c = scalapack::descriptor(&c, &context).map_err(|e| e.to_string())?;
         let window = Window::new(&ia, &ic, &[am, an]).map_err(|e| e.to_string())?;
-        scalapack::pblas_add(
-            (tran, transpose),
-            &window,
+        let routine = if tran {
+            PblasRoutine::Tran
+        } else {
+            PblasRoutine::Geadd { transpose }
+        };
+        let operands = AddOperands {
             alpha,
-            (&src, &desc_a),
+            a: &src,
+            desc_a: &desc_a,
             beta,
-            (&mut theirs, &desc_c),
-        )
-        .map_err(|e| format!("{what}: {e}"))?;
+            c: &mut theirs,
+            desc_c: &desc_c,
+        };
+        scalapack::pblas_add(routine, &window, operands).map_err(|e| format!("{what}: {e}"))?;
         let o = ours.gather(0).map_err(|e| e.to_string())?;
         let t = theirs.gather(0).map_err(|e| e.to_string())?;
         if let (Some(o), Some(t)) = (o, t) {

@@ -1,0 +1,16 @@
+//! The library half of the `redist` tool: what its measurements compare
+//! ndcyclic with, as a library, so that the tool and its tests share it.
+//!
+//! - [`scalapack`] (feature `scalapack`, linking Debian's
+//!   `libscalapack-mpich`): BLACS contexts on ndcyclic's grids, ScaLAPACK
+//!   descriptors of 2-D layouts and layouts of descriptors, `pdgemr2d`,
+//!   PBLAS's `pdtran` and `pdgeadd` on ndcyclic arrays, and ndcyclic's own
+//!   redistribution with `pdtran`'s semantics. `redist run --baseline
+//!   pdgemr2d,pdtran,pdgeadd` times them; `tests/mpi_scalapack.rs` checks
+//!   them against ndcyclic element by element.
+//!
+//! The subcommands themselves are the binary's modules (`src/main.rs`).
+#![deny(missing_docs)]
+
+#[cfg(feature = "scalapack")]
+pub mod scalapack;
