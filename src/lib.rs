@@ -403,6 +403,41 @@ mod docs {
         );
     }
 
+    /// The README's "Documentation" puts every page under `docs/` on one
+    /// shelf: the guide (what a user reads) or the lab notebook (what a
+    /// maintainer reads), never both, never neither.
+    #[test]
+    fn every_page_is_on_one_shelf() {
+        let section = README
+            .split("\n## Documentation\n")
+            .nth(1)
+            .expect("the README has a section Documentation");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        let (guide, notebook) = section
+            .split_once("\nLab notebook:\n")
+            .expect("the README's Documentation has a list Lab notebook:");
+        let guide = guide
+            .split_once("\nGuide:\n")
+            .expect("the README's Documentation has a list Guide:")
+            .1;
+        let mut wrong = vec![];
+        for (page, _) in pages() {
+            let page = page.to_str().expect("a UTF-8 path").replace('\\', "/");
+            if page == "README.md" {
+                continue;
+            }
+            let link = format!("]({page})");
+            if guide.contains(&link) == notebook.contains(&link) {
+                wrong.push(page);
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "pages the README's Documentation lists on both shelves or on neither \
+             (Guide: for users; Lab notebook: for maintainers): {wrong:?}"
+        );
+    }
+
     /// Every crate's source files, as `crates/NAME/src/PATH` with `/`
     /// between folders, sorted.
     fn crate_sources() -> Vec<String> {
