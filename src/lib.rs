@@ -53,9 +53,11 @@ pub use redist;
 /// speak of: the README's "Using ndcyclic in your project" program is this
 /// crate's front-page example (a doc test); `docs/tour.md` shows the
 /// programs `examples/tour_*.rs` (run under `mpirun` by `tests/tour.rs`) as
-/// they are; every link of every page names a file of the repository; and
-/// the table of `docs/ARCHITECTURE.md` names every file that uses `unsafe`;
-/// and the planning crate stays free of MPI and of the environment.
+/// they are; every link of every page names a file of the repository;
+/// `docs/ARCHITECTURE.md` lists every source file of `crates/*/src`, every
+/// exchange strategy and every file that uses `unsafe`, names no file that
+/// is gone, and its glossary names only code that exists; and the planning
+/// crate stays free of MPI and of the environment.
 #[cfg(test)]
 mod docs {
     use std::path::{Component, Path, PathBuf};
@@ -399,6 +401,337 @@ mod docs {
             "these files use unsafe but docs/ARCHITECTURE.md's unsafe table does not name them: {}",
             unnamed.join(", ")
         );
+    }
+
+    /// The README's "Documentation" puts every page under `docs/` on one
+    /// shelf: the guide (what a user reads) or the lab notebook (what a
+    /// maintainer reads), never both, never neither.
+    #[test]
+    fn every_page_is_on_one_shelf() {
+        let section = README
+            .split("\n## Documentation\n")
+            .nth(1)
+            .expect("the README has a section Documentation");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        let (guide, notebook) = section
+            .split_once("\nLab notebook:\n")
+            .expect("the README's Documentation has a list Lab notebook:");
+        let guide = guide
+            .split_once("\nGuide:\n")
+            .expect("the README's Documentation has a list Guide:")
+            .1;
+        let mut wrong = vec![];
+        for (page, _) in pages() {
+            let page = page.to_str().expect("a UTF-8 path").replace('\\', "/");
+            if page == "README.md" {
+                continue;
+            }
+            let link = format!("]({page})");
+            if guide.contains(&link) == notebook.contains(&link) {
+                wrong.push(page);
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "pages the README's Documentation lists on both shelves or on neither \
+             (Guide: for users; Lab notebook: for maintainers): {wrong:?}"
+        );
+    }
+
+    /// Every crate's source files, as `crates/NAME/src/PATH` with `/`
+    /// between folders, sorted.
+    fn crate_sources() -> Vec<String> {
+        let mut names = vec![];
+        for crate_dir in std::fs::read_dir(root().join("crates")).expect("crates/ is readable") {
+            let mut files = vec![];
+            rust_files(
+                &crate_dir.expect("a crates/ entry").path().join("src"),
+                &mut files,
+            );
+            for file in files {
+                let rel = file.strip_prefix(root()).expect("a file of the repository");
+                names.push(rel.to_str().expect("a UTF-8 path").replace('\\', "/"));
+            }
+        }
+        names.sort();
+        names
+    }
+
+    /// The section of `docs/ARCHITECTURE.md` under the heading `## {title}`,
+    /// up to the next heading of that level.
+    fn architecture_section(title: &str) -> &'static str {
+        let section = ARCHITECTURE
+            .split(&format!("\n## {title}\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has no section \"## {title}\""));
+        section.split("\n## ").next().unwrap_or(section)
+    }
+
+    /// The files the section "Source files" of `docs/ARCHITECTURE.md`
+    /// lists, as `crates/NAME/src/PATH`: under each heading
+    /// ``### `crates/NAME/src/` ``, the names in backticks in the first
+    /// column of its table (paths relative to that folder).
+    fn listed_sources() -> Vec<String> {
+        let mut folder = None;
+        let mut names = vec![];
+        for line in architecture_section("Source files").lines() {
+            if let Some(heading) = line.strip_prefix("### ") {
+                folder = heading
+                    .split('`')
+                    .nth(1)
+                    .filter(|f| f.starts_with("crates/") && f.ends_with("/src/"));
+                assert!(
+                    folder.is_some(),
+                    "docs/ARCHITECTURE.md, \"Source files\": a heading names no `crates/NAME/src/`: {line}"
+                );
+            } else if let (Some(folder), Some(row)) = (folder, line.strip_prefix('|')) {
+                let cell = row.split('|').next().unwrap_or("");
+                for name in cell.split('`').skip(1).step_by(2) {
+                    names.push(format!("{folder}{name}"));
+                }
+            }
+        }
+        names
+    }
+
+    /// `docs/ARCHITECTURE.md` lists every source file of every crate,
+    /// once, and no file that is gone: a file added, moved or removed
+    /// fails this test, which names each row to add or remove.
+    #[test]
+    fn the_architecture_lists_every_source_file() {
+        let sources = crate_sources();
+        let listed = listed_sources();
+        assert!(sources.len() > 100, "the crates' sources not found");
+        let missing: Vec<_> = sources.iter().filter(|s| !listed.contains(s)).collect();
+        let stale: Vec<_> = listed.iter().filter(|l| !sources.contains(l)).collect();
+        let mut twice: Vec<_> = listed
+            .iter()
+            .filter(|l| listed.iter().filter(|m| m == l).count() > 1)
+            .collect();
+        twice.dedup();
+        let list = |names: &[&String]| match names {
+            [] => " none".to_string(),
+            _ => names.iter().map(|n| format!("\n  {n}")).collect(),
+        };
+        assert!(
+            missing.is_empty() && stale.is_empty() && twice.is_empty(),
+            "docs/ARCHITECTURE.md, section \"Source files\", is out of date \
+             (one row per file, in the table of its crate's `crates/NAME/src/`):\
+             \nfiles it does not list (add a row):{}\
+             \nfiles it lists that do not exist (remove or rename the row):{}\
+             \nfiles it lists twice:{}",
+            list(&missing),
+            list(&stale),
+            list(&twice)
+        );
+    }
+
+    /// Every file name of `docs/ARCHITECTURE.md` (a word ending in `.rs`,
+    /// with or without folders before it) names an existing Rust file of
+    /// the workspace: the end of its path, folder by folder. Stale names in
+    /// the pipeline's drawing and the prose fail here.
+    #[test]
+    fn every_file_the_architecture_names_exists() {
+        let files: Vec<String> = workspace_files()
+            .iter()
+            .map(|f| {
+                let rel = f.strip_prefix(root()).expect("a file of the repository");
+                format!(
+                    "/{}",
+                    rel.to_str().expect("a UTF-8 path").replace('\\', "/")
+                )
+            })
+            .collect();
+        let path_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.');
+        let (mut named, mut stale) = (0, vec![]);
+        for (n, line) in ARCHITECTURE.lines().enumerate() {
+            for word in line.split(|c: char| !path_char(c)) {
+                let word = word.trim_start_matches("./").trim_start_matches('/');
+                if !word.ends_with(".rs") || word.len() <= 3 {
+                    continue;
+                }
+                named += 1;
+                if !files.iter().any(|f| f.ends_with(&format!("/{word}"))) {
+                    stale.push(format!("\n  line {}: {word}", n + 1));
+                }
+            }
+        }
+        assert!(
+            named > 100,
+            "the file names of docs/ARCHITECTURE.md not found"
+        );
+        assert!(
+            stale.is_empty(),
+            "docs/ARCHITECTURE.md names Rust files that no longer exist:{}",
+            stale.concat()
+        );
+    }
+
+    /// The variants of `redist::Strategy` but `Auto`, read from
+    /// `crates/redist/src/options.rs`: the exchange strategies.
+    fn strategies() -> Vec<String> {
+        let path = root().join("crates/redist/src/options.rs");
+        let text =
+            std::fs::read_to_string(&path).expect("crates/redist/src/options.rs is readable");
+        let body = text
+            .split("pub enum Strategy {")
+            .nth(1)
+            .expect("options.rs declares pub enum Strategy");
+        let body = &body[..body.find("\n}").expect("the enum Strategy ends")];
+        let variants: Vec<String> = body
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
+            .map(|l| {
+                l.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .filter(|v: &String| !v.is_empty() && v != "Auto")
+            .collect();
+        assert!(
+            variants.len() >= 3,
+            "Strategy's variants not found: {variants:?}"
+        );
+        variants
+    }
+
+    /// The section "Exchanges" of `docs/ARCHITECTURE.md` names every
+    /// strategy (`Strategy::Async`, …), and the page names no strategy
+    /// that does not exist: a strategy added, renamed or removed fails
+    /// this test.
+    #[test]
+    fn the_architecture_names_every_exchange() {
+        let strategies = strategies();
+        let section = architecture_section("Exchanges");
+        let missing: Vec<_> = strategies
+            .iter()
+            .filter(|s| !section.contains(&format!("`Strategy::{s}`")))
+            .collect();
+        let mut unknown: Vec<String> = ARCHITECTURE
+            .match_indices("Strategy::")
+            .map(|(at, w)| {
+                ARCHITECTURE[at + w.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .filter(|v: &String| v != "Auto" && !strategies.contains(v))
+            .collect();
+        unknown.dedup();
+        assert!(
+            missing.is_empty() && unknown.is_empty(),
+            "docs/ARCHITECTURE.md, section \"Exchanges\": strategies of \
+             crates/redist/src/options.rs it does not name (as `Strategy::Name`): {missing:?}; \
+             strategies it names that options.rs does not have: {unknown:?}"
+        );
+    }
+
+    /// The Rust sources of every crate, as one text each.
+    fn crate_texts() -> Vec<String> {
+        crate_sources()
+            .iter()
+            .map(|f| std::fs::read_to_string(root().join(f)).expect("a source file is readable"))
+            .collect()
+    }
+
+    /// Whether `texts` define `name`: an item (`struct name`, `fn name`,
+    /// …, not as the start of a longer name) or an enum variant (a line
+    /// `name,`, `name(…`, `name {…`).
+    fn defines(texts: &[String], name: &str) -> bool {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        let items = [
+            "struct", "enum", "trait", "type", "const", "static", "fn", "mod", "union",
+        ];
+        texts.iter().any(|text| {
+            items.iter().any(|kw| {
+                let item = format!("{kw} {name}");
+                text.match_indices(&item).any(|(at, _)| {
+                    !text[..at].chars().next_back().is_some_and(ident)
+                        && !text[at + item.len()..].chars().next().is_some_and(ident)
+                })
+            }) || text.lines().map(str::trim).any(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|rest| [",", "(", " {", " ="].iter().any(|e| rest.starts_with(e)))
+            })
+        })
+    }
+
+    /// Whether a module of that name exists: a file `name.rs` or a folder
+    /// `name/` in some crate's sources, or a crate of that name.
+    fn module_exists(sources: &[String], name: &str) -> bool {
+        let crate_name = name.replace('_', "-");
+        sources.iter().any(|s| {
+            s.ends_with(&format!("/{name}.rs"))
+                || s.contains(&format!("/{name}/"))
+                || s.starts_with(&format!("crates/{crate_name}/"))
+        }) || root().join("crates").join(&crate_name).exists()
+    }
+
+    /// The code items the glossary of `docs/ARCHITECTURE.md` names: words
+    /// in backticks that are paths (`plan::Run`), types (`RankPart`) or
+    /// constants (`PART_BYTES`), not plain words (`count`) or formulas.
+    fn glossary_items() -> Vec<&'static str> {
+        architecture_section("Glossary")
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|w| {
+                w.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                    && (w.contains("::") || w.starts_with(|c: char| c.is_ascii_uppercase()))
+            })
+            .collect()
+    }
+
+    /// Every code item the glossary names exists in the crates' sources:
+    /// each segment of a path is a module (a file or folder, or a crate)
+    /// or an item, the last one an item, method or variant. A renamed type
+    /// fails this test.
+    #[test]
+    fn the_glossary_names_code_that_exists() {
+        let sources = crate_sources();
+        let texts = crate_texts();
+        let items = glossary_items();
+        assert!(
+            items.len() >= 8,
+            "the glossary's code items not found: {items:?}"
+        );
+        let mut gone = vec![];
+        for item in &items {
+            let segments: Vec<&str> = item.split("::").collect();
+            let (last, path) = segments.split_last().expect("a non-empty path");
+            let path_ok = path.iter().all(|s| {
+                if s.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    defines(&texts, s)
+                } else {
+                    module_exists(&sources, s)
+                }
+            });
+            if !path_ok || !defines(&texts, last) {
+                gone.push(*item);
+            }
+        }
+        assert!(
+            gone.is_empty(),
+            "docs/ARCHITECTURE.md's glossary names code the crates no longer define \
+             (rename the entry with the code): {gone:?}"
+        );
+    }
+
+    #[test]
+    fn the_glossary_check_reads_definitions() {
+        let texts = vec![
+            "pub struct RankPart {\n}\nenum Cut {\n    Whole,\n    Pieces(usize),\n}\n\
+             pub(crate) fn kept_all() {}\nconst PART_BYTES: usize = 1;"
+                .to_string(),
+        ];
+        assert!(defines(&texts, "RankPart"));
+        assert!(defines(&texts, "Whole"));
+        assert!(defines(&texts, "Pieces"));
+        assert!(defines(&texts, "PART_BYTES"));
+        assert!(!defines(&texts, "kept"));
+        assert!(!defines(&texts, "Rank"));
     }
 
     #[test]
