@@ -5,7 +5,7 @@
 //! array is a batch of one. How the K arrays travel was decided from the
 //! figures the ranks agreed on ([`BatchWay`]): array by array through the
 //! exchange's own messages, or stacked — every message between two ranks
-//! carrying the K arrays' slices one after the other (array `j`'s slice of
+//! carrying the K arrays' shares one after the other (array `j`'s share of
 //! message `m` at `j · len(m)` of its slot, `stacked.rs`) — or, for
 //! `async` between ranks of one node, copied straight from every sender's
 //! storage.
@@ -94,7 +94,7 @@ pub(crate) trait Exchange<T: Element> {
     ///
     /// # Errors
     ///
-    /// MPI's errors, and [`RedistError::Internal`] where a slice of a
+    /// MPI's errors, and [`RedistError::Internal`] where a share of a
     /// buffer is not aligned for its type (a bug).
     fn run_mixed(
         &mut self,

@@ -17,7 +17,7 @@ use redist_plan::kernel::Plain;
 use redist_plan::program::MessageProgram;
 use std::fmt;
 
-/// Bytes of one word of a mixed batch's buffers; every slice of a message
+/// Bytes of one word of a mixed batch's buffers; every share of a message
 /// starts at a whole word, so at an address aligned for every element type.
 pub(crate) const WORD: usize = std::mem::size_of::<u64>();
 
@@ -112,7 +112,7 @@ pub(crate) trait Pair {
     fn sides(&self) -> [(&Layout, &ProcGrid); 2];
     /// Copies the elements this rank keeps.
     fn copy_kept(&mut self, m: &RankMessages);
-    /// Packs the source's slice of send `t` into `into` (its bytes).
+    /// Packs the source's share of send `t` into `into` (its bytes).
     fn pack(&self, t: &MessageProgram, into: &mut [u8]) -> Result<(), RedistError>;
     /// Unpacks receive `t` from `from` (its bytes) into the target.
     fn unpack(&mut self, t: &MessageProgram, from: &[u8]) -> Result<(), RedistError>;
@@ -157,12 +157,12 @@ impl<U: Element> Pair for Typed<'_, U> {
     }
 }
 
-/// A slice of a buffer that does not hold whole, aligned elements: a bug.
+/// A share of a buffer that does not hold whole, aligned elements: a bug.
 fn misaligned(e: bytemuck::PodCastError) -> RedistError {
-    RedistError::Internal(format!("a mixed batch's slice of a message: {e}"))
+    RedistError::Internal(format!("a mixed batch's share of a message: {e}"))
 }
 
-/// Words a slice of `len` elements of `size` bytes takes.
+/// Words a share of `len` elements of `size` bytes takes.
 pub(crate) fn words(len: usize, size: usize) -> usize {
     len.saturating_mul(size).div_ceil(WORD)
 }

@@ -1,6 +1,6 @@
 //! Stacked messages: K arrays with the same layouts moved in one
 //! `MPI_Alltoallv`, every message between two ranks carrying the K
-//! arrays' slices one after the other — array `j`'s slice of message `m`
+//! arrays' shares one after the other — array `j`'s share of message `m`
 //! at `j · len(m)` of its slot — and the elements a rank keeps copied
 //! straight, array by array.
 //!
@@ -14,8 +14,8 @@
 //! buffers work in cache.
 //!
 //! Arrays of several element types ([`MixedBatch`](super::MixedBatch))
-//! stack in 8-byte words: array `j`'s slice of a message starts after
-//! those of arrays `0..j`, each rounded up to whole words, so every slice
+//! stack in 8-byte words: array `j`'s share of a message starts after
+//! those of arrays `0..j`, each rounded up to whole words, so every share
 //! starts aligned for its type (`mixed.rs`).
 
 use super::exchange::Arrays;
@@ -123,13 +123,13 @@ impl<T: Element> Stacked<T> {
     }
 
     /// Moves a batch of arrays of several element types, in groups whose
-    /// largest slice on any rank stays about [`BATCH_GROUP_BYTES`] (at
+    /// largest share on any rank stays about [`BATCH_GROUP_BYTES`] (at
     /// least one array each; `per_array` is the most elements any rank
     /// sends or receives, agreed, so every rank cuts the same groups).
     ///
     /// # Errors
     ///
-    /// As [`run`](Self::run); [`RedistError::Internal`] where a slice is
+    /// As [`run`](Self::run); [`RedistError::Internal`] where a share is
     /// not aligned for its type (a bug).
     pub fn run_mixed(
         &mut self,
@@ -170,7 +170,7 @@ impl<T: Element> Stacked<T> {
         let total = |messages: &[MessageProgram]| messages.iter().map(|t| slot(t.len)).sum();
         grow(&mut self.send_words, total(m.sends()));
         grow(&mut self.recv_words, total(m.recvs()));
-        // The word buffers as bytes; every slice starts at a whole word.
+        // The word buffers as bytes; every share starts at a whole word.
         let send: &mut [u8] = bytemuck::cast_slice_mut(&mut self.send_words[..]);
         let mut at = 0;
         for t in m.sends() {
