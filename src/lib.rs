@@ -369,6 +369,128 @@ mod docs {
         }
     }
 
+    /// The names `redist`'s root offers: its `pub mod`s and what its
+    /// `lib.rs` re-exports with `pub use` (the last segment of each path,
+    /// or each name of a `{…}` list).
+    fn redist_root_names() -> Vec<String> {
+        let lib = std::fs::read_to_string(root().join("crates/redist/src/lib.rs"))
+            .expect("crates/redist/src/lib.rs is readable");
+        let mut names = vec![];
+        let mut statement = String::new();
+        for line in lib.lines().map(str::trim) {
+            if statement.is_empty()
+                && !(line.starts_with("pub use ") || line.starts_with("pub mod "))
+            {
+                continue;
+            }
+            statement.push_str(line);
+            statement.push(' ');
+            if !line.ends_with(';') {
+                continue;
+            }
+            let body = statement.trim_end_matches([';', ' ']);
+            let list = match (body.find('{'), body.rfind('}')) {
+                (Some(a), Some(b)) => &body[a + 1..b],
+                _ => body.rsplit([' ', ':']).next().unwrap_or(""),
+            };
+            names.extend(list.split(',').map(|n| n.trim().to_string()));
+            statement.clear();
+        }
+        names.retain(|n| !n.is_empty());
+        names
+    }
+
+    /// The layers above the engine stay above (issue 37, part 5): no crate
+    /// beneath names the I/O crate, the tool, the apps or the Python
+    /// package among its dependencies; and the I/O crate and the Python
+    /// package reach the engine only through what its root offers, never
+    /// through `redist::exec::…` or another module's insides.
+    #[test]
+    fn the_layers_above_use_only_the_engines_public_face() {
+        let above = [
+            "dist-io",
+            "redist-cli",
+            "ndcyclic-apps",
+            "ndcyclic-python",
+            "python",
+        ];
+        for below in ["redist-plan", "procgrid", "dist-array", "redist"] {
+            let path = root().join("crates").join(below).join("Cargo.toml");
+            let manifest = std::fs::read_to_string(&path).expect("a manifest is readable");
+            let mut section = "";
+            for line in manifest.lines().map(str::trim) {
+                if line.starts_with('[') {
+                    section = line;
+                    continue;
+                }
+                let name = line.split(['.', ' ', '=']).next().unwrap_or("");
+                assert!(
+                    !(section.contains("dependencies") && above.contains(&name)),
+                    "{below}'s {section} names {name}, a layer above it"
+                );
+            }
+        }
+        // `exec` is public for its documentation; its insides are not the
+        // face the layers above may use.
+        let offered: Vec<String> = (redist_root_names().into_iter())
+            .filter(|n| n != "exec")
+            .collect();
+        for must in [
+            "Redistribution",
+            "RedistError",
+            "mpi_io",
+            "Options",
+            "Window",
+        ] {
+            assert!(
+                offered.iter().any(|n| n == must),
+                "{must} not read from redist's lib.rs"
+            );
+        }
+        let mut files = vec![];
+        rust_files(&root().join("crates/dist-io/src"), &mut files);
+        rust_files(&root().join("python/src"), &mut files);
+        assert!(
+            files.len() > 10,
+            "dist-io's and the Python package's sources not found"
+        );
+        let mut reached = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a source file is readable");
+            for (n, line) in text.lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                for (at, _) in code.match_indices("redist::") {
+                    if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                        continue; // another crate's path ending in "redist::"
+                    }
+                    let rest = &code[at + "redist::".len()..];
+                    let names: Vec<&str> = match rest.strip_prefix('{') {
+                        Some(list) => list.split('}').next().unwrap_or("").split(',').collect(),
+                        None => vec![rest],
+                    };
+                    for name in names {
+                        let first: String = name
+                            .trim()
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        assert!(
+                            offered.contains(&first),
+                            "{}:{}: redist::{first} is not among what redist's root offers",
+                            file.display(),
+                            n + 1
+                        );
+                        reached += 1;
+                    }
+                }
+            }
+        }
+        assert!(reached > 5, "no use of redist found in dist-io and python");
+    }
+
     #[test]
     fn the_unsafe_table_names_every_file_that_uses_unsafe() {
         let table = unsafe_table();
