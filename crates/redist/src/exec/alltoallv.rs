@@ -3,8 +3,9 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
+use super::arrays::Arrays;
 use super::decide::BatchWay;
-use super::exchange::{one_by_one, Arrays, Exchange, Run};
+use super::exchange::{one_by_one, Exchange, Run};
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};

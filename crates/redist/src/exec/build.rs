@@ -22,10 +22,10 @@
 //! Nothing here holds or walks another rank's messages.
 
 use super::alltoallv::Alltoallv;
+use super::any_exchange::AnyExchange;
 use super::asynchronous::Async;
 use super::combined::Combined;
 use super::decide::{self, Choice, Facts, Question, SetUpFlags, Settled, Step};
-use super::exchange::Exchanges;
 use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
@@ -131,7 +131,7 @@ pub(super) struct Built<T> {
     /// This rank's copy programs and buffer slots.
     pub messages: RankMessages,
     /// The exchange set up.
-    pub exchange: Exchanges<T>,
+    pub exchange: AnyExchange<T>,
 }
 
 /// Builds the redistribution `outer` describes, after `verdict`, the
@@ -307,26 +307,26 @@ fn exchange_for<T: Element>(
     plan: &RankPlan,
     prepared: Prepared,
     set_up: SetUp<T>,
-) -> Result<(RankMessages, Exchanges<T>), RedistError> {
+) -> Result<(RankMessages, AnyExchange<T>), RedistError> {
     let Prepared {
         messages,
         routes,
         other,
     } = prepared;
     let exchange = match (settled.strategy, set_up.combined) {
-        (Strategy::Combined, Some(c)) => Exchanges::Combined(c),
+        (Strategy::Combined, Some(c)) => AnyExchange::Combined(c),
         (Strategy::Alltoallv, _) => {
             // One MPI_Alltoallw over datatypes replaces the packed
             // MPI_Alltoallv only if every rank can use it. Counts fit
             // MPI's i32 (checked when the strategy was chosen).
             let size = usize::try_from(comm.size()).unwrap_or(0);
-            Exchanges::Alltoallv(Alltoallv::new(&messages, routes, size, settled.typed)?)
+            AnyExchange::Alltoallv(Alltoallv::new(&messages, routes, size, settled.typed)?)
         }
-        (Strategy::Scheduled, _) => Exchanges::Scheduled(Scheduled::new(plan, routes)),
+        (Strategy::Scheduled, _) => AnyExchange::Scheduled(Scheduled::new(plan, routes)),
         (Strategy::Async, _) => {
             let other = other.filter(|_| settled.trial);
             let node = set_up.node.filter(|_| settled.node_direct);
-            Exchanges::Async(Async::new(routes, node, other))
+            AnyExchange::Async(Async::new(routes, node, other))
         }
         (s, _) => {
             return Err(RedistError::Internal(format!(

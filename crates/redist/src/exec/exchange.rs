@@ -10,13 +10,10 @@
 //! `async` between ranks of one node, copied straight from every sender's
 //! storage.
 
-use super::alltoallv::Alltoallv;
-use super::asynchronous::Async;
-use super::combined::Combined;
+use super::arrays::Arrays;
 use super::decide::BatchWay;
 use super::messages::RankMessages;
 use super::mixed::Pair;
-use super::scheduled::Scheduled;
 use super::stacked::Stacked;
 use crate::RedistError;
 use dist_array::{DistArray, Element};
@@ -25,44 +22,6 @@ use redist_plan::kernel::Store;
 
 /// What an execution's errors say was being done.
 pub(crate) const EXECUTING: &str = "executing a redistribution";
-
-/// The arrays of one execution: K sources and the targets they are
-/// redistributed into (the `j`-th source into the `j`-th target), checked
-/// against the redistribution's layouts.
-pub(crate) struct Arrays<'a, 'd, T> {
-    /// The sources.
-    pub sources: &'a [&'a DistArray<T>],
-    /// The targets, as many as sources.
-    pub targets: &'a mut [&'d mut DistArray<T>],
-}
-
-impl<'a, 'd, T> Arrays<'a, 'd, T> {
-    /// Each source with its target, in order.
-    pub fn pairs<'s>(
-        &'s mut self,
-    ) -> impl Iterator<Item = (&'s DistArray<T>, &'s mut DistArray<T>)> + use<'s, 'a, 'd, T> {
-        let targets = self.targets.iter_mut().map(|d| &mut **d);
-        self.sources.iter().copied().zip(targets)
-    }
-
-    /// The number of pairs, K.
-    pub fn len(&self) -> usize {
-        self.sources.len()
-    }
-
-    /// Consecutive groups of `size` pairs (the last one may be shorter).
-    pub fn groups<'s>(
-        &'s mut self,
-        size: usize,
-    ) -> impl Iterator<Item = Arrays<'s, 'd, T>> + use<'s, 'a, 'd, T> {
-        let size = size.max(1);
-        let sources = self.sources.chunks(size);
-        let targets = self.targets.chunks_mut(size);
-        sources
-            .zip(targets)
-            .map(|(sources, targets)| Arrays { sources, targets })
-    }
-}
 
 /// What every exchange does: move a batch of arrays between the ranks of
 /// `comm`, each rank's messages as `messages` describes them, every value
@@ -128,57 +87,6 @@ pub(crate) struct Run<S> {
     pub store: S,
     /// How a batch of arrays travels.
     pub way: BatchWay,
-}
-
-/// The exchange a redistribution set up, with its buffers and state (one
-/// per redistribution, so the variants' sizes do not matter).
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Exchanges<T> {
-    /// `alltoallv`.
-    Alltoallv(Alltoallv<T>),
-    /// `scheduled`.
-    Scheduled(Scheduled<T>),
-    /// `async`.
-    Async(Async<T>),
-    /// `combined`.
-    Combined(Combined<T>),
-}
-
-/// `$body` with `$x` bound to the exchange inside `$e`, whichever it is.
-macro_rules! each {
-    ($e:expr, $x:ident => $body:expr) => {
-        match $e {
-            Exchanges::Alltoallv($x) => $body,
-            Exchanges::Scheduled($x) => $body,
-            Exchanges::Async($x) => $body,
-            Exchanges::Combined($x) => $body,
-        }
-    };
-}
-
-impl<T: Element> Exchange<T> for Exchanges<T> {
-    fn run<S: Store<T>>(
-        &mut self,
-        messages: &RankMessages,
-        comm: &SimpleCommunicator,
-        arrays: Arrays<'_, '_, T>,
-        verdict: Result<(), RedistError>,
-        run: Run<S>,
-    ) -> Result<(), RedistError> {
-        each!(self, x => x.run(messages, comm, arrays, verdict, run))
-    }
-
-    fn stacked(&mut self) -> &mut Stacked<T> {
-        each!(self, x => x.stacked())
-    }
-
-    fn agrees_as_it_goes(&self) -> bool {
-        each!(self, x => x.agrees_as_it_goes())
-    }
-
-    fn heap_bytes(&self) -> usize {
-        each!(self, x => x.heap_bytes())
-    }
 }
 
 /// Moves `arrays` one by one with `one`, after `verdict` (agreed before).

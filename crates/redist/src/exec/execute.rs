@@ -4,8 +4,9 @@
 //! agrees as it goes), run (the exchange, [`Exchange::run`], on a batch of
 //! K arrays; a single array is a batch of one).
 
+use super::arrays::Arrays;
 use super::decide::{self, BatchWay};
-use super::exchange::{Arrays, Exchange, Run, EXECUTING};
+use super::exchange::{Exchange, Run, EXECUTING};
 use super::mixed::{types_fingerprint, words, MixedBatch, Pair};
 use super::{agree, mpi_raw, Redistribution};
 use crate::RedistError;

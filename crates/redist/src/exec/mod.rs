@@ -39,6 +39,8 @@
 
 mod agree;
 mod alltoallv;
+mod any_exchange;
+mod arrays;
 mod asynchronous;
 pub mod baseline;
 mod build;

@@ -3,9 +3,10 @@
 //! `build.rs`), and what it tells of itself. Executing it is in
 //! `execute.rs`.
 
+use super::any_exchange::AnyExchange;
 use super::build;
 use super::decide::Settled;
-use super::exchange::{Exchange, Exchanges};
+use super::exchange::Exchange;
 use super::figures::Figures;
 use super::messages::RankMessages;
 use super::route;
@@ -62,7 +63,7 @@ pub struct Redistribution<T: Element> {
     /// This rank's copy programs and buffer slots.
     pub(super) messages: RankMessages,
     /// The exchange, with its buffers and state.
-    pub(super) exchange: Exchanges<T>,
+    pub(super) exchange: AnyExchange<T>,
     /// Executions begun, counted up to the second: small messages' lines
     /// are listed then (`execute.rs`).
     pub(super) executions: u8,
@@ -346,7 +347,7 @@ impl<T: Element> Redistribution<T> {
     /// source storage when it is shared ([`Options::node_direct`], set up
     /// on every rank).
     pub fn reads_shared_sources(&self) -> bool {
-        matches!(&self.exchange, Exchanges::Async(a) if a.node_direct())
+        matches!(&self.exchange, AnyExchange::Async(a) if a.node_direct())
     }
 
     /// How many of this rank's messages it sends, and how many it
@@ -356,8 +357,8 @@ impl<T: Element> Redistribution<T> {
     /// one (`alltoallv`, `combined`).
     pub fn typed_messages(&self) -> Option<(usize, usize)> {
         match &self.exchange {
-            Exchanges::Async(x) => Some(x.typed()),
-            Exchanges::Scheduled(x) => Some(x.typed()),
+            AnyExchange::Async(x) => Some(x.typed()),
+            AnyExchange::Scheduled(x) => Some(x.typed()),
             _ => None,
         }
     }
@@ -368,7 +369,7 @@ impl<T: Element> Redistribution<T> {
     /// some rank moves 256 KiB or more and the two ways differ: executions 2
     /// to 8 at most; see [`Options::datatype_min_run`]).
     pub fn trying_routes(&self) -> bool {
-        matches!(&self.exchange, Exchanges::Async(a) if a.trying_routes())
+        matches!(&self.exchange, AnyExchange::Async(a) if a.trying_routes())
     }
 
     /// Whether this rank's copies into its target storage stream

@@ -4,8 +4,9 @@
 //! are no larger than the largest message. A rank goes through its own
 //! steps only, in order: O(its messages), whatever the number of steps.
 
+use super::arrays::Arrays;
 use super::decide::BatchWay;
-use super::exchange::{one_by_one, Arrays, Exchange, Run};
+use super::exchange::{one_by_one, Exchange, Run};
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
 use super::route::{Chunks, Cut, Recv, Routes, Send};

@@ -18,7 +18,7 @@
 //! those of arrays `0..j`, each rounded up to whole words, so every share
 //! starts aligned for its type (`mixed.rs`).
 
-use super::exchange::Arrays;
+use super::arrays::Arrays;
 use super::messages::{grow, RankMessages};
 use super::mixed::{words, Pair, WORD};
 use super::mpi_raw;

@@ -24,7 +24,7 @@
 //!    are not written while being read), and packs and sends what it is
 //!    asked for; what arrives is unpacked array by array.
 
-use super::super::exchange::Arrays;
+use super::super::arrays::Arrays;
 use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
 use super::super::node_direct::NodeDirect;

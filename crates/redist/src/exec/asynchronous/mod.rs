@@ -32,8 +32,9 @@ mod notes;
 mod post;
 mod trial;
 
+use super::arrays::Arrays;
 use super::decide::BatchWay;
-use super::exchange::{one_by_one, Arrays, Exchange, Run};
+use super::exchange::{one_by_one, Exchange, Run};
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};

@@ -42,8 +42,9 @@
 mod area;
 mod setup;
 
+use super::arrays::Arrays;
 use super::decide::BatchWay;
-use super::exchange::{one_by_one, Arrays, Exchange, Run, EXECUTING};
+use super::exchange::{one_by_one, Exchange, Run, EXECUTING};
 use super::messages::{grow, RankMessages, COMBINED, VERDICT};
 use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
