@@ -37,14 +37,15 @@
 //! programs and kernels, and what one rank builds from them
 //! ([`RankPart`]). This crate adds what needs the other ranks:
 //!
-//! - [`exec`]: [`Redistribution`], a rank's part executed under MPI — its
-//!   set-up in named steps (`build.rs`), the facts of the machine it runs
-//!   on (`machine.rs`), the figures it needs of the others (`figures.rs`),
-//!   message routes, one file or folder per exchange strategy
-//!   (`alltoallv`, `scheduled`, `async`, `combined`), one-pass copies
-//!   between ranks of one node, batches of arrays of one element type
-//!   (`batch.rs`) or several ([`MixedBatch`]), and the bare all-to-all it
-//!   is measured against
+//! - [`exec`]: [`Redistribution`], a rank's part executed under MPI —
+//!   built in named steps (`build.rs`) from the facts of the machine it
+//!   runs on (`machine.rs`) and the figures it needs of the others
+//!   (`figures.rs`), every choice made by one pure function of them
+//!   (`decide.rs`); executed as check, agree, run (`execute.rs`) through
+//!   one interface every exchange implements (`exchange.rs`: `alltoallv`,
+//!   `scheduled`, `async`, `combined`), on a batch of K arrays of one
+//!   element type or several ([`MixedBatch`]; one array is a batch of
+//!   one); and the bare all-to-all it is measured against
 //!   ([`BareAlltoallv`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
 //!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and

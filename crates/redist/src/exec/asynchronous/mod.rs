@@ -71,7 +71,7 @@ pub(crate) struct Async<T> {
     /// Per send: pieces packed and sent so far when sends are packed
     /// together with the local copy.
     sent_pieces: Vec<usize>,
-    /// The notes of the last batch (`batch.rs`).
+    /// The notes of the last batch (`asynchronous/batch.rs`).
     batch_notes: BatchNotes,
     /// The trial of other routes, while it lasts (`trial.rs`).
     trial: Option<Trial>,
@@ -321,8 +321,8 @@ fn reset(flags: &mut Vec<bool>, n: usize) {
 }
 
 impl<T: Element> Exchange<T> for Async<T> {
-    /// A batch: through node-direct copies all at once (`batch.rs`),
-    /// stacked, or array by array.
+    /// A batch: through node-direct copies all at once
+    /// (`asynchronous/batch.rs`), stacked, or array by array.
     fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
