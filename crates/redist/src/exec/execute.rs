@@ -103,7 +103,7 @@ impl<T: Element> Redistribution<T> {
     /// parts, or node-direct copies of shared sources), one exchange moves
     /// them all, each message between two ranks carrying every array's
     /// part; where each array's messages are long (from
-    /// [`BATCH_ALONE_BYTES`] per array),
+    /// [`BATCH_ALONE_BYTES`](crate::tuning::BATCH_ALONE_BYTES) per array),
     /// the arrays go one by one through this redistribution's exchange.
     /// Collective: every rank passes the same number of arrays.
     ///
@@ -175,7 +175,7 @@ impl<T: Element> Redistribution<T> {
     /// each pair laid out as this redistribution's source and target — in
     /// one exchange: each message between two ranks carries every array's
     /// part (in groups of about
-    /// [`BATCH_GROUP_BYTES`] when the
+    /// [`BATCH_GROUP_BYTES`](crate::tuning::BATCH_GROUP_BYTES) when the
     /// arrays are large), and the part that stays on a rank is copied
     /// straight. The plan counts elements, so the redistribution's own
     /// element type `T` does not restrict the batch's. Collective: every
@@ -367,7 +367,7 @@ impl<T: Scalar> Redistribution<T> {
     /// With β = 0 the target is not read (NaNs there are overwritten). With
     /// [`with_permutation`](Self::with_permutation) and `[1, 0]` this is
     /// ScaLAPACK's `p?tran` / `p?geadd` (`C := β·C + α·Aᵀ`). The
-    /// redistribution must be built with [`Options::updates`], so that
+    /// redistribution must be built with [`Options::updates`](crate::Options::updates), so that
     /// every message reaches the target through this rank's own copies.
     /// Collective, as [`execute_into`](Self::execute_into).
     ///
@@ -398,7 +398,7 @@ impl<T: Scalar> Redistribution<T> {
     ///
     /// As [`execute_into`](Self::execute_into), and
     /// [`RedistError::InvalidArgument`] (on every rank alike) when the
-    /// redistribution was built without [`Options::updates`].
+    /// redistribution was built without [`Options::updates`](crate::Options::updates).
     pub fn execute_update_into(
         &mut self,
         src: &DistArray<T>,

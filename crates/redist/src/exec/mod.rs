@@ -25,7 +25,7 @@
 //!   nodes travel as one, gathered and scattered through the node's shared
 //!   memory by its leader;
 //! - `auto`: `combined` for small messages across nodes, else `async`
-//!   (never predicted slower than `alltoallv`: see [`Strategy::Auto`]).
+//!   (never predicted slower than `alltoallv`: see [`Strategy::Auto`](crate::Strategy::Auto)).
 //!
 //! Every exchange moves a batch of K arrays with the same layouts (one
 //! array is a batch of one): array by array, or stacked, every message
