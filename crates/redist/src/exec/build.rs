@@ -408,8 +408,8 @@ fn plan_rank(
     let (source, target, window) = (req.source, req.target, req.window);
     let (mut plan, _) =
         redist_plan::part::plan_rank(source, target, window, req.options.remap, me)?;
-    let scheduled = req.options.strategy == Strategy::Scheduled;
-    let schedule = scheduled.then(|| assign_steps(&mut plan)).transpose()?;
+    let steps = decide::steps_through_schedule(&req.options);
+    let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
     Ok((plan, schedule))
 }
 

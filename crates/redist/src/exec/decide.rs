@@ -1,8 +1,10 @@
-//! Every choice the engine makes about how a redistribution moves, in one
-//! pure function of what the ranks agreed on: no MPI, no environment, no
-//! clock. The same facts give the same choice on every rank.
+//! Every choice the engine makes about how a redistribution moves, here
+//! and nowhere else, as pure functions of what the ranks agreed on: no
+//! MPI, no environment, no clock. The same facts give the same choice on
+//! every rank; the tests read as tables of cases.
 //!
-//! Building decides twice:
+//! Building decides three times (the first, whether to give messages the
+//! steps of a schedule, needs only the options: [`steps_through_schedule`]):
 //!
 //! 1. [`decide`], after the first all-reduce: the exchange, the options the
 //!    messages are built with, whether node-direct copies and staging areas
@@ -126,6 +128,13 @@ pub(crate) fn decide(facts: &Facts) -> Result<Step, RedistError> {
         node_direct: strategy == Strategy::Async && facts.options.node_direct && moves,
         staging: strategy == Strategy::Combined && moves,
     }))
+}
+
+/// Whether each rank's messages are given steps of a contention-free
+/// schedule when its plan is made (before any figure is agreed): only
+/// where `scheduled` is asked for by name, as `auto` never chooses it.
+pub(crate) fn steps_through_schedule(options: &Options) -> bool {
+    options.strategy == Strategy::Scheduled
 }
 
 /// The strategy: `auto`'s choice (`combined` where ranks span several
