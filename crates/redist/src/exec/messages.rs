@@ -135,7 +135,8 @@ impl RankMessages {
     /// ([`copy_local_with`](Self::copy_local_with)).
     pub fn copy_local_and_pack<'a, T: Element, S: Store<T>>(
         &self,
-        (src, dst): (&[T], &mut [T]),
+        src: &[T],
+        dst: &mut [T],
         buf: &mut [T],
         packs: impl Iterator<Item = (&'a MessageProgram, usize)> + Clone,
         store: S,
