@@ -136,11 +136,11 @@ impl<T: Element> Async<T> {
         for j in 0..k {
             for (i, t) in sends.iter().enumerate() {
                 if !answered(i) && j % arrays_per_piece::<T>(t.len, k) == 0 {
-                    flow.rooms.send_piece(i, t, (flow.srcs, j), &mut reqs)?;
+                    flow.rooms.send_piece(i, t, flow.srcs, j, &mut reqs)?;
                 }
             }
             let (src, out) = (flow.srcs[j].local_slice(), flow.dsts[j].local_slice_mut());
-            notes::copy_together(messages, (src, out), &self.mapped, (&node.reader, j), store)?;
+            notes::copy_together(messages, src, out, &self.mapped, &node.reader, j, store)?;
             while let Some(event) = reqs.test_any()? {
                 flow.on_event(event, &mut reqs)?;
             }
@@ -188,7 +188,7 @@ impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
                 let t = &self.messages.sends()[i];
                 let per_piece = arrays_per_piece::<T>(t.len, self.srcs.len());
                 for first in (0..self.srcs.len()).step_by(per_piece) {
-                    self.rooms.send_piece(i, t, (self.srcs, first), reqs)?;
+                    self.rooms.send_piece(i, t, self.srcs, first, reqs)?;
                 }
             }
             _ => {}
@@ -280,7 +280,8 @@ impl<'b, T: Element> Rooms<'b, T> {
         &mut self,
         i: usize,
         t: &MessageProgram,
-        (srcs, first): (&[&DistArray<T>], usize),
+        srcs: &[&DistArray<T>],
+        first: usize,
         reqs: &mut Requests<'_, 'b, T>,
     ) -> Result<(), RedistError> {
         if t.len == 0 {

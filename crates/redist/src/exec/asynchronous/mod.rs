@@ -128,16 +128,15 @@ impl<T: Element> Async<T> {
         dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
-        let arrays = (src, dst);
         let Some(trial) = &mut self.trial else {
-            return self.run_routed(messages, comm, arrays, store);
+            return self.run_routed(messages, comm, src, dst, store);
         };
         if let Verdict::Kept { .. } = trial.before(&mut self.routes, |t| slowest(comm, t)) {
             self.trial = None;
-            return self.run_routed(messages, comm, arrays, store);
+            return self.run_routed(messages, comm, src, dst, store);
         }
         let start = std::time::Instant::now();
-        let result = self.run_routed(messages, comm, arrays, store);
+        let result = self.run_routed(messages, comm, src, dst, store);
         if let Some(trial) = &mut self.trial {
             // A failed execution counts too (as never done), so that the
             // ranks keep counting alike.
@@ -155,14 +154,15 @@ impl<T: Element> Async<T> {
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
         let shared = src.shared_storage();
         let (src, out) = (src.local_slice(), dst.local_slice_mut());
-        self.round_one(messages, comm, shared.as_ref(), (src, out), store)?;
+        self.round_one(messages, comm, shared.as_ref(), src, out, store)?;
         if self.late_sends.contains(&true) || self.late_recvs.contains(&true) {
-            self.round_two(messages, comm, (src, out), store)?;
+            self.round_two(messages, comm, src, out, store)?;
         }
         Ok(())
     }
@@ -174,7 +174,8 @@ impl<T: Element> Async<T> {
         messages: &RankMessages,
         comm: &SimpleCommunicator,
         shared: Option<&SharedStorage>,
-        (src, out): (&[T], &mut [T]),
+        src: &[T],
+        out: &mut [T],
         store: S,
     ) -> Result<(), RedistError> {
         let Async {
@@ -236,7 +237,7 @@ impl<T: Element> Async<T> {
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
-                        notes::copy_together(messages, (src, out), mapped, (reader, 0), store)?;
+                        notes::copy_together(messages, src, out, mapped, reader, 0, store)?;
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }
@@ -254,7 +255,8 @@ impl<T: Element> Async<T> {
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, out): (&[T], &mut [T]),
+        src: &[T],
+        out: &mut [T],
         store: S,
     ) -> Result<(), RedistError> {
         let Async {

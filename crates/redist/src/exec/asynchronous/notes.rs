@@ -45,9 +45,11 @@ pub(super) fn on_note<T: Element>(
 /// them rather than once per message.
 pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
-    (src, out): (&[T], &mut [T]),
+    src: &[T],
+    out: &mut [T],
     mapped: &[usize],
-    (reader, slot): (&PeerReader, usize),
+    reader: &PeerReader,
+    slot: usize,
     store: S,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
