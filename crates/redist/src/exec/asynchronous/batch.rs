@@ -27,7 +27,7 @@
 use super::super::exchange::Arrays;
 use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
-use super::super::node_direct::NodeDirect;
+use super::super::node_direct::{NodeDirect, PeerArray};
 use super::{notes, reset, Async, COPIED, SEND_IT};
 use crate::tuning::BATCH_GROUP_BYTES;
 use crate::RedistError;
@@ -231,7 +231,17 @@ impl Receives<'_> {
             }
             let readable = (0..k).all(|j| {
                 let note = notes.entry(from_node, j, k);
-                matches!(node.reader.map(note, i, (t.peer, j)), Ok(true))
+                matches!(
+                    node.reader.map(
+                        note,
+                        i,
+                        PeerArray {
+                            rank: t.peer,
+                            slot: j
+                        }
+                    ),
+                    Ok(true)
+                )
             });
             from_node += 1;
             if readable {

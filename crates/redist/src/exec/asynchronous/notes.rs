@@ -5,7 +5,7 @@
 
 use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
-use super::super::node_direct::PeerReader;
+use super::super::node_direct::{PeerArray, PeerReader};
 use super::{COPIED, SEND_IT};
 use crate::RedistError;
 use dist_array::Element;
@@ -24,7 +24,14 @@ pub(super) fn on_note<T: Element>(
     mapped: &mut Vec<usize>,
     late_recvs: &mut [bool],
 ) -> Result<(), RedistError> {
-    match reader.map(reqs.note(i), i, (t.peer, 0)) {
+    match reader.map(
+        reqs.note(i),
+        i,
+        PeerArray {
+            rank: t.peer,
+            slot: 0,
+        },
+    ) {
         Ok(true) => mapped.push(i),
         // A private source: its data follows in round 2.
         Ok(false) => late_recvs[i] = true,
@@ -59,9 +66,10 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
             let t = &recvs[i];
             // SAFETY: the sender's source storage holds `T`s and stays
             // untouched until it has this rank's answer, sent after the copy.
-            let peer = unsafe { reader.storage::<T>((t.peer, slot)) }.ok_or_else(|| {
-                RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
-            })?;
+            let peer = unsafe { reader.storage::<T>(PeerArray { rank: t.peer, slot }) }
+                .ok_or_else(|| {
+                    RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
+                })?;
             t.copy_with(peer, t.part(k, parts), out, store);
         }
         Ok(())
