@@ -99,8 +99,8 @@ impl<T: Element> Combined<T> {
                 .collect()
         };
         let (sends, recvs) = (links(plan.sends()), links(plan.recvs()));
-        let elem = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
-        let (staging, ok) = setup::set_up(comm, node, &sends, &recvs, elem);
+        let (elem, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+        let (staging, ok) = setup::set_up(comm, node, &sends, &recvs, elem, align);
         let exchange = staging.map(|staging| {
             let slots = staging.relay.recvs.iter().map(|n| (n.at, n.len)).collect();
             Combined {

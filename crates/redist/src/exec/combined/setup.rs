@@ -125,7 +125,8 @@ pub(super) fn set_up(
     node: &Node,
     sends: &[Link],
     recvs: &[Link],
-    (elem, align): (usize, usize),
+    elem: usize,
+    align: usize,
 ) -> (Option<Staging>, bool) {
     let me = usize::try_from(comm.rank()).unwrap_or(0);
     let ranks = node.ranks();
@@ -161,8 +162,8 @@ pub(super) fn set_up(
     let own_inbox = relay.recvs.last().map_or(0, |n| n.at + n.len);
     let staged = map_peers(ranks, me, &reply, elem)
         .and_then(|peers| {
-            let places = (&reply[..], recvs, &recv_leaders[..]);
-            let recv_from = read_places(ranks, me, places, &peers, own_inbox)?;
+            let recv_from =
+                read_places(ranks, me, &reply, recvs, &recv_leaders, &peers, own_inbox)?;
             Some((peers, recv_from))
         })
         .filter(|(peers, _)| relay_fits(&relay, peers, out_len));
@@ -465,7 +466,9 @@ fn map_peers(ranks: &[usize], me: usize, reply: &[u64], elem: usize) -> Option<V
 fn read_places(
     ranks: &[usize],
     me: usize,
-    (reply, recvs, recv_leaders): (&[u64], &[Link], &[Option<usize>]),
+    reply: &[u64],
+    recvs: &[Link],
+    recv_leaders: &[Option<usize>],
     peers: &[PeerArea],
     own_inbox: usize,
 ) -> Option<Vec<From>> {

@@ -270,6 +270,7 @@ impl<T: Pod> RecvBuf<'_, T> {
 /// `MPI_Alltoallv` of `elem`s: `scounts[r]` elements from `sdispls[r]` of
 /// `send` go to rank `r`, `rcounts[r]` arrive at `rdispls[r]` of `recv`.
 /// Collective.
+// reason: the arguments of MPI's C signature `MPI_Alltoallv` (buffer, counts and displacements per side), as MPI takes them.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn alltoallv<T: Pod>(
     comm: &SimpleCommunicator,
@@ -370,8 +371,10 @@ pub(crate) struct Alltoallw {
     sraw: Vec<ffi::MPI_Datatype>,
     rraw: Vec<ffi::MPI_Datatype>,
     zeros: Vec<c_int>,
-    /// Bytes the send and receive datatypes reach into their buffers.
-    spans: (usize, usize),
+    /// Bytes the send datatypes reach into the send buffer.
+    send_span: usize,
+    /// Bytes the receive datatypes reach into the receive buffer.
+    recv_span: usize,
 }
 
 impl Alltoallw {
@@ -393,11 +396,12 @@ impl Alltoallw {
             sraw: vec![elem.raw(); size],
             rraw: vec![elem.raw(); size],
             zeros: vec![0; size],
-            spans: (0, 0),
+            send_span: 0,
+            recv_span: 0,
         };
         for (list, counts, raw, span) in [
-            (sends, &mut w.scounts, &mut w.sraw, &mut w.spans.0),
-            (recvs, &mut w.rcounts, &mut w.rraw, &mut w.spans.1),
+            (sends, &mut w.scounts, &mut w.sraw, &mut w.send_span),
+            (recvs, &mut w.rcounts, &mut w.rraw, &mut w.recv_span),
         ] {
             for (rank, t) in list {
                 if rank >= size {
@@ -426,7 +430,8 @@ impl Alltoallw {
         send: &[T],
         recv: &mut [T],
     ) -> Result<(), RedistError> {
-        if self.spans.0 > std::mem::size_of_val(send) || self.spans.1 > std::mem::size_of_val(recv)
+        if self.send_span > std::mem::size_of_val(send)
+            || self.recv_span > std::mem::size_of_val(recv)
         {
             return Err(RedistError::Internal(
                 "MPI_Alltoallw datatypes reach outside their buffers".to_string(),
