@@ -15,12 +15,20 @@ use redist_plan::program::MessageProgram;
 /// The target's local storage, written by MPI through the datatypes of
 /// typed receives while this rank writes other elements of it.
 #[derive(Clone, Copy)]
-pub(super) struct Target<T>(*mut T, usize);
+pub(super) struct Target<T> {
+    /// Its first element.
+    ptr: *mut T,
+    /// Its elements.
+    len: usize,
+}
 
 impl<T> Target<T> {
     /// The storage behind `out`.
     pub fn of(out: &mut [T]) -> Target<T> {
-        Target(out.as_mut_ptr(), out.len())
+        Target {
+            ptr: out.as_mut_ptr(),
+            len: out.len(),
+        }
     }
 }
 
@@ -239,7 +247,7 @@ fn post_receive<'b, T: Element>(
         // or the local part, so nothing else reads or writes this
         // message's elements; the rank writes only others' while MPI
         // writes these.
-        return unsafe { reqs.irecv_typed(i, target.0, target.1, ty, t.peer, DATA) };
+        return unsafe { reqs.irecv_typed(i, target.ptr, target.len, ty, t.peer, DATA) };
     }
     route.cut.each(t, |o, n, _| {
         match (route.unpack_pieces && route.lands)
@@ -248,7 +256,7 @@ fn post_receive<'b, T: Element>(
         {
             // SAFETY: as above, for the piece's elements of target storage.
             Some(at) => unsafe {
-                reqs.irecv_into(i, (target.0, target.1), at..at + n, t.peer, DATA)
+                reqs.irecv_into(i, target.ptr, target.len, at..at + n, t.peer, DATA)
             },
             None => reqs.irecv_piece(i, o, n, t.peer, DATA),
         }
