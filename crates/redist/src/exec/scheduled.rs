@@ -7,7 +7,7 @@
 use super::decide::BatchWay;
 use super::exchange::{one_by_one, Arrays, Exchange, Run};
 use super::messages::{grow, RankMessages, DATA};
-use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
+use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf, WithPeer};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
 use super::stacked::Stacked;
 use crate::{RankPlan, RedistError};
@@ -195,14 +195,20 @@ fn exchange_step<T: Element, S: Store<T>>(
                 Send::Typed(ty) => SendBuf::Typed(s.from, ty),
                 _ => SendBuf::Elements(&s.from[o..o + n]),
             };
-            (buf, s.message.peer)
+            WithPeer {
+                buf,
+                peer: s.message.peer,
+            }
         });
         let incoming = rp.zip(recv).map(|((o, n), r)| {
             let buf = match &r.route.typed {
                 Some(ty) => RecvBuf::Typed(&mut *out, ty),
                 None => RecvBuf::Elements(&mut recv_buf[o..o + n]),
             };
-            (buf, r.message.peer)
+            WithPeer {
+                buf,
+                peer: r.message.peer,
+            }
         });
         mpi_raw::sendrecv(comm, outgoing, incoming, DATA, elem)?;
     }

@@ -480,12 +480,19 @@ impl Alltoallw {
     }
 }
 
+/// A buffer of one step of a schedule and the peer it goes to, or comes
+/// from.
+pub(crate) struct WithPeer<B> {
+    pub buf: B,
+    pub peer: usize,
+}
+
 /// One step of a schedule: sends `send` to its peer and receives `recv`
 /// from its peer at the same time (either may be absent), tagged `tag`.
 pub(crate) fn sendrecv<T: Pod>(
     comm: &SimpleCommunicator,
-    send: Option<(SendBuf<'_, T>, usize)>,
-    recv: Option<(RecvBuf<'_, T>, usize)>,
+    send: Option<WithPeer<SendBuf<'_, T>>>,
+    recv: Option<WithPeer<RecvBuf<'_, T>>>,
     tag: Tag,
     elem: &Datatype,
 ) -> Result<(), RedistError> {
@@ -503,28 +510,28 @@ pub(crate) fn sendrecv<T: Pod>(
     };
     match (send, recv) {
         (None, None) => {}
-        (Some((s, to)), None) => {
-            let b = dyn_send(&s)?;
-            comm.process_at_rank(rank(to)?).send_with_tag(&b, tag);
+        (Some(s), None) => {
+            let b = dyn_send(&s.buf)?;
+            comm.process_at_rank(rank(s.peer)?).send_with_tag(&b, tag);
         }
-        (None, Some((mut r, from))) => {
-            let (ptr, n, ty) = r.raw(elem)?;
+        (None, Some(mut r)) => {
+            let (ptr, n, ty) = r.buf.raw(elem)?;
             // SAFETY: as above, for the exclusively borrowed receive slice.
             let mut b = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
-            comm.process_at_rank(rank(from)?)
+            comm.process_at_rank(rank(r.peer)?)
                 .receive_into_with_tag(&mut b, tag);
         }
-        (Some((s, to)), Some((mut r, from))) => {
-            let sb = dyn_send(&s)?;
-            let (ptr, n, ty) = r.raw(elem)?;
+        (Some(s), Some(mut r)) => {
+            let sb = dyn_send(&s.buf)?;
+            let (ptr, n, ty) = r.buf.raw(elem)?;
             // SAFETY: as above.
             let mut rb = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
             p2p::send_receive_into_with_tags(
                 &sb,
-                &comm.process_at_rank(rank(to)?),
+                &comm.process_at_rank(rank(s.peer)?),
                 tag,
                 &mut rb,
-                &comm.process_at_rank(rank(from)?),
+                &comm.process_at_rank(rank(r.peer)?),
                 tag,
             );
         }
