@@ -15,7 +15,7 @@
 //!    message straight from the sender's storage and answers "copied", or
 //!    answers "send it" when it cannot map it; the sender of a shared
 //!    source waits for the answer before returning, so its array is not
-//!    written while being read. Once every note is in, the local part and
+//!    written while being read. Once every note is in, the kept elements and
 //!    all mapped messages are copied together, a fraction of each per step
 //!    (about 1 MiB of target), so target stretches that several messages
 //!    fill are fetched into cache once, not once per message.
@@ -168,7 +168,7 @@ impl<T: Element> Async<T> {
     }
 
     /// Round 1: messages across nodes move; within the node, notes, then
-    /// the copies straight from mapped peers together with the local part.
+    /// the copies straight from mapped peers together with the local copy.
     fn round_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
@@ -212,7 +212,7 @@ impl<T: Element> Async<T> {
         let mut reqs =
             requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends.len())?;
         round.post_receives_and_notes(&mut reqs, target)?;
-        // Without copies from peers of the node, the local part is copied
+        // Without copies from peers of the node, the kept elements are copied
         // in one pass with the packed sends whose pieces pack on their own.
         let mut notes_left = near.map_or(0, Near::recv_count);
         let fuse = notes_left == 0;

@@ -1,7 +1,7 @@
 //! The receiving side of round 1 within a node: a sender's note says
 //! whether its source storage is shared; the receiver maps it (or asks for
 //! messages), and once every note is in, copies the mapped messages
-//! together with its local part, then tells each sender it is done.
+//! together with its kept elements, then tells each sender it is done.
 
 use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
@@ -44,7 +44,7 @@ pub(super) fn on_note<T: Element>(
     Ok(())
 }
 
-/// Copies the local part and every message of `mapped` (receives whose
+/// Copies the kept elements and every message of `mapped` (receives whose
 /// sender's storage `reader` has mapped, as array `slot`: 0 for a single
 /// execution, the array's place in a batch) into `out` together, in one pass
 /// ([`RankMessages::copy_local_with`]): where messages interleave in the
@@ -61,7 +61,7 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
     let elements = mapped.iter().map(|&i| recvs[i].len).sum();
-    messages.copy_local_with(src, out, elements, store, |k, parts, out| {
+    messages.copy_local_with(src, out, elements, store, |k, portions, out| {
         for &i in mapped {
             let t = &recvs[i];
             // SAFETY: the sender's source storage holds `T`s and stays
@@ -70,7 +70,7 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
                 .ok_or_else(|| {
                     RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
                 })?;
-            t.copy_with(peer, t.part(k, parts), out, store);
+            t.copy_with(peer, t.part(k, portions), out, store);
         }
         Ok(())
     })

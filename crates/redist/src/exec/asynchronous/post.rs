@@ -163,10 +163,11 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
         Ok(rest)
     }
 
-    /// Copies the local part into `out` and packs and sends the sends that
-    /// `together` selects (packed, in pieces of whole outermost indices), in
-    /// one pass over the source ([`RankMessages::copy_local_with`]): per
-    /// part, the pieces of each message due by the end of the part, each
+    /// Copies the kept elements into `out` and packs and sends the sends
+    /// that `together` selects (packed, in pieces of whole outermost
+    /// indices), in one pass over the source
+    /// ([`RankMessages::copy_local_with`]): per portion, the pieces of each
+    /// message due by the end of the portion, each
     /// sent as soon as it is packed. Pieces take their room from the front
     /// of `rest` in the order they are packed.
     pub fn copy_local_and_send(
@@ -188,12 +189,13 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
         sent_pieces.resize(sends.len(), 0);
         let src = self.src;
         self.messages
-            .copy_local_with(src, out, elements, self.store, |k, parts, _| {
+            .copy_local_with(src, out, elements, self.store, |k, portions, _| {
                 for i in chosen() {
                     let (t, size) = (&sends[i], piece_size(i));
                     let pieces = t.len.div_ceil(size);
-                    // The pieces due by the end of part k.
-                    let due = ((k + 1) as u128 * pieces as u128).div_ceil(parts as u128) as usize;
+                    // The pieces due by the end of portion k.
+                    let due =
+                        ((k + 1) as u128 * pieces as u128).div_ceil(portions as u128) as usize;
                     while sent_pieces[i] < due {
                         let o = sent_pieces[i] * size;
                         let n = size.min(t.len - o);
@@ -244,7 +246,7 @@ fn post_receive<'b, T: Element>(
         // SAFETY: the target storage outlives the request list (both live
         // through the exchange, which completes every request before
         // returning). The plan gives every target element to one message
-        // or the local part, so nothing else reads or writes this
+        // or the kept elements, so nothing else reads or writes this
         // message's elements; the rank writes only others' while MPI
         // writes these.
         return unsafe { reqs.irecv_typed(i, target.ptr, target.len, ty, t.peer, DATA) };
