@@ -1,11 +1,11 @@
 //! A batch of K arrays through node-direct copies: between ranks of one
 //! node, one note per pair of ranks names the sender's K source storages;
 //! the receiver maps all K and copies each array's message straight from
-//! its sender, together with the array's local part, then answers once.
+//! its sender, together with the array's kept elements, then answers once.
 //! Every other message — to and from other nodes, from senders whose
-//! storage cannot be mapped here — carries the K arrays' parts one after
-//! the other (array `j`'s part at `j · len`): one message per pair of ranks,
-//! in pieces of whole arrays' parts of about
+//! storage cannot be mapped here — carries the K arrays' shares one after
+//! the other (array `j`'s share at `j · len`): one message per pair of
+//! ranks, in pieces of whole arrays' shares of about
 //! [`BATCH_GROUP_BYTES`](crate::tuning::BATCH_GROUP_BYTES) when long.
 //!
 //! An execution, on every rank:
@@ -17,7 +17,7 @@
 //!    be mapped, it asks for the pair's whole message ("send it");
 //! 3. array by array, so that its source and target stay in cache: the
 //!    pieces of messages to other nodes that start with the array are
-//!    packed and sent, its local part and mapped messages copied, and the
+//!    packed and sent, its kept elements and mapped messages copied, and the
 //!    pieces that have arrived unpacked; then the receiver answers
 //!    "copied";
 //! 4. a sender waits for every answer of its node's receivers (its sources
@@ -131,7 +131,7 @@ impl<T: Element> Async<T> {
             reqs.isend_word(i, SEND_IT, recvs[i].peer, ANSWER)?;
         }
         // Array by array, so that its source and target stay in cache:
-        // the pieces of the sends that start with it, its local part and
+        // the pieces of the sends that start with it, its kept elements and
         // mapped messages, then whatever has arrived.
         for j in 0..k {
             for (i, t) in sends.iter().enumerate() {
@@ -179,9 +179,9 @@ impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
                 let t = &self.messages.recvs()[message];
                 let (offset, piece) = reqs.received(request)?;
                 let first = offset / t.len.max(1);
-                let parts = piece.chunks_exact(t.len.max(1));
-                for (part, dst) in parts.zip(self.dsts.iter_mut().skip(first)) {
-                    t.unpack_with(t.whole(), part, dst.local_slice_mut(), self.store);
+                let shares = piece.chunks_exact(t.len.max(1));
+                for (share, dst) in shares.zip(self.dsts.iter_mut().skip(first)) {
+                    t.unpack_with(t.whole(), share, dst.local_slice_mut(), self.store);
                 }
             }
             Event::Word(i) if reqs.word(i) != COPIED => {
@@ -212,7 +212,7 @@ impl Receives<'_> {
     /// is asked for the message (`notes.asks`). (Batches come here only
     /// when every rank's sources are shared; a private one is asked for
     /// all the same.)
-    /// Gives every receive that travels as a message a slot of K parts and
+    /// Gives every receive that travels as a message a slot of K shares and
     /// returns the receive buffer's length.
     fn map_near(
         &mut self,
@@ -271,7 +271,7 @@ struct Rooms<'b, T> {
 }
 
 impl<'b, T: Element> Rooms<'b, T> {
-    /// Splits `buf` into one room of K parts per send of `messages`.
+    /// Splits `buf` into one room of K shares per send of `messages`.
     fn split(buf: &'b mut [T], messages: &RankMessages, k: usize) -> Rooms<'b, T> {
         let mut rooms = Vec::with_capacity(messages.sends().len());
         let mut rest = buf;
@@ -285,7 +285,7 @@ impl<'b, T: Element> Rooms<'b, T> {
 
     /// Packs the piece of send `i` (`t`) that starts with array `first`
     /// (the next one: pieces go in order) into the front of its room,
-    /// array `j`'s part at `j · len` of the message, and sends it.
+    /// array `j`'s share at `j · len` of the message, and sends it.
     fn send_piece(
         &mut self,
         i: usize,
@@ -306,18 +306,18 @@ impl<'b, T: Element> Rooms<'b, T> {
             )));
         };
         self.rooms[i] = Some(rest);
-        for (part, src) in piece.chunks_exact_mut(t.len).zip(&srcs[first..]) {
-            t.pack(src.local_slice(), t.whole(), part);
+        for (share, src) in piece.chunks_exact_mut(t.len).zip(&srcs[first..]) {
+            t.pack(src.local_slice(), t.whole(), share);
         }
         reqs.isend(SendBuf::Elements(piece), t.peer, DATA)?;
         Ok(())
     }
 }
 
-/// Arrays whose parts of a message of `len` elements travel together in
+/// Arrays whose shares of a message of `len` elements travel together in
 /// one piece: as many as fit [`BATCH_GROUP_BYTES`] (at least one, at most
 /// the batch's `k`), so that a batch of small arrays sends one message per
-/// pair of ranks, while large parts are packed, sent and unpacked in pieces
+/// pair of ranks, while large shares are packed, sent and unpacked in pieces
 /// that stay in cache and overlap. Sender and receiver compute the same.
 fn arrays_per_piece<T>(len: usize, k: usize) -> usize {
     let bytes = len.saturating_mul(std::mem::size_of::<T>()).max(1);
