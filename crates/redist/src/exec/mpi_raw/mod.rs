@@ -181,25 +181,25 @@ fn node_type(
             };
             (1, Some(ty))
         }
-        TypeTree::Seq(parts) if parts.iter().all(|(_, p)| p.is_run()) => {
+        TypeTree::Seq(children) if children.iter().all(|(_, p)| p.is_run()) => {
             // Runs only: an hindexed type of the element, which MPI walks as
             // one indexed loop (a struct of per-run duplicates of the element
             // type, it walks block by block).
-            let mut lens = Vec::with_capacity(parts.len());
-            let mut displs = Vec::with_capacity(parts.len());
-            for (at, part) in parts {
-                lens.push(count(part.elements(), "run length")?);
+            let mut lens = Vec::with_capacity(children.len());
+            let mut displs = Vec::with_capacity(children.len());
+            for (at, child) in children {
+                lens.push(count(child.elements(), "run length")?);
                 displs.push(elem.offset(*at)?);
             }
             let ty = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
             (1, Some(ty))
         }
-        TypeTree::Seq(parts) => {
-            let mut lens = Vec::with_capacity(parts.len());
-            let mut displs = Vec::with_capacity(parts.len());
-            let mut types = Vec::with_capacity(parts.len());
-            for (at, part) in parts {
-                let (len, ty) = node_type(part, elem)?;
+        TypeTree::Seq(children) => {
+            let mut lens = Vec::with_capacity(children.len());
+            let mut displs = Vec::with_capacity(children.len());
+            let mut types = Vec::with_capacity(children.len());
+            for (at, child) in children {
+                let (len, ty) = node_type(child, elem)?;
                 lens.push(len);
                 displs.push(elem.offset(*at)?);
                 types.push(match ty {

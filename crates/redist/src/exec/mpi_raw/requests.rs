@@ -141,22 +141,17 @@ pub(crate) struct Requests<'s, 'b, T> {
 }
 
 impl<'b, T: Pod> Requests<'_, 'b, T> {
-    /// Posts a send of `part` to `peer`.
+    /// Posts a send of `buf` to `peer`.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Limit`] when `part` holds more than `i32::MAX` elements or
+    /// - [`RedistError::Limit`] when `buf` holds more than `i32::MAX` elements or
     ///   `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Internal`] when `part`'s datatype reaches outside its slice;
+    /// - [`RedistError::Internal`] when `buf`'s datatype reaches outside its slice;
     /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn isend(
-        &mut self,
-        part: SendBuf<'b, T>,
-        peer: usize,
-        tag: Tag,
-    ) -> Result<(), RedistError> {
-        let (ptr, n, ty) = part.raw(self.elem)?;
+    pub fn isend(&mut self, buf: SendBuf<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let (ptr, n, ty) = buf.raw(self.elem)?;
         // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
         // which outlives this list, and the list completes every request
         // before it is dropped.
