@@ -15,11 +15,11 @@
 
 // Copies done together.
 
-/// Bytes of target (or of packed buffer) one part of a pass writes when
-/// the local copy and several messages' copies are done together, a part
-/// of each in turn: smaller parts keep what the copies share in cache
-/// between them; larger ones walk the copy programs fewer times.
-pub const PART_BYTES: usize = 1 << 20;
+/// Bytes of target (or of packed buffer) one portion of a pass writes
+/// when the local copy and several messages' copies are done together, a
+/// portion of each in turn: smaller portions keep what the copies share in
+/// cache between them; larger ones walk the copy programs fewer times.
+pub const PORTION_BYTES: usize = 1 << 20;
 
 // How messages travel.
 

@@ -115,7 +115,7 @@ impl<T: Element> Alltoallv<T> {
                 grow(&mut self.recv_buf, messages.recv_total);
                 let slots = messages.sends().iter().zip(&messages.send_slots);
                 let packs = slots.map(|(t, &(o, _))| (t, o));
-                messages.copy_local_and_pack((src, out), &mut self.send_buf, packs, store);
+                messages.copy_local_and_pack(src, out, &mut self.send_buf, packs, store);
                 mpi_raw::alltoallv(
                     comm,
                     &self.send_buf,

@@ -14,7 +14,7 @@ use procgrid::ProcGrid;
 use std::marker::PhantomData;
 
 /// A bare `MPI_Alltoallv` with the element counts of a redistribution, the
-/// part kept on each rank included.
+/// kept elements of each rank included.
 ///
 /// ```
 /// use dist_array::{DistArray, Layout};

@@ -100,9 +100,9 @@ impl<T: Element> Redistribution<T> {
     /// Redistributes the arrays `srcs` into `dsts` (the `k`-th source into
     /// the `k`-th target), all laid out as this redistribution's source and
     /// target, agreeing once on every array. Where latency costs (small
-    /// parts, or node-direct copies of shared sources), one exchange moves
+    /// shares, or node-direct copies of shared sources), one exchange moves
     /// them all, each message between two ranks carrying every array's
-    /// part; where each array's messages are long (from
+    /// share; where each array's messages are long (from
     /// [`BATCH_ALONE_BYTES`](crate::tuning::BATCH_ALONE_BYTES) per array),
     /// the arrays go one by one through this redistribution's exchange.
     /// Collective: every rank passes the same number of arrays.
@@ -174,9 +174,9 @@ impl<T: Element> Redistribution<T> {
     /// Redistributes every pair of `batch` — arrays of any element types,
     /// each pair laid out as this redistribution's source and target — in
     /// one exchange: each message between two ranks carries every array's
-    /// part (in groups of about
+    /// share (in groups of about
     /// [`BATCH_GROUP_BYTES`](crate::tuning::BATCH_GROUP_BYTES) when the
-    /// arrays are large), and the part that stays on a rank is copied
+    /// arrays are large), and the kept elements are copied
     /// straight. The plan counts elements, so the redistribution's own
     /// element type `T` does not restrict the batch's. Collective: every
     /// rank passes the same number of pairs with the same element types in
@@ -190,8 +190,8 @@ impl<T: Element> Redistribution<T> {
     ///
     /// - [`RedistError::Dist`] (a layout mismatch) when a pair's arrays are
     ///   not laid out as this redistribution's source and target;
-    /// - [`RedistError::InvalidArgument`] when one array's part of a rank's
-    ///   messages exceeds what one `MPI_Alltoallv` can count;
+    /// - [`RedistError::InvalidArgument`] when one array's shares of a rank's
+    ///   messages exceed what one `MPI_Alltoallv` can count;
     /// - [`RedistError::Disagreement`] when ranks pass different numbers of
     ///   pairs or element types; [`RedistError::OtherRank`] when another
     ///   rank's batch was wrong; [`RedistError::Mpi`] as an execution's.
@@ -334,12 +334,12 @@ impl<T: Element> Redistribution<T> {
     }
 
     /// What is wrong with a mixed batch on this rank: each pair's layouts
-    /// and grids, parts too large for one `MPI_Alltoallv`.
+    /// and grids, shares too large for one `MPI_Alltoallv`.
     fn check_mixed(&self, pairs: &[Box<dyn Pair + '_>]) -> Result<(), RedistError> {
         let m = &self.messages;
         for p in pairs {
             self.check_sides(p.sides())?;
-            // Each message's part rounds up to a whole word.
+            // Each message's share rounds up to a whole word.
             let most = words(m.send_total.max(m.recv_total), p.size())
                 + m.sends().len().max(m.recvs().len());
             if most > i32::MAX as usize {
@@ -350,7 +350,7 @@ impl<T: Element> Redistribution<T> {
                         p.type_name(),
                         p.size()
                     ),
-                    expected: "arrays whose part of one rank's messages fits 2^31-1 words of 8 \
+                    expected: "arrays whose shares of one rank's messages fit 2^31-1 words of 8 \
                                bytes (one MPI_Alltoallv)"
                         .to_string(),
                 });

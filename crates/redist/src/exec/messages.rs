@@ -4,7 +4,7 @@
 //! and copies done together in one pass ([`RankMessages::copy_local_with`]).
 
 use super::mpi_raw::Datatype;
-use crate::tuning::PART_BYTES;
+use crate::tuning::PORTION_BYTES;
 use dist_array::Element;
 use mpi::Tag;
 use redist_plan::kernel::Store;
@@ -38,7 +38,7 @@ pub(crate) const REPLY: Tag = 1009;
 pub(crate) const VERDICT: Tag = 1010;
 
 /// This rank's part of a redistribution, shared by every strategy: the
-/// copy programs of its sends, receives and local part, where each message
+/// copy programs of its sends, receives and kept elements, where each message
 /// sits in a buffer holding all of them (its *slot*), and how elements
 /// meet MPI.
 pub(crate) struct RankMessages {
@@ -92,19 +92,19 @@ impl RankMessages {
                 * std::mem::size_of::<(usize, usize)>()
     }
 
-    /// Copies the part that stays on this rank, storing through `store`.
+    /// Copies the kept elements (the local copy), storing through `store`.
     pub fn copy_local<T: Element, S: Store<T>>(&self, src: &[T], dst: &mut [T], store: S) {
         let done: Result<(), Infallible> =
             self.copy_local_with(src, dst, 0, store, |_, _, _| Ok(()));
         let Ok(()) = done;
     }
 
-    /// Copies the part that stays on this rank together with other copies
-    /// of `elements` elements in all, in one pass: in part `k` of `parts`
-    /// (each about [`PART_BYTES`] of what the copies write), part `k` of
-    /// the local copy, then `others(k, parts, dst)`, which does part `k` of
-    /// each other copy ([`MessageProgram::part`]). Where the local part and
-    /// the messages interleave in storage (every other block of a column
+    /// Copies the kept elements (the local copy) together with other copies
+    /// of `elements` elements in all, in one pass: in portion `k` of
+    /// `portions` (each about [`PORTION_BYTES`] of what the copies write),
+    /// portion `k` of the local copy, then `others(k, portions, dst)`, which
+    /// does portion `k` of each other copy ([`MessageProgram::part`]). Where
+    /// the kept elements and the messages interleave in storage (every other block of a column
     /// goes to another rank), copying them one after the other would fetch
     /// each cache line they share once per copy; together, once. Stops at
     /// the first error of `others`.
@@ -118,33 +118,34 @@ impl RankMessages {
     ) -> Result<(), E> {
         let local = self.program.local.as_ref();
         let total = local.map_or(0, |t| t.len) + elements;
-        let parts = (total * std::mem::size_of::<T>())
-            .div_ceil(PART_BYTES)
+        let portions = (total * std::mem::size_of::<T>())
+            .div_ceil(PORTION_BYTES)
             .max(1);
-        for k in 0..parts {
+        for k in 0..portions {
             if let Some(t) = local {
-                t.copy_with(src, t.part(k, parts), dst, store);
+                t.copy_with(src, t.part(k, portions), dst, store);
             }
-            others(k, parts, dst)?;
+            others(k, portions, dst)?;
         }
         Ok(())
     }
 
-    /// Copies the local part and packs the sends `packs` (each with the
+    /// Copies the kept elements and packs the sends `packs` (each with the
     /// offset of its slot in `buf`) in one pass over the source
     /// ([`copy_local_with`](Self::copy_local_with)).
     pub fn copy_local_and_pack<'a, T: Element, S: Store<T>>(
         &self,
-        (src, dst): (&[T], &mut [T]),
+        src: &[T],
+        dst: &mut [T],
         buf: &mut [T],
         packs: impl Iterator<Item = (&'a MessageProgram, usize)> + Clone,
         store: S,
     ) {
         let elements = packs.clone().map(|(t, _)| t.len).sum();
         let done: Result<(), Infallible> =
-            self.copy_local_with(src, dst, elements, store, |k, parts, _| {
+            self.copy_local_with(src, dst, elements, store, |k, portions, _| {
                 for (t, at) in packs.clone() {
-                    let r = t.part(k, parts);
+                    let r = t.part(k, portions);
                     t.pack(src, r.clone(), &mut buf[at + r.start..at + r.end]);
                 }
                 Ok(())

@@ -60,6 +60,15 @@ impl Near {
     }
 }
 
+/// One array of one peer, as its mapping is known: the peer's rank and
+/// the array's slot (0 for a single execution, the array's place in a
+/// batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PeerArray {
+    pub rank: usize,
+    pub slot: usize,
+}
+
 /// What a receiver needs to read its senders' storage: their process ids,
 /// the size each sender's storage must have, and the mappings made so far.
 pub(crate) struct PeerReader {
@@ -133,22 +142,16 @@ impl NodeDirect {
 }
 
 impl PeerReader {
-    /// Maps the storage that the note of receive `i`, from `peer`,
-    /// describes, as the peer's array `slot` (0 for a single execution,
-    /// the array's place in a batch): `Ok(true)` when it is mapped (now or
-    /// before), `Ok(false)` when the sender's source is private.
+    /// Maps the storage that the note of receive `i` describes, as the
+    /// sender's array `at`: `Ok(true)` when it is mapped (now or before),
+    /// `Ok(false)` when the sender's source is private.
     ///
     /// # Errors
     ///
     /// - [`InvalidData`](std::io::ErrorKind::InvalidData) when the note
     ///   gives another size than the plan says the sender holds;
     /// - the errors of [`PeerCache::get`].
-    pub fn map(
-        &mut self,
-        note: Note,
-        i: usize,
-        (peer, slot): (usize, usize),
-    ) -> std::io::Result<bool> {
+    pub fn map(&mut self, note: Note, i: usize, at: PeerArray) -> std::io::Result<bool> {
         if note[0] == 0 {
             return Ok(false);
         }
@@ -166,18 +169,18 @@ impl PeerReader {
                 "the note's size is not what the plan says the sender holds",
             ));
         }
-        self.cache.get((peer, slot), &storage).map(|_| true)
+        self.cache.get(at, &storage).map(|_| true)
     }
 
-    /// The storage of `peer`'s array `slot` mapped last, as `T`s.
+    /// The storage of the peer's array `at` mapped last, as `T`s.
     ///
     /// # Safety
     ///
     /// The peer's storage holds `T`s and is not written while the returned
     /// slice lives (the peer waits for this rank's answer).
-    pub unsafe fn storage<T: bytemuck::Pod>(&self, peer: (usize, usize)) -> Option<&[T]> {
+    pub unsafe fn storage<T: bytemuck::Pod>(&self, at: PeerArray) -> Option<&[T]> {
         // SAFETY: the caller's contract.
-        self.cache.mapped(peer).map(|m| unsafe { m.slice::<T>() })
+        self.cache.mapped(at).map(|m| unsafe { m.slice::<T>() })
     }
 }
 
@@ -207,8 +210,8 @@ impl Bounded for usize {
     const MAX: usize = usize::MAX;
 }
 
-/// The mappings of the peers' storage this rank reads. Each peer and
-/// array slot (`(rank, slot)`: the arrays of a batch take slots 0, 1, …)
+/// The mappings of the peers' storage this rank reads. Each peer's array
+/// ([`PeerArray`]: the arrays of a batch take slots 0, 1, …)
 /// has its current mapping, the one its last note named; mappings of
 /// storages a slot named before are kept too, so that executions that
 /// take turns over several arrays (one redistribution applied to fields
@@ -221,8 +224,8 @@ impl Bounded for usize {
 /// used go first). Storage ids are never reused within a process.
 #[derive(Debug, Default)]
 pub(crate) struct PeerCache {
-    /// Per `(rank, slot)`: the id of the storage mapped for it last.
-    current: HashMap<(usize, usize), u64>,
+    /// Per peer's array: the id of the storage mapped for it last.
+    current: HashMap<PeerArray, u64>,
     /// Every mapping, by owner's rank and storage id, with the lookup
     /// that used it last.
     maps: HashMap<(usize, u64), Kept>,
@@ -239,22 +242,22 @@ struct Kept {
 }
 
 impl PeerCache {
-    /// The mapping of `s`, owned by `rank` and held in array slot `slot`
-    /// (`at = (rank, slot)`), mapped now if not kept.
+    /// The mapping of `s`, the storage of the peer's array `at`, mapped
+    /// now if not kept.
     ///
     /// # Errors
     ///
     /// - [`Other`](std::io::ErrorKind::Other) when the [`Fault::Map`](crate::faults::Fault::Map) fault is injected (tests);
     /// - the errors of [`SharedStorage::map_read_only`] when `s` is not kept and
     ///   cannot be mapped (the slot then has no current mapping).
-    pub fn get(&mut self, at: (usize, usize), s: &SharedStorage) -> std::io::Result<&ReadMapping> {
+    pub fn get(&mut self, at: PeerArray, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
         if crate::faults::injected(crate::faults::Fault::Map) {
             return Err(std::io::Error::other(
                 "mapping refused (fault injected: Fault::Map)",
             ));
         }
         self.lookups += 1;
-        let key = (at.0, s.id);
+        let key = (at.rank, s.id);
         let hit = (self.maps.get(&key)).is_some_and(|k| k.map.bytes() == s.bytes);
         if !hit {
             self.maps.remove(&key);
@@ -283,21 +286,18 @@ impl PeerCache {
         Ok(&kept.map)
     }
 
-    /// The mapping of `(rank, slot)` that [`get`](Self::get) made last.
-    pub fn mapped(&self, at: (usize, usize)) -> Option<&ReadMapping> {
+    /// The mapping of `at` that [`get`](Self::get) made last.
+    pub fn mapped(&self, at: PeerArray) -> Option<&ReadMapping> {
         let id = self.current.get(&at)?;
-        self.maps.get(&(at.0, *id)).map(|k| &k.map)
+        self.maps.get(&(at.rank, *id)).map(|k| &k.map)
     }
 
     /// Drops the mappings no slot names now whose owner has freed the
     /// storage, then the least recently used of those left beyond
     /// [`MAPPINGS_KEPT`].
     fn prune(&mut self) {
-        let current: HashSet<(usize, u64)> = self
-            .current
-            .iter()
-            .map(|(&(rank, _), &id)| (rank, id))
-            .collect();
+        let current: HashSet<(usize, u64)> =
+            self.current.iter().map(|(at, &id)| (at.rank, id)).collect();
         self.maps
             .retain(|key, k| current.contains(key) || k.storage.still_open());
         let mut old: Vec<((usize, u64), u64)> = (self.maps.iter())
@@ -417,6 +417,11 @@ fn reads_probe(s: &SharedStorage, rank: usize) -> bool {
 mod tests {
     use super::*;
 
+    /// Array `slot` of peer `rank`.
+    fn at(rank: usize, slot: usize) -> PeerArray {
+        PeerArray { rank, slot }
+    }
+
     fn probes(values: std::ops::Range<u64>) -> Vec<Probe> {
         values
             .map(|v| dist_array::storage::probe(v).unwrap())
@@ -437,7 +442,7 @@ mod tests {
         // Six peers, each mapped once and kept: no eviction however many.
         for _ in 0..3 {
             for (peer, p) in probes.iter().enumerate() {
-                let m = cache.get((peer, 0), &p.info()).unwrap();
+                let m = cache.get(at(peer, 0), &p.info()).unwrap();
                 assert_eq!(value(m), peer as u64);
             }
         }
@@ -445,8 +450,8 @@ mod tests {
         // Peer 2 moves to a new storage: it is current, the old one kept
         // (its owner still holds it).
         let newer = dist_array::storage::probe(42).unwrap();
-        assert_eq!(value(cache.get((2, 0), &newer.info()).unwrap()), 42);
-        assert_eq!(value(cache.mapped((2, 0)).unwrap()), 42);
+        assert_eq!(value(cache.get(at(2, 0), &newer.info()).unwrap()), 42);
+        assert_eq!(value(cache.mapped(at(2, 0)).unwrap()), 42);
         assert_eq!(cache.len(), 7);
     }
 
@@ -457,14 +462,14 @@ mod tests {
         let mut first = Vec::new();
         for round in 0..4 {
             for (j, f) in fields.iter().enumerate() {
-                let m = cache.get((1, 0), &f.info()).unwrap();
+                let m = cache.get(at(1, 0), &f.info()).unwrap();
                 assert_eq!(value(m), 10 + j as u64);
                 // The same mapping every round: nothing mapped again.
                 match round {
                     0 => first.push(m.as_ptr()),
                     _ => assert_eq!(m.as_ptr(), first[j], "field {j}, round {round}"),
                 }
-                assert_eq!(value(cache.mapped((1, 0)).unwrap()), 10 + j as u64);
+                assert_eq!(value(cache.mapped(at(1, 0)).unwrap()), 10 + j as u64);
             }
         }
         assert_eq!(cache.len(), 3);
@@ -475,22 +480,22 @@ mod tests {
         let mut fields = probes(0..3);
         let mut cache = PeerCache::default();
         for f in &fields {
-            cache.get((0, 0), &f.info()).unwrap();
+            cache.get(at(0, 0), &f.info()).unwrap();
         }
         assert_eq!(cache.len(), 3);
         // The owner frees the first two; the next miss drops them.
         fields.drain(..2);
         let newer = dist_array::storage::probe(7).unwrap();
-        cache.get((0, 0), &newer.info()).unwrap();
+        cache.get(at(0, 0), &newer.info()).unwrap();
         assert_eq!(cache.len(), 2);
         // Freed while current elsewhere, a storage is dropped by the
         // periodic check once no slot names it any more.
         let other = dist_array::storage::probe(8).unwrap();
-        cache.get((0, 1), &other.info()).unwrap();
-        cache.get((0, 1), &fields[0].info()).unwrap();
+        cache.get(at(0, 1), &other.info()).unwrap();
+        cache.get(at(0, 1), &fields[0].info()).unwrap();
         drop(other);
         for _ in 0..MAPPINGS_CHECK_EVERY {
-            cache.get((0, 0), &newer.info()).unwrap();
+            cache.get(at(0, 0), &newer.info()).unwrap();
         }
         assert_eq!(cache.len(), 2, "the freed one dropped by the check");
     }
@@ -500,7 +505,7 @@ mod tests {
         let many = probes(0..MAPPINGS_KEPT as u64 + 5);
         let mut cache = PeerCache::default();
         for p in &many {
-            cache.get((3, 0), &p.info()).unwrap();
+            cache.get(at(3, 0), &p.info()).unwrap();
         }
         // The current one and the MAPPINGS_KEPT most recent others; the
         // least recently used went first.
@@ -508,13 +513,16 @@ mod tests {
         let held = |cache: &PeerCache, p: &Probe| cache.holds(3, p.info().id);
         assert!(many[..4].iter().all(|p| !held(&cache, p)));
         assert!(many[4..].iter().all(|p| held(&cache, p)));
-        assert_eq!(value(cache.mapped((3, 0)).unwrap()), many.len() as u64 - 1);
+        assert_eq!(
+            value(cache.mapped(at(3, 0)).unwrap()),
+            many.len() as u64 - 1
+        );
         // A use keeps one from going: used again, probe 4 stays when the
         // first comes back, probe 5 goes.
-        cache.get((3, 0), &many[4].info()).unwrap();
-        cache.get((3, 0), &many[0].info()).unwrap();
+        cache.get(at(3, 0), &many[4].info()).unwrap();
+        cache.get(at(3, 0), &many[0].info()).unwrap();
         assert!(held(&cache, &many[4]) && !held(&cache, &many[5]));
-        assert_eq!(value(cache.mapped((3, 0)).unwrap()), 0);
+        assert_eq!(value(cache.mapped(at(3, 0)).unwrap()), 0);
         assert_eq!(cache.len(), MAPPINGS_KEPT + 1);
     }
 
@@ -528,9 +536,9 @@ mod tests {
         let mut cache = PeerCache::default();
         for i in 0..5 * usize::try_from(MAPPINGS_CHECK_EVERY).unwrap() {
             let (slot, j) = (i % 3, (i * 7 + i / 5) % many.len());
-            let m = cache.get((1, slot), &many[j].info()).unwrap();
+            let m = cache.get(at(1, slot), &many[j].info()).unwrap();
             assert_eq!(value(m), j as u64, "lookup {i}");
-            assert_eq!(value(cache.mapped((1, slot)).unwrap()), j as u64);
+            assert_eq!(value(cache.mapped(at(1, slot)).unwrap()), j as u64);
             assert!(
                 cache.len() <= MAPPINGS_KEPT + 3,
                 "lookup {i}: {}",

@@ -8,7 +8,7 @@ use super::arrays::Arrays;
 use super::decide::BatchWay;
 use super::exchange::{one_by_one, Exchange, Run};
 use super::messages::{grow, RankMessages, DATA};
-use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf};
+use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf, WithPeer};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
 use super::stacked::Stacked;
 use crate::{RankPlan, RedistError};
@@ -19,13 +19,21 @@ use redist_plan::program::MessageProgram;
 
 /// The `scheduled` exchange of one redistribution.
 pub(crate) struct Scheduled<T> {
-    /// This rank's steps, in order: the index of its send and receive in
-    /// each, if any.
-    steps: Vec<(Option<usize>, Option<usize>)>,
+    /// This rank's steps, in order.
+    steps: Vec<Step>,
     routes: Routes,
     send_buf: Vec<T>,
     recv_buf: Vec<T>,
     stacked: Stacked<T>,
+}
+
+/// What this rank does in one step of the schedule: the index of its send
+/// and of its receive in its plan's lists, either absent when it has none
+/// in that step.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    send: Option<usize>,
+    recv: Option<usize>,
 }
 
 impl<T: Element> Scheduled<T> {
@@ -43,15 +51,15 @@ impl<T: Element> Scheduled<T> {
             )
             .collect();
         entries.sort_by_key(|e| e.0);
-        let mut steps: Vec<(Option<usize>, Option<usize>)> = Vec::with_capacity(entries.len());
+        let mut steps: Vec<Step> = Vec::with_capacity(entries.len());
         let mut last = None;
         for (step, send, recv) in entries {
             match steps.last_mut() {
                 Some(mine) if last == Some(step) => {
-                    mine.0 = mine.0.or(send);
-                    mine.1 = mine.1.or(recv);
+                    mine.send = mine.send.or(send);
+                    mine.recv = mine.recv.or(recv);
                 }
-                _ => steps.push((send, recv)),
+                _ => steps.push(Step { send, recv }),
             }
             last = Some(step);
         }
@@ -83,30 +91,33 @@ impl<T: Element> Scheduled<T> {
         let (sends, recvs) = (messages.sends(), messages.recvs());
         let src = src.local_slice();
         let out = dst.local_slice_mut();
-        // The local part is copied in one pass with the first packed send.
-        let first = self.steps.iter().find_map(|&(s, _)| s);
+        // The kept elements are copied in one pass with the first packed send.
+        let first = self.steps.iter().find_map(|s| s.send);
         let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
         let first_send = first_packed.map(|i| (&sends[i], 0));
-        messages.copy_local_and_pack(
-            (src, out),
-            &mut self.send_buf,
-            first_send.into_iter(),
-            store,
-        );
-        for &(s, r) in &self.steps {
-            let send = s.map(|i| (&sends[i], &self.routes.send[i]));
-            if let (Some((t, Send::Packed(_))), false) = (send, s == first_packed) {
+        messages.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter(), store);
+        for step in &self.steps {
+            let send = step.send.map(|i| (&sends[i], &self.routes.send[i]));
+            if let (Some((t, Send::Packed(_))), false) = (send, step.send == first_packed) {
                 t.pack(src, t.whole(), &mut self.send_buf[..t.len]);
             }
-            let send = send.map(|(t, route)| match route {
-                Send::Typed(_) => (t, route, src),
-                _ => (t, route, &self.send_buf[..]),
+            let send = send.map(|(message, route)| StepSend {
+                message,
+                route,
+                from: match route {
+                    Send::Typed(_) => src,
+                    _ => &self.send_buf[..],
+                },
             });
-            let recv = r.map(|i| (&recvs[i], &self.routes.recv[i]));
+            let recv = (step.recv).map(|i| StepRecv {
+                message: &recvs[i],
+                route: &self.routes.recv[i],
+            });
             exchange_step(
                 comm,
                 &messages.elem,
-                (send, recv),
+                send,
+                recv,
                 out,
                 &mut self.recv_buf,
                 store,
@@ -133,29 +144,46 @@ impl<T: Element> Scheduled<T> {
     }
 }
 
-/// One step of the schedule: this rank's send (read from the slice given
-/// with it: the packed buffer, or source storage for a typed route) and
-/// receive, piece by piece in `MPI_Sendrecv`s, then the unpacking of what
+/// This rank's send in one step of the schedule.
+#[derive(Clone, Copy)]
+struct StepSend<'a, T> {
+    /// The message sent.
+    message: &'a MessageProgram,
+    /// How it travels.
+    route: &'a Send,
+    /// What it is read from: the packed buffer, or source storage for a
+    /// typed route.
+    from: &'a [T],
+}
+
+/// This rank's receive in one step of the schedule.
+#[derive(Clone, Copy)]
+struct StepRecv<'a> {
+    /// The message received.
+    message: &'a MessageProgram,
+    /// How it travels.
+    route: &'a Recv,
+}
+
+/// One step of the schedule: this rank's send and receive (either may be
+/// absent), piece by piece in `MPI_Sendrecv`s, then the unpacking of what
 /// arrived in `recv_buf`.
-#[allow(clippy::type_complexity)]
 fn exchange_step<T: Element, S: Store<T>>(
     comm: &SimpleCommunicator,
     elem: &Datatype,
-    (send, recv): (
-        Option<(&MessageProgram, &Send, &[T])>,
-        Option<(&MessageProgram, &Recv)>,
-    ),
+    send: Option<StepSend<'_, T>>,
+    recv: Option<StepRecv<'_>>,
     out: &mut [T],
     recv_buf: &mut [T],
     store: S,
 ) -> Result<(), RedistError> {
-    let mut send_pieces = send.map(|(t, route, _)| match route {
-        Send::Packed(cut) => chunks(t, cut),
-        _ => Chunks::whole(t.len),
+    let mut send_pieces = send.map(|s| match s.route {
+        Send::Packed(cut) => chunks(s.message, cut),
+        _ => Chunks::whole(s.message.len),
     });
-    let mut recv_pieces = recv.map(|(t, route)| match route.typed {
-        Some(_) => Chunks::whole(t.len),
-        None => chunks(t, &route.cut),
+    let mut recv_pieces = recv.map(|r| match r.route.typed {
+        Some(_) => Chunks::whole(r.message.len),
+        None => chunks(r.message, &r.route.cut),
     });
     loop {
         let sp = send_pieces.as_mut().and_then(Iterator::next);
@@ -163,23 +191,29 @@ fn exchange_step<T: Element, S: Store<T>>(
         if sp.is_none() && rp.is_none() {
             break;
         }
-        let send_part = sp.zip(send).map(|((o, n), (t, route, from))| {
-            let part = match route {
-                Send::Typed(ty) => SendBuf::Typed(from, ty),
-                _ => SendBuf::Elements(&from[o..o + n]),
+        let outgoing = sp.zip(send).map(|((o, n), s)| {
+            let buf = match s.route {
+                Send::Typed(ty) => SendBuf::Typed(s.from, ty),
+                _ => SendBuf::Elements(&s.from[o..o + n]),
             };
-            (part, t.peer)
+            WithPeer {
+                buf,
+                peer: s.message.peer,
+            }
         });
-        let recv_part = rp.zip(recv).map(|((o, n), (t, route))| {
-            let part = match &route.typed {
+        let incoming = rp.zip(recv).map(|((o, n), r)| {
+            let buf = match &r.route.typed {
                 Some(ty) => RecvBuf::Typed(&mut *out, ty),
                 None => RecvBuf::Elements(&mut recv_buf[o..o + n]),
             };
-            (part, t.peer)
+            WithPeer {
+                buf,
+                peer: r.message.peer,
+            }
         });
-        mpi_raw::sendrecv(comm, send_part, recv_part, DATA, elem)?;
+        mpi_raw::sendrecv(comm, outgoing, incoming, DATA, elem)?;
     }
-    if let Some((t, route)) = recv {
+    if let Some(StepRecv { message: t, route }) = recv {
         if route.typed.is_none() {
             t.unpack_with(t.whole(), &recv_buf[..t.len], out, store);
         }
@@ -225,7 +259,7 @@ impl<T: Element> Exchange<T> for Scheduled<T> {
 
     /// Bytes of the steps and routes this exchange holds (buffers aside).
     fn heap_bytes(&self) -> usize {
-        self.steps.capacity() * std::mem::size_of::<(Option<usize>, Option<usize>)>()
+        self.steps.capacity() * std::mem::size_of::<Step>()
             + self.routes.heap_bytes()
             + self.stacked.heap_bytes()
     }

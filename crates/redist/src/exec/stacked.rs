@@ -108,7 +108,7 @@ impl<T: Element> Stacked<T> {
             let (src, out) = (src.local_slice(), dst.local_slice_mut());
             let packs =
                 (m.sends().iter().zip(&m.send_slots)).map(|(t, &(o, n))| (t, k * o + j * n));
-            m.copy_local_and_pack((src, out), &mut self.send, packs, store);
+            m.copy_local_and_pack(src, out, &mut self.send, packs, store);
         }
         let [sc, sd, rc, rd] = &self.counts;
         mpi_raw::alltoallv(comm, &self.send, sc, sd, &mut self.recv, rc, rd, &m.elem)?;

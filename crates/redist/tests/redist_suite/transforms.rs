@@ -430,7 +430,7 @@ pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
 }
 
 /// Values of array `j` of a mixed batch, of several element types (`u8`
-/// parts round up to whole words, `c64` parts are two words per element).
+/// shares round up to whole words, `c64` shares are two words per element).
 fn mixed_values(g: &[usize], j: usize) -> (u8, i32, f64, Complex<f64>) {
     let c = code(g);
     (

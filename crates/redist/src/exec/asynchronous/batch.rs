@@ -1,11 +1,11 @@
 //! A batch of K arrays through node-direct copies: between ranks of one
 //! node, one note per pair of ranks names the sender's K source storages;
 //! the receiver maps all K and copies each array's message straight from
-//! its sender, together with the array's local part, then answers once.
+//! its sender, together with the array's kept elements, then answers once.
 //! Every other message — to and from other nodes, from senders whose
-//! storage cannot be mapped here — carries the K arrays' parts one after
-//! the other (array `j`'s part at `j · len`): one message per pair of ranks,
-//! in pieces of whole arrays' parts of about
+//! storage cannot be mapped here — carries the K arrays' shares one after
+//! the other (array `j`'s share at `j · len`): one message per pair of
+//! ranks, in pieces of whole arrays' shares of about
 //! [`BATCH_GROUP_BYTES`](crate::tuning::BATCH_GROUP_BYTES) when long.
 //!
 //! An execution, on every rank:
@@ -17,7 +17,7 @@
 //!    be mapped, it asks for the pair's whole message ("send it");
 //! 3. array by array, so that its source and target stay in cache: the
 //!    pieces of messages to other nodes that start with the array are
-//!    packed and sent, its local part and mapped messages copied, and the
+//!    packed and sent, its kept elements and mapped messages copied, and the
 //!    pieces that have arrived unpacked; then the receiver answers
 //!    "copied";
 //! 4. a sender waits for every answer of its node's receivers (its sources
@@ -27,7 +27,7 @@
 use super::super::arrays::Arrays;
 use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
-use super::super::node_direct::NodeDirect;
+use super::super::node_direct::{NodeDirect, PeerArray};
 use super::{notes, reset, Async, COPIED, SEND_IT};
 use crate::tuning::BATCH_GROUP_BYTES;
 use crate::RedistError;
@@ -131,16 +131,16 @@ impl<T: Element> Async<T> {
             reqs.isend_word(i, SEND_IT, recvs[i].peer, ANSWER)?;
         }
         // Array by array, so that its source and target stay in cache:
-        // the pieces of the sends that start with it, its local part and
+        // the pieces of the sends that start with it, its kept elements and
         // mapped messages, then whatever has arrived.
         for j in 0..k {
             for (i, t) in sends.iter().enumerate() {
                 if !answered(i) && j % arrays_per_piece::<T>(t.len, k) == 0 {
-                    flow.rooms.send_piece(i, t, (flow.srcs, j), &mut reqs)?;
+                    flow.rooms.send_piece(i, t, flow.srcs, j, &mut reqs)?;
                 }
             }
             let (src, out) = (flow.srcs[j].local_slice(), flow.dsts[j].local_slice_mut());
-            notes::copy_together(messages, (src, out), &self.mapped, (&node.reader, j), store)?;
+            notes::copy_together(messages, src, out, &self.mapped, &node.reader, j, store)?;
             while let Some(event) = reqs.test_any()? {
                 flow.on_event(event, &mut reqs)?;
             }
@@ -179,16 +179,16 @@ impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
                 let t = &self.messages.recvs()[message];
                 let (offset, piece) = reqs.received(request)?;
                 let first = offset / t.len.max(1);
-                let parts = piece.chunks_exact(t.len.max(1));
-                for (part, dst) in parts.zip(self.dsts.iter_mut().skip(first)) {
-                    t.unpack_with(t.whole(), part, dst.local_slice_mut(), self.store);
+                let shares = piece.chunks_exact(t.len.max(1));
+                for (share, dst) in shares.zip(self.dsts.iter_mut().skip(first)) {
+                    t.unpack_with(t.whole(), share, dst.local_slice_mut(), self.store);
                 }
             }
             Event::Word(i) if reqs.word(i) != COPIED => {
                 let t = &self.messages.sends()[i];
                 let per_piece = arrays_per_piece::<T>(t.len, self.srcs.len());
                 for first in (0..self.srcs.len()).step_by(per_piece) {
-                    self.rooms.send_piece(i, t, (self.srcs, first), reqs)?;
+                    self.rooms.send_piece(i, t, self.srcs, first, reqs)?;
                 }
             }
             _ => {}
@@ -212,7 +212,7 @@ impl Receives<'_> {
     /// is asked for the message (`notes.asks`). (Batches come here only
     /// when every rank's sources are shared; a private one is asked for
     /// all the same.)
-    /// Gives every receive that travels as a message a slot of K parts and
+    /// Gives every receive that travels as a message a slot of K shares and
     /// returns the receive buffer's length.
     fn map_near(
         &mut self,
@@ -231,7 +231,17 @@ impl Receives<'_> {
             }
             let readable = (0..k).all(|j| {
                 let note = notes.entry(from_node, j, k);
-                matches!(node.reader.map(note, i, (t.peer, j)), Ok(true))
+                matches!(
+                    node.reader.map(
+                        note,
+                        i,
+                        PeerArray {
+                            rank: t.peer,
+                            slot: j
+                        }
+                    ),
+                    Ok(true)
+                )
             });
             from_node += 1;
             if readable {
@@ -261,7 +271,7 @@ struct Rooms<'b, T> {
 }
 
 impl<'b, T: Element> Rooms<'b, T> {
-    /// Splits `buf` into one room of K parts per send of `messages`.
+    /// Splits `buf` into one room of K shares per send of `messages`.
     fn split(buf: &'b mut [T], messages: &RankMessages, k: usize) -> Rooms<'b, T> {
         let mut rooms = Vec::with_capacity(messages.sends().len());
         let mut rest = buf;
@@ -275,12 +285,13 @@ impl<'b, T: Element> Rooms<'b, T> {
 
     /// Packs the piece of send `i` (`t`) that starts with array `first`
     /// (the next one: pieces go in order) into the front of its room,
-    /// array `j`'s part at `j · len` of the message, and sends it.
+    /// array `j`'s share at `j · len` of the message, and sends it.
     fn send_piece(
         &mut self,
         i: usize,
         t: &MessageProgram,
-        (srcs, first): (&[&DistArray<T>], usize),
+        srcs: &[&DistArray<T>],
+        first: usize,
         reqs: &mut Requests<'_, 'b, T>,
     ) -> Result<(), RedistError> {
         if t.len == 0 {
@@ -295,18 +306,18 @@ impl<'b, T: Element> Rooms<'b, T> {
             )));
         };
         self.rooms[i] = Some(rest);
-        for (part, src) in piece.chunks_exact_mut(t.len).zip(&srcs[first..]) {
-            t.pack(src.local_slice(), t.whole(), part);
+        for (share, src) in piece.chunks_exact_mut(t.len).zip(&srcs[first..]) {
+            t.pack(src.local_slice(), t.whole(), share);
         }
         reqs.isend(SendBuf::Elements(piece), t.peer, DATA)?;
         Ok(())
     }
 }
 
-/// Arrays whose parts of a message of `len` elements travel together in
+/// Arrays whose shares of a message of `len` elements travel together in
 /// one piece: as many as fit [`BATCH_GROUP_BYTES`] (at least one, at most
 /// the batch's `k`), so that a batch of small arrays sends one message per
-/// pair of ranks, while large parts are packed, sent and unpacked in pieces
+/// pair of ranks, while large shares are packed, sent and unpacked in pieces
 /// that stay in cache and overlap. Sender and receiver compute the same.
 fn arrays_per_piece<T>(len: usize, k: usize) -> usize {
     let bytes = len.saturating_mul(std::mem::size_of::<T>()).max(1);

@@ -15,7 +15,7 @@
 //!    message straight from the sender's storage and answers "copied", or
 //!    answers "send it" when it cannot map it; the sender of a shared
 //!    source waits for the answer before returning, so its array is not
-//!    written while being read. Once every note is in, the local part and
+//!    written while being read. Once every note is in, the kept elements and
 //!    all mapped messages are copied together, a fraction of each per step
 //!    (about 1 MiB of target), so target stretches that several messages
 //!    fill are fetched into cache once, not once per message.
@@ -129,16 +129,15 @@ impl<T: Element> Async<T> {
         dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
-        let arrays = (src, dst);
         let Some(trial) = &mut self.trial else {
-            return self.run_routed(messages, comm, arrays, store);
+            return self.run_routed(messages, comm, src, dst, store);
         };
         if let Verdict::Kept { .. } = trial.before(&mut self.routes, |t| slowest(comm, t)) {
             self.trial = None;
-            return self.run_routed(messages, comm, arrays, store);
+            return self.run_routed(messages, comm, src, dst, store);
         }
         let start = std::time::Instant::now();
-        let result = self.run_routed(messages, comm, arrays, store);
+        let result = self.run_routed(messages, comm, src, dst, store);
         if let Some(trial) = &mut self.trial {
             // A failed execution counts too (as never done), so that the
             // ranks keep counting alike.
@@ -156,26 +155,28 @@ impl<T: Element> Async<T> {
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, dst): (&DistArray<T>, &mut DistArray<T>),
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
         store: S,
     ) -> Result<(), RedistError> {
         let shared = src.shared_storage();
         let (src, out) = (src.local_slice(), dst.local_slice_mut());
-        self.round_one(messages, comm, shared.as_ref(), (src, out), store)?;
+        self.round_one(messages, comm, shared.as_ref(), src, out, store)?;
         if self.late_sends.contains(&true) || self.late_recvs.contains(&true) {
-            self.round_two(messages, comm, (src, out), store)?;
+            self.round_two(messages, comm, src, out, store)?;
         }
         Ok(())
     }
 
     /// Round 1: messages across nodes move; within the node, notes, then
-    /// the copies straight from mapped peers together with the local part.
+    /// the copies straight from mapped peers together with the local copy.
     fn round_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
         shared: Option<&SharedStorage>,
-        (src, out): (&[T], &mut [T]),
+        src: &[T],
+        out: &mut [T],
         store: S,
     ) -> Result<(), RedistError> {
         let Async {
@@ -212,7 +213,7 @@ impl<T: Element> Async<T> {
         let mut reqs =
             requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends.len())?;
         round.post_receives_and_notes(&mut reqs, target)?;
-        // Without copies from peers of the node, the local part is copied
+        // Without copies from peers of the node, the kept elements are copied
         // in one pass with the packed sends whose pieces pack on their own.
         let mut notes_left = near.map_or(0, Near::recv_count);
         let fuse = notes_left == 0;
@@ -237,7 +238,7 @@ impl<T: Element> Async<T> {
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
-                        notes::copy_together(messages, (src, out), mapped, (reader, 0), store)?;
+                        notes::copy_together(messages, src, out, mapped, reader, 0, store)?;
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }
@@ -255,7 +256,8 @@ impl<T: Element> Async<T> {
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        (src, out): (&[T], &mut [T]),
+        src: &[T],
+        out: &mut [T],
         store: S,
     ) -> Result<(), RedistError> {
         let Async {

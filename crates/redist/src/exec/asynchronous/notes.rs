@@ -1,11 +1,11 @@
 //! The receiving side of round 1 within a node: a sender's note says
 //! whether its source storage is shared; the receiver maps it (or asks for
 //! messages), and once every note is in, copies the mapped messages
-//! together with its local part, then tells each sender it is done.
+//! together with its kept elements, then tells each sender it is done.
 
 use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
-use super::super::node_direct::PeerReader;
+use super::super::node_direct::{PeerArray, PeerReader};
 use super::{COPIED, SEND_IT};
 use crate::RedistError;
 use dist_array::Element;
@@ -24,7 +24,14 @@ pub(super) fn on_note<T: Element>(
     mapped: &mut Vec<usize>,
     late_recvs: &mut [bool],
 ) -> Result<(), RedistError> {
-    match reader.map(reqs.note(i), i, (t.peer, 0)) {
+    match reader.map(
+        reqs.note(i),
+        i,
+        PeerArray {
+            rank: t.peer,
+            slot: 0,
+        },
+    ) {
         Ok(true) => mapped.push(i),
         // A private source: its data follows in round 2.
         Ok(false) => late_recvs[i] = true,
@@ -37,7 +44,7 @@ pub(super) fn on_note<T: Element>(
     Ok(())
 }
 
-/// Copies the local part and every message of `mapped` (receives whose
+/// Copies the kept elements and every message of `mapped` (receives whose
 /// sender's storage `reader` has mapped, as array `slot`: 0 for a single
 /// execution, the array's place in a batch) into `out` together, in one pass
 /// ([`RankMessages::copy_local_with`]): where messages interleave in the
@@ -45,22 +52,25 @@ pub(super) fn on_note<T: Element>(
 /// them rather than once per message.
 pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
-    (src, out): (&[T], &mut [T]),
+    src: &[T],
+    out: &mut [T],
     mapped: &[usize],
-    (reader, slot): (&PeerReader, usize),
+    reader: &PeerReader,
+    slot: usize,
     store: S,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
     let elements = mapped.iter().map(|&i| recvs[i].len).sum();
-    messages.copy_local_with(src, out, elements, store, |k, parts, out| {
+    messages.copy_local_with(src, out, elements, store, |k, portions, out| {
         for &i in mapped {
             let t = &recvs[i];
             // SAFETY: the sender's source storage holds `T`s and stays
             // untouched until it has this rank's answer, sent after the copy.
-            let peer = unsafe { reader.storage::<T>((t.peer, slot)) }.ok_or_else(|| {
-                RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
-            })?;
-            t.copy_with(peer, t.part(k, parts), out, store);
+            let peer = unsafe { reader.storage::<T>(PeerArray { rank: t.peer, slot }) }
+                .ok_or_else(|| {
+                    RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
+                })?;
+            t.copy_with(peer, t.part(k, portions), out, store);
         }
         Ok(())
     })

@@ -15,12 +15,20 @@ use redist_plan::program::MessageProgram;
 /// The target's local storage, written by MPI through the datatypes of
 /// typed receives while this rank writes other elements of it.
 #[derive(Clone, Copy)]
-pub(super) struct Target<T>(*mut T, usize);
+pub(super) struct Target<T> {
+    /// Its first element.
+    ptr: *mut T,
+    /// Its elements.
+    len: usize,
+}
 
 impl<T> Target<T> {
     /// The storage behind `out`.
     pub fn of(out: &mut [T]) -> Target<T> {
-        Target(out.as_mut_ptr(), out.len())
+        Target {
+            ptr: out.as_mut_ptr(),
+            len: out.len(),
+        }
     }
 }
 
@@ -155,10 +163,11 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
         Ok(rest)
     }
 
-    /// Copies the local part into `out` and packs and sends the sends that
-    /// `together` selects (packed, in pieces of whole outermost indices), in
-    /// one pass over the source ([`RankMessages::copy_local_with`]): per
-    /// part, the pieces of each message due by the end of the part, each
+    /// Copies the kept elements into `out` and packs and sends the sends
+    /// that `together` selects (packed, in pieces of whole outermost
+    /// indices), in one pass over the source
+    /// ([`RankMessages::copy_local_with`]): per portion, the pieces of each
+    /// message due by the end of the portion, each
     /// sent as soon as it is packed. Pieces take their room from the front
     /// of `rest` in the order they are packed.
     pub fn copy_local_and_send(
@@ -180,12 +189,13 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
         sent_pieces.resize(sends.len(), 0);
         let src = self.src;
         self.messages
-            .copy_local_with(src, out, elements, self.store, |k, parts, _| {
+            .copy_local_with(src, out, elements, self.store, |k, portions, _| {
                 for i in chosen() {
                     let (t, size) = (&sends[i], piece_size(i));
                     let pieces = t.len.div_ceil(size);
-                    // The pieces due by the end of part k.
-                    let due = ((k + 1) as u128 * pieces as u128).div_ceil(parts as u128) as usize;
+                    // The pieces due by the end of portion k.
+                    let due =
+                        ((k + 1) as u128 * pieces as u128).div_ceil(portions as u128) as usize;
                     while sent_pieces[i] < due {
                         let o = sent_pieces[i] * size;
                         let n = size.min(t.len - o);
@@ -236,10 +246,10 @@ fn post_receive<'b, T: Element>(
         // SAFETY: the target storage outlives the request list (both live
         // through the exchange, which completes every request before
         // returning). The plan gives every target element to one message
-        // or the local part, so nothing else reads or writes this
+        // or the kept elements, so nothing else reads or writes this
         // message's elements; the rank writes only others' while MPI
         // writes these.
-        return unsafe { reqs.irecv_typed(i, target.0, target.1, ty, t.peer, DATA) };
+        return unsafe { reqs.irecv_typed(i, target.ptr, target.len, ty, t.peer, DATA) };
     }
     route.cut.each(t, |o, n, _| {
         match (route.unpack_pieces && route.lands)
@@ -248,7 +258,7 @@ fn post_receive<'b, T: Element>(
         {
             // SAFETY: as above, for the piece's elements of target storage.
             Some(at) => unsafe {
-                reqs.irecv_into(i, (target.0, target.1), at..at + n, t.peer, DATA)
+                reqs.irecv_into(i, target.ptr, target.len, at..at + n, t.peer, DATA)
             },
             None => reqs.irecv_piece(i, o, n, t.peer, DATA),
         }

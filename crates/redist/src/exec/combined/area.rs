@@ -106,7 +106,7 @@ impl Area {
     ///
     /// When `T` is not the element the area was made for (a bug).
     pub fn boxes<T: bytemuck::Pod>(&mut self) -> (&mut [T], &mut [T]) {
-        let (_, out, inbox) = self.parts();
+        let (_, out, inbox) = self.split();
         (out, inbox)
     }
 
@@ -116,7 +116,7 @@ impl Area {
     /// # Panics
     ///
     /// When `T` is not the element the area was made for (a bug).
-    pub fn parts<T: bytemuck::Pod>(&mut self) -> (Control<'_>, &mut [T], &mut [T]) {
+    pub fn split<T: bytemuck::Pod>(&mut self) -> (Control<'_>, &mut [T], &mut [T]) {
         assert_eq!(std::mem::size_of::<T>(), self.elem, "an area's element");
         let (out_at, in_at, _) =
             layout(self.out, self.inbox, self.elem).expect("the layout it was made with");
@@ -244,7 +244,7 @@ impl PeerArea {
     ///
     /// # Safety
     ///
-    /// The owner does not write the parts read while the slices live: the
+    /// The owner does not write what is read while the slices live: the
     /// caller has seen the control word announcing them and the owner waits
     /// for this rank's [`Word::Done`] before writing again.
     pub unsafe fn boxes<T: bytemuck::Pod>(&self) -> (&[T], &[T]) {

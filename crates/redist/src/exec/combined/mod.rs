@@ -7,7 +7,7 @@
 //! buffer in the node's shared memory (`area.rs`); the ranks of its node
 //! unpack theirs straight from it, and the node's *leader* (its lowest
 //! rank) sends each other node the messages its node has for that node as
-//! one MPI message — the parts of the node's areas concatenated — and
+//! one MPI message — the segments of the node's areas concatenated — and
 //! receives each other node's message into its own area, where the
 //! node's ranks unpack theirs. One message per pair of nodes crosses the
 //! network, in each direction; within the node, one copy in and one out.
@@ -27,12 +27,12 @@
 //! 2. announce the verdict on this rank's arrays; if they are fine, pack
 //!    every outgoing message into the outbox; announce `Packed = e`;
 //! 3. the leader posts the receives from other nodes into its inbox, and
-//!    per other node gathers the parts of the node's outboxes as each is
+//!    per other node gathers the segments of the node's outboxes as each is
 //!    packed and sends them; it combines its node's verdicts, agrees with
 //!    the other leaders (a dissemination of ⌈log₂ L⌉ rounds among the L
 //!    leaders, while the data travels) and announces the agreed verdict
 //!    (`Global = e`);
-//! 4. where every rank was fine: copy the local part, unpack the messages
+//! 4. where every rank was fine: do the local copy, unpack the messages
 //!    from the node's ranks from their outboxes and, once the leader
 //!    announces `Inbox = e`, those from other nodes from its inbox;
 //! 5. announce `Done = e`.
@@ -100,8 +100,8 @@ impl<T: Element> Combined<T> {
                 .collect()
         };
         let (sends, recvs) = (links(plan.sends()), links(plan.recvs()));
-        let elem = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
-        let (staging, ok) = setup::set_up(comm, node, &sends, &recvs, elem);
+        let (elem, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+        let (staging, ok) = setup::set_up(comm, node, &sends, &recvs, elem, align);
         let exchange = staging.map(|staging| {
             let slots = staging.relay.recvs.iter().map(|n| (n.at, n.len)).collect();
             Combined {
@@ -200,7 +200,7 @@ impl<T: Element> Combined<T> {
     }
 
     /// The leader's step 3: receives from other nodes into its inbox,
-    /// sends each other node the parts of the node's outboxes, agrees with
+    /// sends each other node the segments of the node's outboxes, agrees with
     /// the other leaders on the verdict (its node's from the areas, `mine`
     /// its own) and announces it, waits for its receives and announces its
     /// inbox. Returns the agreed verdict.
@@ -221,7 +221,7 @@ impl<T: Element> Combined<T> {
         } = self;
         let total = s.relay.sends.iter().map(|n| n.len).sum();
         grow(send_buf, total);
-        let (control, outbox, inbox) = s.area.parts::<T>();
+        let (control, outbox, inbox) = s.area.split::<T>();
         let mut reqs = requests.list(comm, &messages.elem, inbox, slots, 0)?;
         for (i, n) in s.relay.recvs.iter().enumerate() {
             for (o, len) in Chunks::of(n.len, *max_piece) {
@@ -254,7 +254,7 @@ impl<T: Element> Combined<T> {
         Ok(agreed)
     }
 
-    /// Step 4 on a rank whose every peer was fine: the local part, the
+    /// Step 4 on a rank whose every peer was fine: the local copy, the
     /// messages from the node's ranks, those from other nodes.
     fn unpack<S: Store<T>>(&mut self, messages: &RankMessages, src: &[T], out: &mut [T], store: S) {
         let e = self.epoch;
@@ -310,16 +310,16 @@ fn gather<T: Element>(
 ) {
     let mut at = 0;
     for seg in segments {
-        let part = &mut gathered[at..at + seg.len];
+        let dst = &mut gathered[at..at + seg.len];
         match seg.source {
-            None => part.copy_from_slice(&own[seg.at..seg.at + seg.len]),
+            None => dst.copy_from_slice(&own[seg.at..seg.at + seg.len]),
             Some(p) => {
                 let p = &peers[p];
                 p.wait_for(Word::Packed, e);
                 // SAFETY: the peer announced this execution's outbox and
                 // writes it again only after the leader's `Done = e`.
                 let (theirs, _) = unsafe { p.boxes::<T>() };
-                part.copy_from_slice(&theirs[seg.at..seg.at + seg.len]);
+                dst.copy_from_slice(&theirs[seg.at..seg.at + seg.len]);
             }
         }
         at += seg.len;

@@ -38,7 +38,7 @@ pub(super) enum From {
     Inbox { at: usize },
 }
 
-/// One part of a message the leader relays: `len` elements at `at` of the
+/// One segment of a message the leader relays: `len` elements at `at` of the
 /// outbox of `source` (`None`: the leader's own; else an index into the
 /// node's peers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub(super) struct Segment {
 pub(super) struct NodeSend {
     /// The receiving node's leader.
     pub leader: usize,
-    /// Its parts, in order.
+    /// Its segments, in order.
     pub segments: Vec<Segment>,
     /// Elements in all.
     pub len: usize,
@@ -93,7 +93,7 @@ pub(super) struct Staging {
     pub leaders: Vec<usize>,
 }
 
-/// What a rank tells its leader: its area, its outbox's parts for other
+/// What a rank tells its leader: its area, its outbox's segments for other
 /// nodes, its receives from other nodes, its messages within the node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Report {
@@ -125,7 +125,8 @@ pub(super) fn set_up(
     node: &Node,
     sends: &[Link],
     recvs: &[Link],
-    (elem, align): (usize, usize),
+    elem: usize,
+    align: usize,
 ) -> (Option<Staging>, bool) {
     let me = usize::try_from(comm.rank()).unwrap_or(0);
     let ranks = node.ranks();
@@ -161,8 +162,8 @@ pub(super) fn set_up(
     let own_inbox = relay.recvs.last().map_or(0, |n| n.at + n.len);
     let staged = map_peers(ranks, me, &reply, elem)
         .and_then(|peers| {
-            let places = (&reply[..], recvs, &recv_leaders[..]);
-            let recv_from = read_places(ranks, me, places, &peers, own_inbox)?;
+            let recv_from =
+                read_places(ranks, me, &reply, recvs, &recv_leaders, &peers, own_inbox)?;
             Some((peers, recv_from))
         })
         .filter(|(peers, _)| relay_fits(&relay, peers, out_len));
@@ -242,7 +243,7 @@ fn partner_leaders(
     (leaders(sends, send_got), leaders(recvs, recv_got))
 }
 
-/// The outbox: per send its place, the parts for other nodes (destination
+/// The outbox: per send its place, the segments for other nodes (destination
 /// leader, at, len) and the elements in all. Messages within the node come
 /// first, in plan order; then those to other nodes, grouped by the
 /// destination's leader and ordered by destination rank.
@@ -308,7 +309,7 @@ fn lead(
         inbox_at.insert((src, dst), next);
         next += len;
     }
-    // The relayed sends: per destination node, the node's outbox parts in
+    // The relayed sends: per destination node, the node's outbox segments in
     // rank order.
     let mut by_leader: BTreeMap<usize, NodeSend> = BTreeMap::new();
     for (k, r) in reports.iter().enumerate() {
@@ -465,7 +466,9 @@ fn map_peers(ranks: &[usize], me: usize, reply: &[u64], elem: usize) -> Option<V
 fn read_places(
     ranks: &[usize],
     me: usize,
-    (reply, recvs, recv_leaders): (&[u64], &[Link], &[Option<usize>]),
+    reply: &[u64],
+    recvs: &[Link],
+    recv_leaders: &[Option<usize>],
     peers: &[PeerArea],
     own_inbox: usize,
 ) -> Option<Vec<From>> {
@@ -514,7 +517,7 @@ fn read_places(
         .collect()
 }
 
-/// Whether every part the leader relays lies inside its source's outbox.
+/// Whether every segment the leader relays lies inside its source's outbox.
 fn relay_fits(relay: &Relay, peers: &[PeerArea], own_out: usize) -> bool {
     relay.sends.iter().flat_map(|s| &s.segments).all(|s| {
         let out = match s.source {

@@ -181,25 +181,25 @@ fn node_type(
             };
             (1, Some(ty))
         }
-        TypeTree::Seq(parts) if parts.iter().all(|(_, p)| p.is_run()) => {
+        TypeTree::Seq(children) if children.iter().all(|(_, p)| p.is_run()) => {
             // Runs only: an hindexed type of the element, which MPI walks as
             // one indexed loop (a struct of per-run duplicates of the element
             // type, it walks block by block).
-            let mut lens = Vec::with_capacity(parts.len());
-            let mut displs = Vec::with_capacity(parts.len());
-            for (at, part) in parts {
-                lens.push(count(part.elements(), "run length")?);
+            let mut lens = Vec::with_capacity(children.len());
+            let mut displs = Vec::with_capacity(children.len());
+            for (at, child) in children {
+                lens.push(count(child.elements(), "run length")?);
                 displs.push(elem.offset(*at)?);
             }
             let ty = UserDatatype::heterogeneous_indexed(&lens, &displs, &*elem.inner);
             (1, Some(ty))
         }
-        TypeTree::Seq(parts) => {
-            let mut lens = Vec::with_capacity(parts.len());
-            let mut displs = Vec::with_capacity(parts.len());
-            let mut types = Vec::with_capacity(parts.len());
-            for (at, part) in parts {
-                let (len, ty) = node_type(part, elem)?;
+        TypeTree::Seq(children) => {
+            let mut lens = Vec::with_capacity(children.len());
+            let mut displs = Vec::with_capacity(children.len());
+            let mut types = Vec::with_capacity(children.len());
+            for (at, child) in children {
+                let (len, ty) = node_type(child, elem)?;
                 lens.push(len);
                 displs.push(elem.offset(*at)?);
                 types.push(match ty {
@@ -270,6 +270,7 @@ impl<T: Pod> RecvBuf<'_, T> {
 /// `MPI_Alltoallv` of `elem`s: `scounts[r]` elements from `sdispls[r]` of
 /// `send` go to rank `r`, `rcounts[r]` arrive at `rdispls[r]` of `recv`.
 /// Collective.
+// reason: the arguments of MPI's C signature `MPI_Alltoallv` (buffer, counts and displacements per side), as MPI takes them.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn alltoallv<T: Pod>(
     comm: &SimpleCommunicator,
@@ -370,8 +371,10 @@ pub(crate) struct Alltoallw {
     sraw: Vec<ffi::MPI_Datatype>,
     rraw: Vec<ffi::MPI_Datatype>,
     zeros: Vec<c_int>,
-    /// Bytes the send and receive datatypes reach into their buffers.
-    spans: (usize, usize),
+    /// Bytes the send datatypes reach into the send buffer.
+    send_span: usize,
+    /// Bytes the receive datatypes reach into the receive buffer.
+    recv_span: usize,
 }
 
 impl Alltoallw {
@@ -393,11 +396,12 @@ impl Alltoallw {
             sraw: vec![elem.raw(); size],
             rraw: vec![elem.raw(); size],
             zeros: vec![0; size],
-            spans: (0, 0),
+            send_span: 0,
+            recv_span: 0,
         };
         for (list, counts, raw, span) in [
-            (sends, &mut w.scounts, &mut w.sraw, &mut w.spans.0),
-            (recvs, &mut w.rcounts, &mut w.rraw, &mut w.spans.1),
+            (sends, &mut w.scounts, &mut w.sraw, &mut w.send_span),
+            (recvs, &mut w.rcounts, &mut w.rraw, &mut w.recv_span),
         ] {
             for (rank, t) in list {
                 if rank >= size {
@@ -426,7 +430,8 @@ impl Alltoallw {
         send: &[T],
         recv: &mut [T],
     ) -> Result<(), RedistError> {
-        if self.spans.0 > std::mem::size_of_val(send) || self.spans.1 > std::mem::size_of_val(recv)
+        if self.send_span > std::mem::size_of_val(send)
+            || self.recv_span > std::mem::size_of_val(recv)
         {
             return Err(RedistError::Internal(
                 "MPI_Alltoallw datatypes reach outside their buffers".to_string(),
@@ -475,12 +480,19 @@ impl Alltoallw {
     }
 }
 
+/// A buffer of one step of a schedule and the peer it goes to, or comes
+/// from.
+pub(crate) struct WithPeer<B> {
+    pub buf: B,
+    pub peer: usize,
+}
+
 /// One step of a schedule: sends `send` to its peer and receives `recv`
 /// from its peer at the same time (either may be absent), tagged `tag`.
 pub(crate) fn sendrecv<T: Pod>(
     comm: &SimpleCommunicator,
-    send: Option<(SendBuf<'_, T>, usize)>,
-    recv: Option<(RecvBuf<'_, T>, usize)>,
+    send: Option<WithPeer<SendBuf<'_, T>>>,
+    recv: Option<WithPeer<RecvBuf<'_, T>>>,
     tag: Tag,
     elem: &Datatype,
 ) -> Result<(), RedistError> {
@@ -498,28 +510,28 @@ pub(crate) fn sendrecv<T: Pod>(
     };
     match (send, recv) {
         (None, None) => {}
-        (Some((s, to)), None) => {
-            let b = dyn_send(&s)?;
-            comm.process_at_rank(rank(to)?).send_with_tag(&b, tag);
+        (Some(s), None) => {
+            let b = dyn_send(&s.buf)?;
+            comm.process_at_rank(rank(s.peer)?).send_with_tag(&b, tag);
         }
-        (None, Some((mut r, from))) => {
-            let (ptr, n, ty) = r.raw(elem)?;
+        (None, Some(mut r)) => {
+            let (ptr, n, ty) = r.buf.raw(elem)?;
             // SAFETY: as above, for the exclusively borrowed receive slice.
             let mut b = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
-            comm.process_at_rank(rank(from)?)
+            comm.process_at_rank(rank(r.peer)?)
                 .receive_into_with_tag(&mut b, tag);
         }
-        (Some((s, to)), Some((mut r, from))) => {
-            let sb = dyn_send(&s)?;
-            let (ptr, n, ty) = r.raw(elem)?;
+        (Some(s), Some(mut r)) => {
+            let sb = dyn_send(&s.buf)?;
+            let (ptr, n, ty) = r.buf.raw(elem)?;
             // SAFETY: as above.
             let mut rb = unsafe { DynBufferMut::from_raw(ptr, n, datatype_ref(ty)) };
             p2p::send_receive_into_with_tags(
                 &sb,
-                &comm.process_at_rank(rank(to)?),
+                &comm.process_at_rank(rank(s.peer)?),
                 tag,
                 &mut rb,
-                &comm.process_at_rank(rank(from)?),
+                &comm.process_at_rank(rank(r.peer)?),
                 tag,
             );
         }

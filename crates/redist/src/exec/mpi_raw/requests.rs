@@ -141,22 +141,17 @@ pub(crate) struct Requests<'s, 'b, T> {
 }
 
 impl<'b, T: Pod> Requests<'_, 'b, T> {
-    /// Posts a send of `part` to `peer`.
+    /// Posts a send of `buf` to `peer`.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Limit`] when `part` holds more than `i32::MAX` elements or
+    /// - [`RedistError::Limit`] when `buf` holds more than `i32::MAX` elements or
     ///   `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Internal`] when `part`'s datatype reaches outside its slice;
+    /// - [`RedistError::Internal`] when `buf`'s datatype reaches outside its slice;
     /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn isend(
-        &mut self,
-        part: SendBuf<'b, T>,
-        peer: usize,
-        tag: Tag,
-    ) -> Result<(), RedistError> {
-        let (ptr, n, ty) = part.raw(self.elem)?;
+    pub fn isend(&mut self, buf: SendBuf<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let (ptr, n, ty) = buf.raw(self.elem)?;
         // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
         // which outlives this list, and the list completes every request
         // before it is dropped.
@@ -323,8 +318,8 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     }
 
     /// Posts the receive of a piece of receive message `i` from `peer`
-    /// straight into the elements `piece` of the `target.1` elements at
-    /// `target.0` (a piece that lands as one run of target storage:
+    /// straight into the elements `piece` of the `len` elements at
+    /// `target` (a piece that lands as one run of target storage:
     /// nothing to unpack). Reported as [`Event::Landed`]`(i)`.
     ///
     /// # Errors
@@ -336,28 +331,28 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Safety
     ///
-    /// `target.0` must point to `target.1` elements that stay allocated for
+    /// `target` must point to `len` elements that stay allocated for
     /// `'b`, and until the request completes nothing else may read or write
     /// the piece's elements (other elements may be written).
     pub unsafe fn irecv_into(
         &mut self,
         i: usize,
-        target: (*mut T, usize),
+        target: *mut T,
+        len: usize,
         piece: std::ops::Range<usize>,
         peer: usize,
         tag: Tag,
     ) -> Result<(), RedistError> {
-        if piece.start > piece.end || piece.end > target.1 {
+        if piece.start > piece.end || piece.end > len {
             return Err(RedistError::Internal(format!(
-                "a piece {piece:?} of message {i} outside {} target elements",
-                target.1
+                "a piece {piece:?} of message {i} outside {len} target elements"
             )));
         }
         let c = count(piece.len(), "message length")?;
         // SAFETY: inside the target (checked above); the caller's contract
         // keeps it allocated and untouched until the request completes.
         unsafe {
-            let ptr = target.0.add(piece.start);
+            let ptr = target.add(piece.start);
             self.post_recv(ptr.cast(), c, self.elem.raw(), peer, tag, What::Landed(i))
         }
     }
