@@ -24,7 +24,7 @@
 //! message's worth) or a *portion* of a pass that does several copies
 //! together ([`MessageProgram::part`], which returns a portion).
 
-use super::kernel::{self, CopyOp, Out, Plain, Store};
+use super::kernel::{CopyOp, Out, Plain, Store};
 use crate::{AxisPlan, Run};
 use crate::{Layout, Order};
 use rayon::prelude::*;
@@ -193,11 +193,7 @@ impl MessageProgram {
     /// Lists the message's lines (see [`listed`](self::listed)) when it is
     /// small and walks into at most `max` lines; returns how many lines it
     /// listed and how many copies the attempt walked.
-    fn list(
-        &mut self,
-        max: usize,
-        scratch: &mut (Vec<kernel::LineCopy>, Vec<kernel::LineCopy>),
-    ) -> (usize, usize) {
+    fn list(&mut self, max: usize, scratch: &mut listed::ListScratch) -> (usize, usize) {
         let (lines, walked) = self.listing(max, scratch);
         let n = lines.as_ref().map_or(0, |l| l.len());
         self.listed = lines;
