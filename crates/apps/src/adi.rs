@@ -8,9 +8,9 @@
 //! `r = dt / (2h²)`. One step:
 //!
 //! ```text
-//! (I − r δx²) u* = (I + r δy²) uⁿ        y-part explicit where y-lines are whole,
+//! (I − r δx²) u* = (I + r δy²) uⁿ        y-term explicit where y-lines are whole,
 //!                                         then x-systems where x-lines are whole
-//! (I − r δy²) uⁿ⁺¹ = (I + r δx²) u*      x-part explicit where x-lines are whole,
+//! (I − r δy²) uⁿ⁺¹ = (I + r δx²) u*      x-term explicit where x-lines are whole,
 //!                                         then y-systems where y-lines are whole
 //! ```
 //!
@@ -202,7 +202,7 @@ pub mod kernels {
 
 use kernels::{backward, explicit, forward, thomas_coefficients};
 
-/// Explicit part along rows (dimension 1) of a block whose rows are whole.
+/// Explicit term along rows (dimension 1) of a block whose rows are whole.
 fn explicit_rows(src: ArrayView2<'_, f64>, mut dst: ArrayViewMut2<'_, f64>, r: f64) {
     dst.axis_iter_mut(Axis(0))
         .into_par_iter()
@@ -217,7 +217,7 @@ fn explicit_rows(src: ArrayView2<'_, f64>, mut dst: ArrayViewMut2<'_, f64>, r: f
         });
 }
 
-/// Explicit part along columns (dimension 0) of a block whose columns are whole.
+/// Explicit term along columns (dimension 0) of a block whose columns are whole.
 fn explicit_columns(src: ArrayView2<'_, f64>, mut dst: ArrayViewMut2<'_, f64>, r: f64) {
     let n = src.nrows();
     dst.axis_iter_mut(Axis(0))
@@ -524,11 +524,11 @@ impl LinePlans {
 struct Fields {
     /// The solution, between steps.
     u: DistArray<f64>,
-    /// The y-part explicit of `u`.
+    /// The y-term explicit of `u`.
     w_y: DistArray<f64>,
     /// `w_y` with whole x-lines, then u* after the x-systems.
     w_x: DistArray<f64>,
-    /// The x-part explicit of u*.
+    /// The x-term explicit of u*.
     v_x: DistArray<f64>,
 }
 
@@ -584,14 +584,14 @@ fn step(
 ) -> Result<(f64, f64), AdiError> {
     let (coef, r) = (&mesh.coef[..], mesh.r);
     let t0 = Instant::now();
-    // y-part explicit on whole y-lines.
+    // y-term explicit on whole y-lines.
     explicit_rows(view2(&fields.u), view2_mut(&mut fields.w_y), r);
     let t1 = Instant::now();
     exchanges
         .to_x
         .execute_into_unchecked(&fields.w_y, &mut fields.w_x)?;
     let t2 = Instant::now();
-    // x-systems on whole x-lines, then the x-part explicit.
+    // x-systems on whole x-lines, then the x-term explicit.
     solve_columns(view2_mut(&mut fields.w_x), coef, r);
     explicit_columns(view2(&fields.w_x), view2_mut(&mut fields.v_x), r);
     let t3 = Instant::now();

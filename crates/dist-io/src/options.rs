@@ -97,7 +97,7 @@ pub struct IoOptions {
     pub aggregators: Aggregators,
     /// The memory a rank may spare for a save or a load, beyond its local
     /// part (default 64 MiB, at most [`MAX_STAGING_BYTES`]): half holds the
-    /// aggregator's staging part (the bytes of the file it holds at once),
+    /// aggregator's staging buffer (the bytes of the file it holds at once),
     /// half is left for what the exchange reads of the node's other ranks
     /// through their shared memory, whose pages count in this process's
     /// resident memory while it reads them. Larger arrays go in rounds, so
@@ -172,7 +172,7 @@ impl IoOptions {
 
     /// Bytes of the file one aggregator holds at once: half the staging
     /// budget ([`staging_bytes`](Self::staging_bytes)).
-    pub(crate) fn staging_part(&self) -> usize {
+    pub(crate) fn staging_buffer_bytes(&self) -> usize {
         (self.staging_bytes / 2).max(1)
     }
 

@@ -22,7 +22,8 @@
 //! assert_eq!((r.axis(), r.len()), (0, 2)); // 436 rows per aggregator, 872 a round
 //! let first = r.round(0);
 //! assert_eq!((first.origin.clone(), first.extent.clone(), first.block), (vec![0, 0], vec![872, 300], 436));
-//! assert_eq!(first.part(1), Some((vec![436, 0], vec![436, 300])));
+//! let held = first.aggregator_box(1).unwrap();
+//! assert_eq!((held.origin, held.extent), (vec![436, 0], vec![436, 300]));
 //! ```
 
 use dist_array::{Dist, LayoutSpec};
@@ -148,10 +149,20 @@ impl Rounds {
     }
 }
 
+/// A box of the region: its first index, relative to the region's, and
+/// its extent per dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionBox {
+    /// First index, relative to the region's first.
+    pub origin: Vec<usize>,
+    /// Extent per dimension.
+    pub extent: Vec<usize>,
+}
+
 impl Round {
     /// The box aggregator `q` holds in this round, relative to the region
     /// (`None` when it holds nothing).
-    pub fn part(&self, q: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    pub fn aggregator_box(&self, q: usize) -> Option<RegionBox> {
         let start = q.checked_mul(self.block)?;
         let len = self.extent[self.axis].checked_sub(start)?.min(self.block);
         if len == 0 {
@@ -161,7 +172,7 @@ impl Round {
         let mut extent = self.extent.clone();
         origin[self.axis] += start;
         extent[self.axis] = len;
-        Some((origin, extent))
+        Some(RegionBox { origin, extent })
     }
 
     /// The round as a layout over `ranks` ranks: `*` everywhere but the
@@ -190,8 +201,9 @@ mod tests {
     use quickcheck::{quickcheck, TestResult};
 
     /// Checks that the rounds of `extent` cover every index once, that
-    /// every part fits the budget (one element where it holds less), and
-    /// that the round as a layout gives aggregator `q` exactly its part.
+    /// every aggregator's box fits the budget (one element where it holds
+    /// less), and that the round as a layout gives aggregator `q` exactly
+    /// its box.
     fn check(
         extent: &[usize],
         order: Order,
@@ -207,14 +219,20 @@ mod tests {
         for round in rounds.iter() {
             let layout = Layout::new(&round.extent, &round.spec(ranks)).unwrap();
             for q in 0..ranks {
-                let part = round.part(q);
+                let held = round.aggregator_box(q);
                 let shape = layout.local_shape(q).unwrap();
-                match &part {
-                    Some((_, e)) => assert_eq!(&shape, e, "{round:?} q={q}"),
+                match &held {
+                    Some(b) => assert_eq!(shape, b.extent, "{round:?} q={q}"),
                     None => assert!(shape.contains(&0), "{round:?} q={q}"),
                 }
-                assert!(q < aggs || part.is_none(), "only aggregators hold parts");
-                let Some((o, e)) = part else { continue };
+                assert!(q < aggs || held.is_none(), "only aggregators hold boxes");
+                let Some(RegionBox {
+                    origin: o,
+                    extent: e,
+                }) = held
+                else {
+                    continue;
+                };
                 let bytes: usize = e.iter().product::<usize>() * elem;
                 assert!(bytes <= budget.max(elem), "{bytes} > {budget}: {round:?}");
                 let mut idx = o.clone();

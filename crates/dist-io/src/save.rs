@@ -203,7 +203,7 @@ fn sync_directory(path: &Path) -> std::io::Result<()> {
 /// array of the same element type and number of dimensions) as the
 /// window whose first index is `origin`: the file's elements `origin ..
 /// origin + array.shape()` become the array's, every other element stays.
-/// The file is written in place (a failure midway leaves the window part
+/// The file is written in place (a failure midway leaves the window partly
 /// written). Collective over the array's communicator.
 ///
 /// # Errors

@@ -9,7 +9,7 @@
 
 use crate::agree::agree;
 use crate::options::MAX_STAGING_BYTES;
-use crate::rounds::{Round, Rounds};
+use crate::rounds::{RegionBox, Round, Rounds};
 use crate::{IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
@@ -25,17 +25,17 @@ use std::time::Instant;
 /// one independent call on its rank (ranks with `None` do nothing);
 /// otherwise through a collective call over a file view.
 pub(crate) trait Store {
-    /// Writes `data`, the bytes of `part` in the file's order.
+    /// Writes `data`, the bytes of `file_box` in the file's order.
     fn write(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &[u8],
         contiguous: bool,
     ) -> Result<(), IoError>;
-    /// Reads `part` into `data`.
+    /// Reads `file_box` into `data`.
     fn read(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &mut [u8],
         contiguous: bool,
     ) -> Result<(), IoError>;
@@ -51,14 +51,14 @@ pub(crate) struct MpiStore {
 impl Store for MpiStore {
     fn write(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &[u8],
         contiguous: bool,
     ) -> Result<(), IoError> {
-        let done = match (contiguous, part) {
-            (true, Some(part)) => self.file.write_box(part, data),
+        let done = match (contiguous, file_box) {
+            (true, Some(file_box)) => self.file.write_box(file_box, data),
             (true, None) => Ok(()),
-            (false, part) => self.file.write_box_all(part, data),
+            (false, file_box) => self.file.write_box_all(file_box, data),
         };
         done.map_err(|e| IoError::Write {
             path: self.path.clone(),
@@ -68,14 +68,14 @@ impl Store for MpiStore {
 
     fn read(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &mut [u8],
         contiguous: bool,
     ) -> Result<(), IoError> {
-        let done = match (contiguous, part) {
-            (true, Some(part)) => self.file.read_box(part, data),
+        let done = match (contiguous, file_box) {
+            (true, Some(file_box)) => self.file.read_box(file_box, data),
             (true, None) => Ok(()),
-            (false, part) => self.file.read_box_all(part, data),
+            (false, file_box) => self.file.read_box_all(file_box, data),
         };
         done.map_err(|e| IoError::Read {
             path: self.path.clone(),
@@ -103,8 +103,9 @@ pub(crate) struct Geometry {
 }
 
 impl Geometry {
-    /// The file box of `part`, a box relative to the region.
-    fn file_box(&self, (origin, extent): (Vec<usize>, Vec<usize>)) -> FileBox {
+    /// The file box of `region_box`, a box relative to the region.
+    fn file_box(&self, region_box: RegionBox) -> FileBox {
+        let RegionBox { origin, extent } = region_box;
         FileBox {
             data_offset: self.data_offset,
             shape: self.shape.clone(),
@@ -119,9 +120,9 @@ impl Geometry {
         }
     }
 
-    /// Whether every part of a round split along `axis` is one range of
-    /// the file: the region covers every faster dimension whole.
-    fn contiguous_parts(&self, axis: usize) -> bool {
+    /// Whether every aggregator's box of a round split along `axis` is one
+    /// range of the file: the region covers every faster dimension whole.
+    fn contiguous_boxes(&self, axis: usize) -> bool {
         let k = self.shape.len();
         let faster: Vec<usize> = match self.order {
             Order::RowMajor => (axis + 1..k).collect(),
@@ -272,7 +273,7 @@ impl<'a> Transfer<'a> {
             g.order,
             g.element_bytes,
             self.aggregators.len(),
-            self.options.staging_part(),
+            self.options.staging_buffer_bytes(),
         );
         if rounds.is_empty() {
             return Ok(());
@@ -283,7 +284,7 @@ impl<'a> Transfer<'a> {
         let staging_grid = ProcGrid::builder(&extents).build_sharing(&grid)?;
         let rank_map = self.rank_map(ranks);
         let position = self.aggregators.iter().position(|&a| a == me);
-        let contiguous = g.contiguous_parts(axis);
+        let contiguous = g.contiguous_boxes(axis);
         let mut options = self.options.redistribution;
         options.remap = Remap::None;
         let mut staging: Option<DistArray<T>> = None;
@@ -302,7 +303,9 @@ impl<'a> Transfer<'a> {
                 None => crate::staging::array(&staging_grid, layout)?,
             };
             let stage = staging.insert(stage);
-            let part = position.and_then(|q| round.part(q)).map(|p| g.file_box(p));
+            let file_box = position
+                .and_then(|q| round.aggregator_box(q))
+                .map(|b| g.file_box(b));
             progress.tick(&self.what, i, count, &round, g.element_bytes);
             match &mut side {
                 Side::Save(array) => {
@@ -318,12 +321,12 @@ impl<'a> Transfer<'a> {
                     )?;
                     r.execute_into(array, stage)?;
                     let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
-                    let done = store.write(part.as_ref(), bytes, contiguous);
+                    let done = store.write(file_box.as_ref(), bytes, contiguous);
                     agree(comm, done, 0, &self.what)?;
                 }
                 Side::Load(array) => {
                     let bytes: &mut [u8] = bytemuck::cast_slice_mut(stage.local_slice_mut());
-                    let done = store.read(part.as_ref(), bytes, contiguous);
+                    let done = store.read(file_box.as_ref(), bytes, contiguous);
                     agree(comm, done, 0, &self.what)?;
                     let window =
                         Window::new(&vec![0; g.extent.len()], &round.origin, &round.extent)?;
@@ -378,12 +381,12 @@ impl<'a> Transfer<'a> {
                 let start = range.start + call * rows_per_call;
                 (start < range.end).then(|| start..range.end.min(start + rows_per_call))
             });
-            let part = rows.as_ref().map(|rows| {
+            let file_box = rows.as_ref().map(|rows| {
                 let mut origin = vec![0; g.shape.len()];
                 let mut extent = g.shape.clone();
                 origin[axis] = rows.start;
                 extent[axis] = rows.len();
-                g.file_box((origin, extent))
+                g.file_box(RegionBox { origin, extent })
             });
             let local = match (&rows, &mine) {
                 (Some(rows), Some(range)) => {
@@ -394,11 +397,11 @@ impl<'a> Transfer<'a> {
             let result = match &mut side {
                 Side::Save(array) => {
                     let bytes: &[u8] = bytemuck::cast_slice(array.local_slice());
-                    store.write(part.as_ref(), &bytes[local], true)
+                    store.write(file_box.as_ref(), &bytes[local], true)
                 }
                 Side::Load(array) => {
                     let bytes: &mut [u8] = bytemuck::cast_slice_mut(array.local_slice_mut());
-                    store.read(part.as_ref(), &mut bytes[local], true)
+                    store.read(file_box.as_ref(), &mut bytes[local], true)
                 }
             };
             done = done.and(result);

@@ -325,7 +325,7 @@ pub fn render(cases: &[CaseRatios], title: &str) -> Image {
     img
 }
 
-/// Where the parts of a chart go, in pixels, and the scale of its bars.
+/// Where a chart's labels and bars go, in pixels, and the scale of its bars.
 struct Frame {
     /// Left end of the bars, right of the longest label.
     bars_x: usize,

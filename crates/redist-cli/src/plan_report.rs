@@ -58,7 +58,7 @@ pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let from = layout_for(&args.shape, &args.from)?;
     let to = layout_for(&args.shape, &args.to)?;
     if let Some(rank) = args.rank {
-        return crate::rank_report::run(args, rank, (&from, &to), out);
+        return crate::rank_report::run(args, rank, &from, &to, out);
     }
     let start = Instant::now();
     let plan = Plan::new(&from, &to, args.remap)?;

@@ -34,7 +34,8 @@ const ELEMENT_BYTES: usize = 8;
 pub fn run(
     args: &PlanArgs,
     rank: usize,
-    (from, to): (&Layout, &Layout),
+    from: &Layout,
+    to: &Layout,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let ranks = from.ranks().max(to.ranks());
@@ -182,7 +183,7 @@ mod tests {
         let whole = Plan::new(&from, &to, Remap::None).unwrap();
         for rank in 0..6 {
             let mut out = Vec::new();
-            run(&args(rank), rank, (&from, &to), &mut out).unwrap();
+            run(&args(rank), rank, &from, &to, &mut out).unwrap();
             let v: Value = serde_json::from_slice(&out).unwrap();
             let sends: Vec<(usize, usize)> = (whole.messages().iter())
                 .filter(|m| m.from == rank && m.to != rank)
@@ -205,7 +206,7 @@ mod tests {
         }
         // A rank of neither layout is refused by name.
         let mut out = Vec::new();
-        let e = run(&args(6), 6, (&from, &to), &mut out).unwrap_err();
+        let e = run(&args(6), 6, &from, &to, &mut out).unwrap_err();
         assert!(e.to_string().contains("rank 6 is in neither layout"), "{e}");
     }
 }

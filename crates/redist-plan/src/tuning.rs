@@ -63,7 +63,7 @@ pub const UPDATE_TILE_BYTES: usize = 128;
 // Streaming (non-temporal) stores into target storage.
 
 /// Shortest stretch, in bytes, written with non-temporal stores when a copy
-/// streams: shorter ones would write parts of cache lines, which memory
+/// streams: shorter ones would write partial cache lines, which memory
 /// takes as slowly as a line read and written back.
 pub const STREAM_MIN_STRETCH_BYTES: usize = 64;
 

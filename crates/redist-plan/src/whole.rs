@@ -412,10 +412,10 @@ mod tests {
         // Closed forms only for the whole of both arrays.
         let a = Layout::parse(&[12], "cyclic(2)@3").unwrap();
         let b = Layout::parse(&[12], "cyclic(4)@3").unwrap();
-        let part = Window::new(&[1], &[0], &[10]).unwrap();
+        let sub_array = Window::new(&[1], &[0], &[10]).unwrap();
         assert!(Plan::with_window(&a, &b, &Window::whole(&[12]), Remap::ClosedForm).is_ok());
         assert!(matches!(
-            Plan::with_window(&a, &b, &part, Remap::ClosedForm),
+            Plan::with_window(&a, &b, &sub_array, Remap::ClosedForm),
             Err(PlanError::Remap { .. })
         ));
     }

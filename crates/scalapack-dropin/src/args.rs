@@ -212,7 +212,8 @@ impl Words<'_> {
 
 impl Matrix {
     /// The matrix at word `offset` of each rank's `width` words in `all`,
-    /// checked as ScaLAPACK checks it, for a sub-matrix of `rows` × `cols`.
+    /// checked as ScaLAPACK checks it, for a sub-matrix of `rows` × `cols`;
+    /// errors name `routine` and the positions `at`.
     ///
     /// # Errors
     ///
@@ -220,9 +221,12 @@ impl Matrix {
     /// on every rank, which all hold the same `all`).
     pub fn agree(
         all: &[c_int],
-        (width, offset): (usize, usize),
-        (routine, at): (&'static str, Positions),
-        (rows, cols): (usize, usize),
+        width: usize,
+        offset: usize,
+        routine: &'static str,
+        at: Positions,
+        rows: usize,
+        cols: usize,
     ) -> Result<Matrix, DropinError> {
         let words = Words {
             all,
@@ -334,7 +338,7 @@ mod tests {
     #[test]
     fn a_good_matrix_is_known_everywhere() {
         let all = words([1, 10, 8, 3, 2, 1, 0], 2, 3, [1, 1, 1]);
-        let m = Matrix::agree(&all, (MATRIX_WORDS, 0), ("PDGEMR2D", AT), (9, 6)).unwrap();
+        let m = Matrix::agree(&all, MATRIX_WORDS, 0, "PDGEMR2D", AT, 9, 6).unwrap();
         assert_eq!(m.grid, (2, 1));
         assert_eq!(m.ranks, vec![0, 1]);
         assert_eq!(
@@ -346,11 +350,14 @@ mod tests {
 
     #[test]
     fn bad_arguments_get_scalapack_positions() {
-        let code = |all: &[c_int], size: (usize, usize)| match Matrix::agree(
+        let code = |all: &[c_int], (rows, cols): (usize, usize)| match Matrix::agree(
             all,
-            (MATRIX_WORDS, 0),
-            ("PDGEMR2D", AT),
-            size,
+            MATRIX_WORDS,
+            0,
+            "PDGEMR2D",
+            AT,
+            rows,
+            cols,
         ) {
             Err(DropinError::Argument { position, .. }) => position,
             other => panic!("{other:?}"),

@@ -7,7 +7,7 @@
 
 use crate::args::{MatrixArg, Positions};
 use crate::blacs::other_definition;
-use crate::routines::{gemr2d, update, Op, Operand, Outcome};
+use crate::routines::{gemr2d, update, Formula, Op, Operand, Outcome, SizeArg};
 use crate::DropinError;
 use num_complex::Complex;
 use std::ffi::{c_void, CStr};
@@ -86,14 +86,16 @@ unsafe fn pblas_descriptor(desc: *const c_int) -> [c_int; 9] {
     [dtype, ctxt, m, n, mb, nb, rsrc, csrc, lld]
 }
 
-/// The matrix operand at `ptr` with descriptor `desc` and origin `(i, j)`.
+/// The matrix operand at `ptr` with descriptor `desc` and origin `(i, j)`,
+/// its arguments at positions `at` (`i`, `j`, descriptor).
 ///
 /// # Safety
 ///
 /// As [`descriptor`].
 unsafe fn operand<T>(
     ptr: *mut T,
-    (i, j): (c_int, c_int),
+    i: c_int,
+    j: c_int,
     desc: [c_int; 9],
     at: [i32; 3],
 ) -> Operand<T> {
@@ -123,33 +125,60 @@ type CGemr2d<T> = unsafe extern "C" fn(
     c_int,
 );
 
-/// `p?gemr2d` with C arguments, handing over to ScaLAPACK's `name`
-/// when ndcyclic does not take the case.
+/// The names of a `p?gemr2d` entry point.
+#[derive(Clone, Copy)]
+struct Gemr2dNames {
+    /// The routine, as ScaLAPACK reports it (`PDGEMR2D`).
+    routine: &'static str,
+    /// The entry point's own name, for traces and errors.
+    entry: &'static str,
+    /// ScaLAPACK's C routine to hand over to (`Cpdgemr2d`).
+    scalapack: &'static CStr,
+}
+
+/// A matrix argument of a C call: the local part at `ptr`, the
+/// sub-matrix's first row `i` and column `j` (1-based), the descriptor at
+/// `desc`.
+#[derive(Clone, Copy)]
+struct CMatrix<T> {
+    /// The caller's local part.
+    ptr: *mut T,
+    /// First row of the sub-matrix.
+    i: c_int,
+    /// First column of the sub-matrix.
+    j: c_int,
+    /// The descriptor (9 integers).
+    desc: *const c_int,
+}
+
+/// `p?gemr2d` with C arguments, handing over to ScaLAPACK's routine
+/// (`names.scalapack`) when ndcyclic does not take the case.
 ///
 /// # Safety
 ///
 /// ScaLAPACK's contract for `Cp?gemr2d`.
-// reason: the arguments of ScaLAPACK's C signature `Cp?gemr2d`, as the callers pass them.
-#[allow(clippy::too_many_arguments)]
 unsafe fn c_gemr2d<T: dist_array::Element>(
-    (routine, entry, name): (&'static str, &'static str, &'static CStr),
+    names: Gemr2dNames,
     m: c_int,
     n: c_int,
-    a: *mut T,
-    (ia, ja, desca): (c_int, c_int, *const c_int),
-    b: *mut T,
-    (ib, jb, descb): (c_int, c_int, *const c_int),
+    a: CMatrix<T>,
+    b: CMatrix<T>,
     ictxt: c_int,
 ) {
+    let Gemr2dNames {
+        routine,
+        entry,
+        scalapack: name,
+    } = names;
     let outcome = guard(entry, || {
         // SAFETY: the caller's contract: descriptors of 9 integers.
         let (a_op, b_op) = unsafe {
             (
-                operand(a, (ia, ja), descriptor(desca), [4, 5, 6]),
-                operand(b, (ib, jb), descriptor(descb), [8, 9, 10]),
+                operand(a.ptr, a.i, a.j, descriptor(a.desc), [4, 5, 6]),
+                operand(b.ptr, b.i, b.j, descriptor(b.desc), [8, 9, 10]),
             )
         };
-        gemr2d(routine, (m, n), a_op, b_op, ictxt)
+        gemr2d(routine, m, n, a_op, b_op, ictxt)
     });
     if outcome == Outcome::HandOver {
         trace(&format!("{routine} handed over to ScaLAPACK"));
@@ -159,7 +188,11 @@ unsafe fn c_gemr2d<T: dist_array::Element>(
                 let theirs: CGemr2d<T> =
                     unsafe { std::mem::transmute::<*mut c_void, CGemr2d<T>>(theirs) };
                 // SAFETY: the caller's arguments, unchanged.
-                unsafe { theirs(m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt) };
+                unsafe {
+                    theirs(
+                        m, n, a.ptr, a.i, a.j, a.desc, b.ptr, b.i, b.j, b.desc, ictxt,
+                    )
+                };
             }
             None => eprintln!(
                 "ndcyclic_scalapack: {routine}: grids on processes other than the context's first \
@@ -202,9 +235,15 @@ macro_rules! gemr2d_entries {
             descb: *const c_int,
             ictxt: c_int,
         ) {
-            let names = (upper($routine), stringify!($entry), c_name(stringify!($c)));
+            let names = Gemr2dNames {
+                routine: upper($routine),
+                entry: stringify!($entry),
+                scalapack: c_name(stringify!($c)),
+            };
+            let a = CMatrix { ptr: a, i: ia, j: ja, desc: desca };
+            let b = CMatrix { ptr: b, i: ib, j: jb, desc: descb };
             // SAFETY: the caller's contract.
-            unsafe { c_gemr2d::<$t>(names, m, n, a, (ia, ja, desca), b, (ib, jb, descb), ictxt) }
+            unsafe { c_gemr2d::<$t>(names, m, n, a, b, ictxt) }
         }
     };
     (@f $t:ty, $routine:literal, $entry:ident, $c:ident, $doc:expr) => {
@@ -227,10 +266,16 @@ macro_rules! gemr2d_entries {
             descb: *const c_int,
             ictxt: *const c_int,
         ) {
-            let names = (upper($routine), stringify!($entry), c_name(stringify!($c)));
+            let names = Gemr2dNames {
+                routine: upper($routine),
+                entry: stringify!($entry),
+                scalapack: c_name(stringify!($c)),
+            };
             // SAFETY: the caller's contract: valid pointers.
             unsafe {
-                c_gemr2d::<$t>(names, *m, *n, a, (*ia, *ja, desca), b, (*ib, *jb, descb), *ictxt)
+                let a = CMatrix { ptr: a, i: *ia, j: *ja, desc: desca };
+                let b = CMatrix { ptr: b, i: *ib, j: *jb, desc: descb };
+                c_gemr2d::<$t>(names, *m, *n, a, b, *ictxt)
             }
         }
     };
@@ -315,35 +360,87 @@ gemr2d_entries!(
 ///
 /// PBLAS's contract: valid pointers, descriptors of 9 integers (11 for
 /// DTYPE 2).
-// reason: the arguments of PBLAS's Fortran signatures `p?tran*_`/`p?geadd_`, as the callers pass them.
-#[allow(clippy::too_many_arguments)]
 unsafe fn f_update<T: redist::Scalar>(
-    (routine, name, op, first, handover): (&'static str, &str, Op, i32, bool),
+    entry: UpdateEntry,
     m: *const c_int,
     n: *const c_int,
     alpha: *const T,
-    a: *const T,
-    (ia, ja, desca): (*const c_int, *const c_int, *const c_int),
+    a: FMatrix<T>,
     beta: *const T,
-    c: *mut T,
-    (ic, jc, descc): (*const c_int, *const c_int, *const c_int),
+    c: FMatrix<T>,
 ) -> Outcome {
+    let UpdateEntry {
+        routine,
+        entry: name,
+        op,
+        first,
+        handover,
+    } = entry;
     guard(name, || {
         // SAFETY: the caller's contract.
         unsafe {
             let p = |k: i32| first + k;
-            let desca = pblas_descriptor(desca);
-            let a_op = operand(a.cast_mut(), (*ia, *ja), desca, [p(4), p(5), p(6)]);
-            let c_op = operand(c, (*ic, *jc), pblas_descriptor(descc), [p(9), p(10), p(11)]);
+            let desca = pblas_descriptor(a.desc);
+            let a_op = operand(a.ptr, *a.i, *a.j, desca, [p(4), p(5), p(6)]);
+            let c_op = operand(
+                c.ptr,
+                *c.i,
+                *c.j,
+                pblas_descriptor(c.desc),
+                [p(9), p(10), p(11)],
+            );
+            let size = |v: *const c_int, position| SizeArg {
+                value: *v,
+                position,
+            };
+            let formula = Formula {
+                op,
+                alpha: *alpha,
+                beta: *beta,
+            };
             update(
-                (routine, handover),
-                ((*m, p(1)), (*n, p(2))),
-                (op, *alpha, *beta),
+                routine,
+                handover,
+                size(m, p(1)),
+                size(n, p(2)),
+                formula,
                 a_op,
                 c_op,
             )
         }
     })
+}
+
+/// An update entry point (`p?tran*_`, `p?geadd_`) as [`f_update`] needs
+/// it.
+#[derive(Clone, Copy)]
+struct UpdateEntry {
+    /// The routine, as ScaLAPACK reports it (`PDTRAN`).
+    routine: &'static str,
+    /// The entry point's own name, for traces and errors.
+    entry: &'static str,
+    /// `op` of the update.
+    op: Op,
+    /// The position before `M` in the argument list: 0, or 1 where
+    /// `TRANS` comes first.
+    first: i32,
+    /// Whether ScaLAPACK's routine is in the process to hand over to.
+    handover: bool,
+}
+
+/// A matrix argument of a Fortran call, everything by reference: the
+/// local part at `ptr`, the sub-matrix's first row `i` and column `j`
+/// (1-based), the descriptor at `desc`.
+#[derive(Clone, Copy)]
+struct FMatrix<T> {
+    /// The caller's local part (only read for `A`).
+    ptr: *mut T,
+    /// First row of the sub-matrix.
+    i: *const c_int,
+    /// First column of the sub-matrix.
+    j: *const c_int,
+    /// The descriptor (9 integers, or 11 for DTYPE 2).
+    desc: *const c_int,
 }
 
 /// ScaLAPACK's routine `name` ([`other_definition`]), looked up once it
@@ -423,9 +520,17 @@ macro_rules! tran_entries {
         ) {
             static SCALAPACK: OnceLock<usize> = OnceLock::new();
             let scalapack = found_once(&SCALAPACK, c_name(concat!($routine, "_")));
-            let names = (upper($routine), stringify!($entry), $op, 0, scalapack.is_some());
+            let entry = UpdateEntry {
+                routine: upper($routine),
+                entry: stringify!($entry),
+                op: $op,
+                first: 0,
+                handover: scalapack.is_some(),
+            };
+            let fa = FMatrix { ptr: a.cast_mut(), i: ia, j: ja, desc: desca };
+            let fc = FMatrix { ptr: c, i: ic, j: jc, desc: descc };
             // SAFETY: the caller's contract.
-            let outcome = unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) };
+            let outcome = unsafe { f_update::<$t>(entry, m, n, alpha, fa, beta, fc) };
             if let (Outcome::HandOver, Some(f)) = (outcome, scalapack) {
                 trace(concat!($routine, "_ handed over to ScaLAPACK"));
                 // SAFETY: ScaLAPACK's routine of this signature, the
@@ -520,9 +625,17 @@ macro_rules! geadd_entries {
             // SAFETY: the caller's contract.
             let outcome = match unsafe { op_of(trans) } {
                 Some(op) => {
-                    let names = (upper($routine), stringify!($entry), op, 1, scalapack.is_some());
+                    let entry = UpdateEntry {
+                        routine: upper($routine),
+                        entry: stringify!($entry),
+                        op,
+                        first: 1,
+                        handover: scalapack.is_some(),
+                    };
+                    let fa = FMatrix { ptr: a.cast_mut(), i: ia, j: ja, desc: desca };
+                    let fc = FMatrix { ptr: c, i: ic, j: jc, desc: descc };
                     // SAFETY: the caller's contract.
-                    unsafe { f_update::<$t>(names, m, n, alpha, a, (ia, ja, desca), beta, c, (ic, jc, descc)) }
+                    unsafe { f_update::<$t>(entry, m, n, alpha, fa, beta, fc) }
                 }
                 None if scalapack.is_some() => Outcome::HandOver,
                 None => {

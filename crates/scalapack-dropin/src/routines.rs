@@ -28,6 +28,18 @@ pub struct Operand<T> {
     pub at: Positions,
 }
 
+impl<T> Operand<T> {
+    /// This argument with the `rows` × `cols` sub-matrix the call takes.
+    fn sub_matrix(&self, rows: usize, cols: usize) -> SubMatrixArg<'_> {
+        SubMatrixArg {
+            arg: &self.arg,
+            at: self.at,
+            rows,
+            cols,
+        }
+    }
+}
+
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -36,6 +48,50 @@ pub enum Outcome {
     /// A case this library hands to ScaLAPACK's own routine: a grid whose
     /// processes are not the first of the context's.
     HandOver,
+}
+
+/// A size argument (`M` or `N`) as passed, and where it stands in the
+/// routine's argument list, for ScaLAPACK's `INFO` codes.
+#[derive(Debug, Clone, Copy)]
+pub struct SizeArg {
+    /// The value passed.
+    pub value: c_int,
+    /// Its position in the argument list (1-based).
+    pub position: i32,
+}
+
+/// What an update computes: `C := β·C + α·op(A)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Formula<T> {
+    /// `op`, applied to `A`.
+    pub op: Op,
+    /// `α`, scaling `op(A)`.
+    pub alpha: T,
+    /// `β`, scaling `C`'s old values.
+    pub beta: T,
+}
+
+/// How a call uses a matrix's local part.
+#[derive(Debug, Clone, Copy)]
+struct Access {
+    /// Whether the call reads it.
+    read: bool,
+    /// Whether the call writes it.
+    write: bool,
+}
+
+/// A matrix argument and the sub-matrix a call takes of it, as the
+/// exchange of a call's arguments needs them.
+#[derive(Debug, Clone, Copy)]
+struct SubMatrixArg<'a> {
+    /// The arguments as this rank passes them.
+    arg: &'a MatrixArg,
+    /// Where they stand in the routine's argument list.
+    at: Positions,
+    /// Rows of the sub-matrix.
+    rows: usize,
+    /// Columns of the sub-matrix.
+    cols: usize,
 }
 
 /// `op` of an update.
@@ -111,17 +167,19 @@ impl<T: Element> Side<T> {
 
     /// Runs `f` on the caller's local part as an array: in place when its
     /// leading dimension is the local rows, else through the packed copy
-    /// (filled first when `read`, copied back after when `write`).
+    /// (filled first when `access.read`, copied back after when
+    /// `access.write`).
     ///
     /// # Safety
     ///
     /// `ptr` and `lld` describe the caller's local part of this matrix
     /// (checked: `lld` covers the local rows), not otherwise accessed
-    /// while `f` runs; not written unless `write`.
+    /// while `f` runs; not written unless `access.write`.
     unsafe fn with_local<R>(
         &mut self,
-        (ptr, lld): (*mut T, c_int),
-        (read, write): (bool, bool),
+        ptr: *mut T,
+        lld: c_int,
+        access: Access,
         f: impl FnOnce(&mut DistArray<T>) -> Result<R, DropinError>,
     ) -> Result<R, DropinError> {
         let part = self.strided(ptr, lld);
@@ -136,12 +194,12 @@ impl<T: Element> Side<T> {
             Some(p) => p,
             none => none.insert(DistArray::zeros(&self.grid, self.layout.clone())?),
         };
-        if read {
+        if access.read {
             // SAFETY: the caller's contract.
             unsafe { part.read_into(packed.local_slice_mut()) };
         }
         let result = f(packed)?;
-        if write {
+        if access.write {
             // SAFETY: the caller's contract.
             unsafe { part.write_from(packed.local_slice()) };
         }
@@ -149,30 +207,25 @@ impl<T: Element> Side<T> {
     }
 }
 
-/// Exchanges the arguments over the context's processes and checks them:
-/// every rank gets the same two matrices or the same error.
+/// Exchanges the arguments of `a` and `b` over the context's processes
+/// and checks them: every rank gets the same two matrices or the same
+/// error.
 fn exchange(
     blacs: &Blacs,
     ctx: &Context,
     routine: &'static str,
-    (rows_a, cols_a, rows_b, cols_b): (usize, usize, usize, usize),
-    (a, b): (&MatrixArg, &MatrixArg),
-    (at_a, at_b): (Positions, Positions),
+    a: SubMatrixArg<'_>,
+    b: SubMatrixArg<'_>,
 ) -> Result<(Matrix, Matrix, Vec<c_int>), DropinError> {
     let mut mine = Vec::with_capacity(2 * MATRIX_WORDS);
-    mine.extend(matrix_words(blacs, a));
-    mine.extend(matrix_words(blacs, b));
+    mine.extend(matrix_words(blacs, a.arg));
+    mine.extend(matrix_words(blacs, b.arg));
     let comm = ctx.base.communicator();
     let mut all = vec![0; mine.len() * ctx.base.size()];
     comm.all_gather_into(&mine[..], &mut all[..]);
     let width = mine.len();
-    let ma = Matrix::agree(&all, (width, 0), (routine, at_a), (rows_a, cols_a))?;
-    let mb = Matrix::agree(
-        &all,
-        (width, MATRIX_WORDS),
-        (routine, at_b),
-        (rows_b, cols_b),
-    )?;
+    let ma = Matrix::agree(&all, width, 0, routine, a.at, a.rows, a.cols)?;
+    let mb = Matrix::agree(&all, width, MATRIX_WORDS, routine, b.at, b.rows, b.cols)?;
     Ok((ma, mb, all))
 }
 
@@ -194,12 +247,17 @@ fn reported(blacs: &Blacs, ctx: &Context, ictxt: c_int, e: DropinError) -> Dropi
 
 impl<T: Element> Plan<T> {
     /// The plan moving the `rows` × `cols` sub-matrix of `a` (its
-    /// transpose, `cols` × `rows` in `a`, when `transpose`) onto `b`'s.
+    /// transpose, `cols` × `rows` in `a`, when `transpose`) onto `b`'s,
+    /// over the processes of `base` (with the context's cached `grids`,
+    /// if any).
     fn build(
-        (base, grids): (&ProcGrid, Option<&GridCache>),
-        (a, b): (&Matrix, &Matrix),
+        base: &ProcGrid,
+        grids: Option<&GridCache>,
+        a: &Matrix,
+        b: &Matrix,
         (rows, cols): (usize, usize),
-        (transpose, options): (bool, Options),
+        transpose: bool,
+        options: Options,
     ) -> Result<Plan<T>, DropinError> {
         let (src, dst) = (Side::new(base, a, grids)?, Side::new(base, b, grids)?);
         let (from, to) = ([a.origin.0, a.origin.1], [b.origin.0, b.origin.1]);
@@ -225,7 +283,8 @@ impl<T: Element> Plan<T> {
     /// `overwrites`).
     fn run(
         &mut self,
-        (a, b): (&Operand<T>, &Operand<T>),
+        a: &Operand<T>,
+        b: &Operand<T>,
         overwrites: bool,
         exec: impl FnOnce(
             &mut Redistribution<T>,
@@ -243,10 +302,16 @@ impl<T: Element> Plan<T> {
         // SAFETY: the caller's local parts, as its descriptors say
         // (checked: LLD covers the local rows); A is only read.
         unsafe {
-            src.with_local((a.ptr, a.arg.desc[8]), (true, false), |from| {
-                dst.with_local((b.ptr, b.arg.desc[8]), (read_target, true), |to| {
-                    Ok(exec(r, from, to)?)
-                })
+            let read_only = Access {
+                read: true,
+                write: false,
+            };
+            let written = Access {
+                read: read_target,
+                write: true,
+            };
+            src.with_local(a.ptr, a.arg.desc[8], read_only, |from| {
+                dst.with_local(b.ptr, b.arg.desc[8], written, |to| Ok(exec(r, from, to)?))
             })?;
         }
         Ok(Outcome::Done)
@@ -297,12 +362,13 @@ fn renumbered_base(base: &ProcGrid, order: &[usize]) -> Result<ProcGrid, DropinE
     Ok(ProcGrid::new(&split, &[order.len()])?)
 }
 
-/// A size argument at `position` as `usize`, or the error ScaLAPACK gives.
-fn count(routine: &'static str, (v, position): (c_int, i32)) -> Result<usize, DropinError> {
-    usize::try_from(v).map_err(|_| DropinError::Argument {
+/// Size argument `size` as `usize`, or the error ScaLAPACK gives.
+fn count(routine: &'static str, size: SizeArg) -> Result<usize, DropinError> {
+    let SizeArg { value, position } = size;
+    usize::try_from(value).map_err(|_| DropinError::Argument {
         routine,
         position,
-        what: format!("{v} must be ≥ 0"),
+        what: format!("{value} must be ≥ 0"),
     })
 }
 
@@ -317,7 +383,8 @@ fn count(routine: &'static str, (v, position): (c_int, i32)) -> Result<usize, Dr
 /// redistribution.
 pub fn gemr2d<T: Element>(
     routine: &'static str,
-    (m, n): (c_int, c_int),
+    m: c_int,
+    n: c_int,
     a: Operand<T>,
     b: Operand<T>,
     ictxt: c_int,
@@ -328,9 +395,10 @@ pub fn gemr2d<T: Element>(
     }
     let ctx = context(blacs, ictxt)?;
     let checked = (|| {
-        let (mu, nu) = (count(routine, (m, 1))?, count(routine, (n, 2))?);
-        let at = (a.at, b.at);
-        let (ma, mb, all) = exchange(blacs, &ctx, routine, (mu, nu, mu, nu), (&a.arg, &b.arg), at)?;
+        let size = |value, position| count(routine, SizeArg { value, position });
+        let (mu, nu) = (size(m, 1)?, size(n, 2)?);
+        let (sub_a, sub_b) = (a.sub_matrix(mu, nu), b.sub_matrix(mu, nu));
+        let (ma, mb, all) = exchange(blacs, &ctx, routine, sub_a, sub_b)?;
         Ok((mu, nu, ma, mb, all))
     })();
     let (mu, nu, ma, mb, all) = checked.map_err(|e| reported(blacs, &ctx, ictxt, e))?;
@@ -357,19 +425,22 @@ pub fn gemr2d<T: Element>(
     };
     let build = || match &order {
         None => Plan::build(
-            (&ctx.base, Some(&ctx.grids)),
-            (&ma, &mb),
+            &ctx.base,
+            Some(&ctx.grids),
+            &ma,
+            &mb,
             (mu, nu),
-            (false, options),
+            false,
+            options,
         ),
         Some(order) => {
             let base = renumbered_base(&ctx.base, order)?;
             let (ma, mb) = (ma.renumbered(order), mb.renumbered(order));
-            Plan::build((&base, None), (&ma, &mb), (mu, nu), (false, options))
+            Plan::build(&base, None, &ma, &mb, (mu, nu), false, options)
         }
     };
     with_plan(key, build, |plan: &mut Plan<T>| {
-        plan.run((&a, &b), true, |r, from, to| {
+        plan.run(&a, &b, true, |r, from, to| {
             r.execute_into_unchecked(from, to)
         })
     })
@@ -385,12 +456,15 @@ pub fn gemr2d<T: Element>(
 /// As [`gemr2d`]; [`DropinError::Argument`] also when `A` and `C` are in
 /// different contexts.
 pub fn update<T: Scalar>(
-    (routine, handover): (&'static str, bool),
-    (m, n): ((c_int, i32), (c_int, i32)),
-    (op, alpha, beta): (Op, T, T),
+    routine: &'static str,
+    handover: bool,
+    m: SizeArg,
+    n: SizeArg,
+    formula: Formula<T>,
     a: Operand<T>,
     c: Operand<T>,
 ) -> Result<Outcome, DropinError> {
+    let Formula { op, alpha, beta } = formula;
     let blacs = blacs()?;
     let ictxt = c.arg.desc[1];
     if ictxt < 0 || blacs.gridinfo(ictxt).me.0 < 0 {
@@ -413,8 +487,8 @@ pub fn update<T: Scalar>(
             });
         }
         let (ra, ca) = if op == Op::Plain { (mu, nu) } else { (nu, mu) };
-        let at = (a.at, c.at);
-        let (ma, mc, all) = exchange(blacs, &ctx, routine, (ra, ca, mu, nu), (&a.arg, &c.arg), at)?;
+        let (sub_a, sub_c) = (a.sub_matrix(ra, ca), c.sub_matrix(mu, nu));
+        let (ma, mc, all) = exchange(blacs, &ctx, routine, sub_a, sub_c)?;
         Ok((mu, nu, ma, mc, all))
     })();
     let (mu, nu, ma, mc, all) = match checked {
@@ -439,8 +513,8 @@ pub fn update<T: Scalar>(
     };
     let transpose = op != Op::Plain;
     let build = || {
-        let base = (&ctx.base, Some(&ctx.grids));
-        Plan::build(base, (&ma, &mc), (mu, nu), (transpose, options))
+        let grids = Some(&ctx.grids);
+        Plan::build(&ctx.base, grids, &ma, &mc, (mu, nu), transpose, options)
     };
     let update = Update {
         alpha,
@@ -448,7 +522,7 @@ pub fn update<T: Scalar>(
         conjugate: op == Op::ConjugateTranspose,
     };
     with_plan(key, build, |plan: &mut Plan<T>| {
-        plan.run((&a, &c), beta == T::zero(), |r, from, to| {
+        plan.run(&a, &c, beta == T::zero(), |r, from, to| {
             r.execute_update_into(from, to, update)
         })
     })

@@ -129,14 +129,14 @@ fn timed_round_trips(
     Ok(times)
 }
 
-/// The median over the repetitions of the slowest rank's `part` of `times`,
+/// The median over the repetitions of the slowest rank's `stage` of `times`,
 /// repetition by repetition (collective).
 fn slowest_median(
     comm: &SimpleCommunicator,
     times: &[PhaseTimes],
-    part: fn(&PhaseTimes) -> f64,
+    stage: fn(&PhaseTimes) -> f64,
 ) -> f64 {
-    let mine: Vec<f64> = times.iter().map(part).collect();
+    let mine: Vec<f64> = times.iter().map(stage).collect();
     let mut all = vec![0.0f64; mine.len()];
     comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
     median(all)

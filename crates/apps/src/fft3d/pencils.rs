@@ -151,18 +151,20 @@ impl Reshapes {
         let (f, i) = (&FORWARD_PERMUTATION, &INVERSE_PERMUTATION);
         let (xz, y) = (&p.xz_grid, &p.y_grid);
         Ok(Reshapes {
-            x_to_y: Self::plan((xz, &p.x), (y, &p.y), f, options)?,
-            y_to_z: Self::plan((y, &p.y), (xz, &p.z), f, options)?,
-            z_to_y: Self::plan((xz, &p.z), (y, &p.y), i, options)?,
-            y_to_x: Self::plan((y, &p.y), (xz, &p.x), i, options)?,
+            x_to_y: Self::plan(xz, &p.x, y, &p.y, f, options)?,
+            y_to_z: Self::plan(y, &p.y, xz, &p.z, f, options)?,
+            z_to_y: Self::plan(xz, &p.z, y, &p.y, i, options)?,
+            y_to_x: Self::plan(y, &p.y, xz, &p.x, i, options)?,
         })
     }
 
-    /// One redistribution from `source` to `target` (grid and layout each)
-    /// that permutes the axes by `permutation` (collective).
+    /// One redistribution from `source` on `source_grid` to `target` on
+    /// `target_grid` that permutes the axes by `permutation` (collective).
     fn plan(
-        (source_grid, source): (&ProcGrid, &Layout),
-        (target_grid, target): (&ProcGrid, &Layout),
+        source_grid: &ProcGrid,
+        source: &Layout,
+        target_grid: &ProcGrid,
+        target: &Layout,
         permutation: &[usize],
         options: Options,
     ) -> Result<Redistribution<C64>, FftError> {

@@ -138,14 +138,14 @@ fn timed_round_trips(
     Ok(times)
 }
 
-/// The median over the repetitions of the slowest rank's `part` of `times`,
+/// The median over the repetitions of the slowest rank's `stage` of `times`,
 /// repetition by repetition (collective).
 fn slowest_median(
     comm: &SimpleCommunicator,
     times: &[(PhaseTimes, PhaseTimes)],
-    part: impl Fn(&PhaseTimes, &PhaseTimes) -> f64,
+    stage: impl Fn(&PhaseTimes, &PhaseTimes) -> f64,
 ) -> f64 {
-    let mine: Vec<f64> = times.iter().map(|(f, i)| part(f, i)).collect();
+    let mine: Vec<f64> = times.iter().map(|(f, i)| stage(f, i)).collect();
     let mut all = vec![0.0f64; mine.len()];
     comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
     median(all)
@@ -191,7 +191,8 @@ pub fn run(world: &SimpleCommunicator, cfg: &FftConfig) -> Result<FftResult, Fft
 
     let times = timed_round_trips(&mut fft, &mut x_pencils, &mut spectrum, cfg.reps, comm)?;
     let repeated_error = difference(&x_pencils, &input)?;
-    let median_of = |part: fn(&PhaseTimes, &PhaseTimes) -> f64| slowest_median(comm, &times, part);
+    let median_of =
+        |stage: fn(&PhaseTimes, &PhaseTimes) -> f64| slowest_median(comm, &times, stage);
     Ok(FftResult {
         ranks: usize::try_from(world.size()).expect("a communicator has a positive size"),
         grid: fft.pencil_grid(),

@@ -36,7 +36,7 @@ pub struct Wave {
 /// assert_eq!(waves.len(), 4);
 /// ```
 pub fn default_waves([nx, ny, nz]: Extents) -> Vec<Wave> {
-    let part = |n: usize, d: usize| i64::try_from(n / d).unwrap_or(0);
+    let fraction = |n: usize, d: usize| i64::try_from(n / d).unwrap_or(0);
     vec![
         Wave {
             k: [0, 0, 0],
@@ -51,7 +51,7 @@ pub fn default_waves([nx, ny, nz]: Extents) -> Vec<Wave> {
             amplitude: C64::new(0.0, 0.75),
         },
         Wave {
-            k: [part(nx, 2), -part(ny, 3), part(nz, 4)],
+            k: [fraction(nx, 2), -fraction(ny, 3), fraction(nz, 4)],
             amplitude: C64::new(-0.3, 0.2),
         },
     ]

@@ -64,9 +64,13 @@ impl<'a> DatasetStore<'a> {
         })
     }
 
-    /// The file and memory dataspaces of a call moving `part` (`len`
+    /// The file and memory dataspaces of a call moving `file_box` (`len`
     /// bytes) or nothing.
-    fn spaces(&self, part: Option<&FileBox>, len: usize) -> Result<(Dataspace, Dataspace), String> {
+    fn spaces(
+        &self,
+        file_box: Option<&FileBox>,
+        len: usize,
+    ) -> Result<(Dataspace, Dataspace), String> {
         let nothing = |space: &Dataspace| {
             let none: Vec<SliceOrIndex> = (0..space.ndim())
                 .map(|_| SliceOrIndex::SliceCount {
@@ -78,27 +82,27 @@ impl<'a> DatasetStore<'a> {
                 .collect();
             space.select(Selection::Hyperslab(Hyperslab::from(none)))
         };
-        let Some(part) = part else {
+        let Some(file_box) = file_box else {
             let file = nothing(&self.space).map_err(|e| e.to_string())?;
             let memory = Dataspace::try_new([1])
                 .and_then(|m| nothing(&m))
                 .map_err(|e| e.to_string())?;
             return Ok((file, memory));
         };
-        let count: usize = part.extent.iter().product();
+        let count: usize = file_box.extent.iter().product();
         let shape = self.space.shape();
-        if part.order != Order::RowMajor
-            || part.origin.len() != shape.len()
-            || part.extent.len() != shape.len()
+        if file_box.order != Order::RowMajor
+            || file_box.origin.len() != shape.len()
+            || file_box.extent.len() != shape.len()
             || count.checked_mul(self.element_bytes) != Some(len)
         {
             return Err(format!(
                 "internal error: a box at {:?} of {:?} ({:?} order, {len} bytes) does not fit \
                  the dataset of shape {shape:?}",
-                part.origin, part.extent, part.order
+                file_box.origin, file_box.extent, file_box.order
             ));
         }
-        let slab: Vec<SliceOrIndex> = (part.origin.iter().zip(&part.extent))
+        let slab: Vec<SliceOrIndex> = (file_box.origin.iter().zip(&file_box.extent))
             .map(|(&start, &count)| SliceOrIndex::SliceCount {
                 start,
                 step: 1,
@@ -114,14 +118,14 @@ impl<'a> DatasetStore<'a> {
         Ok((file, memory))
     }
 
-    /// One call moving `part` (or nothing) between the dataset and
+    /// One call moving `file_box` (or nothing) between the dataset and
     /// `bytes`; every rank calls, each round.
-    fn call(&self, part: Option<&FileBox>, bytes: Bytes<'_>) -> Result<(), String> {
+    fn call(&self, file_box: Option<&FileBox>, bytes: Bytes<'_>) -> Result<(), String> {
         let len = match &bytes {
             Bytes::Write(b) => b.len(),
             Bytes::Read(b) => b.len(),
         };
-        let (file, memory) = self.spaces(part, len)?;
+        let (file, memory) = self.spaces(file_box, len)?;
         let ids = (
             self.dataset.id(),
             self.memory_type.id(),
@@ -166,11 +170,11 @@ pub(super) fn independent_transfer() -> hdf5::Result<PropertyList> {
 impl Store for DatasetStore<'_> {
     fn write(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &[u8],
         _contiguous: bool,
     ) -> Result<(), IoError> {
-        self.call(part, Bytes::Write(data))
+        self.call(file_box, Bytes::Write(data))
             .map_err(|reason| IoError::Write {
                 path: self.path.clone(),
                 reason: format!("the dataset {}: {reason}", self.name),
@@ -179,11 +183,11 @@ impl Store for DatasetStore<'_> {
 
     fn read(
         &mut self,
-        part: Option<&FileBox>,
+        file_box: Option<&FileBox>,
         data: &mut [u8],
         _contiguous: bool,
     ) -> Result<(), IoError> {
-        self.call(part, Bytes::Read(data))
+        self.call(file_box, Bytes::Read(data))
             .map_err(|reason| IoError::Read {
                 path: self.path.clone(),
                 reason: format!("the dataset {}: {reason}", self.name),

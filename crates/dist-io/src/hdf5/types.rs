@@ -9,11 +9,11 @@ use hdf5::Datatype;
 /// The HDF5 type of `element` (native, so little-endian here).
 pub(super) fn descriptor(element: ElementType) -> TypeDescriptor {
     use TypeDescriptor as D;
-    let complex = |part: FloatSize, bytes: usize| {
+    let complex = |float: FloatSize, bytes: usize| {
         D::Compound(CompoundType {
             fields: vec![
-                CompoundField::new("r", D::Float(part), 0, 0),
-                CompoundField::new("i", D::Float(part), bytes, 1),
+                CompoundField::new("r", D::Float(float), 0, 0),
+                CompoundField::new("i", D::Float(float), bytes, 1),
             ],
             size: 2 * bytes,
         })

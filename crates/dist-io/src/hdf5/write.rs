@@ -94,8 +94,15 @@ fn save_new<T: Element>(
         let done = (|| {
             let group = make_group(&file, parsed).map_err(|r| failed(path, r));
             let group = agree(comm, group, 0, what)?;
-            let target = (temp.path.as_path(), parsed);
-            write_dataset(array, &group, &parsed.leaf, path, target, transfer)?;
+            write_dataset(
+                array,
+                &group,
+                &parsed.leaf,
+                path,
+                &temp.path,
+                parsed,
+                transfer,
+            )?;
             drop(group);
             flush(comm, &file, path, transfer)
         })();
@@ -146,7 +153,7 @@ fn save_into<T: Element>(
                 .map_err(|e| failed(path, e.to_string()));
             agree(comm, removed, 0, what)?;
         }
-        let written = write_dataset(array, &group, &temporary, path, (path, parsed), transfer);
+        let written = write_dataset(array, &group, &temporary, path, path, parsed, transfer);
         // Nothing of the old dataset is lost until the new one is whole.
         let mut old_gone = false;
         let moved = written.and_then(|()| {
@@ -188,18 +195,18 @@ fn save_into<T: Element>(
 }
 
 /// Creates the dataset `leaf` of `group` for `array` and writes the array
-/// into it; `target` is the file HDF5 writes (`path` or a temporary one
-/// beside it) and the dataset's path. On failure the dataset's bytes go
+/// into it: `file` is the file HDF5 writes (`path` or a temporary one
+/// beside it), `parsed` the dataset's path. On failure the dataset's bytes go
 /// back to the file system (see [`release`]). Collective.
 fn write_dataset<T: Element>(
     array: &DistArray<T>,
     group: &Group,
     leaf: &str,
     path: &Path,
-    target: (&Path, &DatasetPath),
+    file: &Path,
+    parsed: &DatasetPath,
     transfer: &Transfer<'_>,
 ) -> Result<(), IoError> {
-    let (file, parsed) = target;
     let comm = array.grid().communicator();
     let what = &transfer.what;
     let element = ElementType::of::<T>();

@@ -88,8 +88,12 @@ pub(super) fn run<T: IndexValue>(
     once(r, &mut dsts)?;
     let verified = batch.verify.then(|| {
         (dsts.iter().enumerate()).all(|(j, d)| {
-            let at = (from.shape(), None, batch.permutation);
-            values::all_as_expected(comm, d, at, (&|v| v, j))
+            let moved = values::Moved {
+                shape: from.shape(),
+                window: None,
+                permutation: batch.permutation,
+            };
+            values::all_as_expected(comm, d, moved, &|v| v, j)
         })
     });
     Ok(Batched {
@@ -127,7 +131,12 @@ impl<U: IndexValue> MixedPair for (DistArray<U>, DistArray<U>) {
         p: Option<&[usize]>,
         j: usize,
     ) -> bool {
-        values::all_as_expected(comm, &self.1, (shape, None, p), (&|v| v, j))
+        let moved = values::Moved {
+            shape,
+            window: None,
+            permutation: p,
+        };
+        values::all_as_expected(comm, &self.1, moved, &|v| v, j)
     }
 }
 

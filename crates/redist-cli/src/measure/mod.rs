@@ -134,17 +134,39 @@ fn run_updating<T: Updated>(
     run_typed::<T>(args, world, out, &update)
 }
 
-/// The timed executions of `r` (a batch's with `--batch`, from arrays of
-/// its own) and, with `--verify`, the check of their result; `(times,
-/// times of the separate executions of a batch, verified)`. Collective.
+/// The redistribution a run times: `r`, of `window` (the whole array when
+/// `None`), from arrays on `source` to arrays on `target_grid`.
+struct Timed<'a, T: dist_array::Element> {
+    /// The redistribution.
+    r: &'a mut Redistribution<T>,
+    /// The window it moves; the whole array when `None`.
+    window: Option<&'a redist::Window>,
+    /// The source's grid and layout.
+    source: batch::Side<'a>,
+    /// The grid of the target (whose layout is `r`'s).
+    target_grid: &'a ProcGrid,
+}
+
+/// The timed executions of `timed` (a batch's with `--batch`, from arrays
+/// of its own; else from `src` into `dst`) and, with `--verify`, the check
+/// of their result; `(times, times of the separate executions of a batch,
+/// verified)`. Collective.
 #[allow(clippy::type_complexity)]
 fn executions<T: IndexValue>(
-    (args, writes): (&RunArgs, &dyn Writes<T>),
-    (r, window): (&mut Redistribution<T>, Option<&redist::Window>),
-    ((grid_a, grid_b), from): ((&ProcGrid, &ProcGrid), &dist_array::Layout),
-    (src, dst): (&DistArray<T>, &mut DistArray<T>),
+    args: &RunArgs,
+    writes: &dyn Writes<T>,
+    timed: Timed<'_, T>,
+    src: &DistArray<T>,
+    dst: &mut DistArray<T>,
     progress: &Progress,
 ) -> Result<(Vec<f64>, Option<Vec<f64>>, Option<bool>), CliError> {
+    let Timed {
+        r,
+        window,
+        source,
+        target_grid: grid_b,
+    } = timed;
+    let (grid_a, from) = (source.grid, source.layout);
     let comm = grid_a.communicator();
     let p = args.permutation();
     if let Some(k) = args.batch {
@@ -155,10 +177,6 @@ fn executions<T: IndexValue>(
             verify: args.verify,
             permutation: p.as_deref(),
         };
-        let source = batch::Side {
-            grid: grid_a,
-            layout: from,
-        };
         let b = if run.types.is_empty() {
             batch::run(comm, r, source, grid_b, &run, progress)?
         } else {
@@ -168,8 +186,8 @@ fn executions<T: IndexValue>(
     }
     let execute =
         |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
-    let timed = (&mut *r, &execute as timing::Execute<'_, T>);
-    let exec = timing::time_executions(comm, timed, src, dst, args.reps, progress)?;
+    let execute = &execute as timing::Execute<'_, T>;
+    let exec = timing::time_executions(comm, &mut *r, execute, src, dst, args.reps, progress)?;
     if !args.verify {
         return Ok((exec, None, None));
     }
@@ -178,8 +196,12 @@ fn executions<T: IndexValue>(
         *dst = values::target::<T>(grid_b, r.target_layout(), window, true)?;
         writes.execute(r, src, dst)?;
     }
-    let at = (from.shape(), window, p.as_deref());
-    let verified = values::all_as_expected(comm, dst, at, (&|v| writes.stored(v), 0));
+    let moved = values::Moved {
+        shape: from.shape(),
+        window,
+        permutation: p.as_deref(),
+    };
+    let verified = values::all_as_expected(comm, dst, moved, &|v| writes.stored(v), 0);
     Ok((exec, None, Some(verified)))
 }
 
@@ -197,8 +219,18 @@ fn run_typed<T: IndexValue>(
     let (from, to) = setup::layouts::<T>(args)?;
     let window = window::window_for(args, from.shape(), to.shape())?;
     let (grid_a, grid_b) = setup::grids(&from, &to, world)?;
-    let (mut r, cost) =
-        setup::build_redistribution::<T>(args, (&grid_a, &from), (&grid_b, &to), window.as_ref())?;
+    let (mut r, cost) = setup::build_redistribution::<T>(
+        args,
+        batch::Side {
+            grid: &grid_a,
+            layout: &from,
+        },
+        batch::Side {
+            grid: &grid_b,
+            layout: &to,
+        },
+        window.as_ref(),
+    )?;
     let comm = grid_a.communicator();
     // Collective; before the arrays, so that its buffers count in the memory check.
     let bare = args
@@ -211,14 +243,16 @@ fn run_typed<T: IndexValue>(
     let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), updates)?;
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
-    let grids = (&grid_a, &grid_b);
-    let (exec, separate, verified) = executions(
-        (args, writes),
-        (&mut r, window.as_ref()),
-        (grids, &from),
-        (&src, &mut dst),
-        &progress,
-    )?;
+    let timed = Timed {
+        r: &mut r,
+        window: window.as_ref(),
+        source: batch::Side {
+            grid: &grid_a,
+            layout: &from,
+        },
+        target_grid: &grid_b,
+    };
+    let (exec, separate, verified) = executions(args, writes, timed, &src, &mut dst, &progress)?;
     let memcpy = timing::time_memcpy(comm, &src, args.reps);
     let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
     let baseline_grids = crate::pblas::Grids {

@@ -8,6 +8,7 @@
 //! returns the same error.
 
 use super::args::{Baseline, RunArgs};
+use super::batch::Side;
 use super::timing::MEMCPY_MAX_ELEMENTS;
 use crate::collective::max_over;
 use crate::error::CliError;
@@ -208,15 +209,17 @@ impl BetweenNodes {
     }
 }
 
-/// Builds the redistribution from `from` on `grid_a` to `to` on `grid_b`
-/// of `window` (the whole array when `None`), with the options of `args`,
-/// and times it. Collective over the job's ranks.
+/// Builds the redistribution from `source` to `target` of `window` (the
+/// whole array when `None`), with the options of `args`, and times it.
+/// Collective over the job's ranks.
 pub(super) fn build_redistribution<T: Element>(
     args: &RunArgs,
-    (grid_a, from): (&ProcGrid, &Layout),
-    (grid_b, to): (&ProcGrid, &Layout),
+    source: Side<'_>,
+    target: Side<'_>,
     window: Option<&Window>,
 ) -> Result<(Redistribution<T>, BuildCost), CliError> {
+    let (grid_a, from) = (source.grid, source.layout);
+    let (grid_b, to) = (target.grid, target.layout);
     let options = options_for(args);
     let start = Instant::now();
     let r = match (args.permutation(), window) {

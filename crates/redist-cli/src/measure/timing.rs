@@ -31,7 +31,8 @@ pub(super) type Execute<'a, T> =
 /// times are those of the routes it keeps. Collective over `comm`.
 pub(super) fn time_executions<T: Element>(
     comm: &SimpleCommunicator,
-    (r, execute): (&mut Redistribution<T>, Execute<'_, T>),
+    r: &mut Redistribution<T>,
+    execute: Execute<'_, T>,
     src: &DistArray<T>,
     dst: &mut DistArray<T>,
     reps: usize,

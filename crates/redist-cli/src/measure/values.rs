@@ -156,19 +156,37 @@ pub(super) fn target<T: IndexValue>(
     })
 }
 
+/// What a run moved, as the check of its result needs it: `window` (the
+/// whole array when `None`) of a source of shape `shape` made by
+/// [`source`], its axes permuted as `permutation` says.
+#[derive(Clone, Copy)]
+pub(super) struct Moved<'a> {
+    /// The source array's shape.
+    pub shape: &'a [usize],
+    /// The window moved; the whole array when `None`.
+    pub window: Option<&'a Window>,
+    /// Source dimension `d` onto target dimension `permutation[d]`; the
+    /// axes kept in order when `None`.
+    pub permutation: Option<&'a [usize]>,
+}
+
 /// Whether every element of `dst`, on every rank, holds what it should
-/// after moving `window` (the whole array when `None`) of a source of
-/// shape `shape` made by [`source`], its axes permuted as `permutation`
-/// says (source dimension `d` onto target dimension `permutation[d]`),
-/// each moved source value `v` stored as `stored(v)` (itself, or an
-/// update of [`target`]'s value); the source is array `batch` of a batch
-/// ([`source`]). Collective over `comm`.
+/// after the run that `moved` describes, each moved source value `v`
+/// stored as `stored(v)` (itself, or an update of [`target`]'s value);
+/// the source is array `batch` of a batch ([`source`]). Collective over
+/// `comm`.
 pub(super) fn all_as_expected<T: IndexValue>(
     comm: &SimpleCommunicator,
     dst: &DistArray<T>,
-    (shape, window, permutation): (&[usize], Option<&Window>, Option<&[usize]>),
-    (stored, batch): (&(dyn Fn(T) -> T + Sync), usize),
+    moved: Moved<'_>,
+    stored: &(dyn Fn(T) -> T + Sync),
+    batch: usize,
 ) -> bool {
+    let Moved {
+        shape,
+        window,
+        permutation,
+    } = moved;
     let offset = batch * shape.iter().product::<usize>();
     let linear = |shape: &[usize], g: &[usize]| linear(shape, g) + offset;
     // Global indices computed block by block: no table per local index.

@@ -121,7 +121,7 @@ impl FromStr for Dist {
     }
 }
 
-/// The distribution part of a layout: one [`Dist`] per array dimension and
+/// A layout's distribution alone: one [`Dist`] per array dimension and
 /// the process-grid extents, without the array's shape.
 ///
 /// ```

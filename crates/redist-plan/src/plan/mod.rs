@@ -18,7 +18,7 @@ use crate::{Layout, PlanError, Remap};
 
 /// What can be wrong with a window and a remapping mode before anything is
 /// planned: another number of dimensions than the layouts, or closed forms
-/// asked for a part of the arrays.
+/// asked for a sub-array.
 pub(crate) fn check_window(
     source: &Layout,
     target: &Layout,

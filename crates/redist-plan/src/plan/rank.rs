@@ -141,7 +141,7 @@ impl RankPlan {
     }
 
     /// Per dimension, the row of this rank's source coordinate: the runs of
-    /// every message it sends, and of the part it keeps. Empty when the
+    /// every message it sends, and of the elements it keeps. Empty when the
     /// rank holds no source data, and in the plan a
     /// `Redistribution` (the engine's) or
     /// [`RankPart`](crate::RankPart) keeps: its copy programs hold the runs.

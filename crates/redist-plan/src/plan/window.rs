@@ -1,5 +1,5 @@
-//! Windows: a rectangular part of the source array moved onto a rectangular
-//! part of the target array of the same shape.
+//! Windows: a rectangular sub-array of the source array moved onto a
+//! rectangular sub-array of the target array of the same shape.
 //!
 //! A windowed plan moves the `shape` elements starting at `source_origin`
 //! of the source array to the elements starting at `target_origin` of the

@@ -31,7 +31,7 @@ impl Line {
     }
 
     /// Stretches `i..j` of the line, shortened to `a..b` within each.
-    pub(super) fn part(&self, i: usize, count: usize, a: usize, b: usize) -> Line {
+    pub(super) fn sub_line(&self, i: usize, count: usize, a: usize, b: usize) -> Line {
         Line {
             src: self.src + i * self.src_step + a,
             dst: self.dst + i * self.dst_step + a,
@@ -57,19 +57,24 @@ impl Line {
         let (i0, j0) = (x0 / self.len, x0 % self.len);
         let (i1, j1) = (x1 / self.len, x1 % self.len);
         if i0 == i1 {
-            return f(x0, self.part(i0, 1, j0, j1));
+            return f(x0, self.sub_line(i0, 1, j0, j1));
         }
         let mut first = i0;
         if j0 > 0 {
-            if !f(x0, self.part(i0, 1, j0, self.len)) {
+            if !f(x0, self.sub_line(i0, 1, j0, self.len)) {
                 return false;
             }
             first += 1;
         }
-        if i1 > first && !f(first * self.len, self.part(first, i1 - first, 0, self.len)) {
+        if i1 > first
+            && !f(
+                first * self.len,
+                self.sub_line(first, i1 - first, 0, self.len),
+            )
+        {
             return false;
         }
-        j1 == 0 || f(i1 * self.len, self.part(i1, 1, 0, j1))
+        j1 == 0 || f(i1 * self.len, self.sub_line(i1, 1, 0, j1))
     }
 
     /// Whether `next` continues this single stretch on both sides.
@@ -142,7 +147,7 @@ fn fold(mut d: Draft) -> Draft {
     d
 }
 
-/// Calls `f` with the part of line `l`, which starts at element `pos`,
+/// Calls `f` with the sub-line of line `l`, which starts at element `pos`,
 /// inside `u0..u1`; returns the position after the line, or `None` when `f`
 /// asked to stop.
 #[inline(always)]
@@ -160,8 +165,8 @@ fn clip_line(
     } else {
         pos + n <= u0
             || pos >= u1
-            || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, part| {
-                f(pos + x, Lines::One(part))
+            || l.clip(u0.max(pos) - pos, u1.min(pos + n) - pos, &mut |x, sub| {
+                f(pos + x, Lines::One(sub))
             })
     };
     go_on.then_some(pos + n)

@@ -12,6 +12,16 @@ use super::{units, MessageProgram};
 use crate::kernel::{CopyOp, LineCopy};
 use std::sync::Arc;
 
+/// Where a listing's two walks collect their lines, reused from one
+/// message to the next.
+#[derive(Debug, Default)]
+pub(super) struct ListScratch {
+    /// The lines of the packing walk (source storage → buffer).
+    pack: Vec<LineCopy>,
+    /// The lines of the unpacking walk (buffer → target storage).
+    unpack: Vec<LineCopy>,
+}
+
 /// One line of a listed message, on each side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ListedLine {
@@ -58,13 +68,13 @@ impl MessageProgram {
     pub(super) fn listing(
         &self,
         max: usize,
-        scratch: &mut (Vec<LineCopy>, Vec<LineCopy>),
+        scratch: &mut ListScratch,
     ) -> (Option<Arc<[ListedLine]>>, usize) {
         let outer = self.shape.axes.first().map_or(0, |a| a.len());
         if units(self.len, outer, self.shape.unit_elements) != 1 {
             return (None, 0);
         }
-        let (pack, unpack) = scratch;
+        let ListScratch { pack, unpack } = scratch;
         let (ok, walked) = self.lines(Sides::Pack, max, pack);
         if !ok {
             return (None, walked);

@@ -21,10 +21,10 @@
 //!
 //! Every copy covers a range of the message's elements in buffer order
 //! made of whole outermost indices: the whole message, a *piece* (one MPI
-//! message's worth) or a *part* of a pass that does several copies
-//! together ([`MessageProgram::part`]).
+//! message's worth) or a *portion* of a pass that does several copies
+//! together ([`MessageProgram::part`], which returns a portion).
 
-use super::kernel::{self, CopyOp, Out, Plain, Store};
+use super::kernel::{CopyOp, Out, Plain, Store};
 use crate::{AxisPlan, Run};
 use crate::{Layout, Order};
 use rayon::prelude::*;
@@ -158,7 +158,7 @@ impl MessageProgram {
         peer: usize,
         unit_elements: usize,
     ) -> MessageProgram {
-        Builder::new(layouts, unit_elements).message(axes, (from, to), peer, None)
+        Builder::new(layouts, unit_elements).message(axes, from, to, peer, None)
     }
 
     /// Loop dimension `d`'s program.
@@ -193,11 +193,7 @@ impl MessageProgram {
     /// Lists the message's lines (see [`listed`](self::listed)) when it is
     /// small and walks into at most `max` lines; returns how many lines it
     /// listed and how many copies the attempt walked.
-    fn list(
-        &mut self,
-        max: usize,
-        scratch: &mut (Vec<kernel::LineCopy>, Vec<kernel::LineCopy>),
-    ) -> (usize, usize) {
+    fn list(&mut self, max: usize, scratch: &mut listed::ListScratch) -> (usize, usize) {
         let (lines, walked) = self.listing(max, scratch);
         let n = lines.as_ref().map_or(0, |l| l.len());
         self.listed = lines;
@@ -286,12 +282,12 @@ impl MessageProgram {
         0..self.len
     }
 
-    /// Part `k` of `parts` of the message: its outermost indices cut
-    /// evenly, as a range of its elements in buffer order. Parts `0..parts`
-    /// cover the message in order.
-    pub fn part(&self, k: usize, parts: usize) -> Range<usize> {
+    /// Portion `k` of `portions` of the message: its outermost indices cut
+    /// evenly, as a range of its elements in buffer order. Portions
+    /// `0..portions` cover the message in order.
+    pub fn part(&self, k: usize, portions: usize) -> Range<usize> {
         let outer = self.shape.axes.first().map_or(0, |a| a.len());
-        let cut = |k: usize| (k as u128 * outer as u128 / parts.max(1) as u128) as usize;
+        let cut = |k: usize| (k as u128 * outer as u128 / portions.max(1) as u128) as usize;
         let stride = self.outer_stride();
         (cut(k) * stride).min(self.len)..(cut(k + 1) * stride).min(self.len)
     }
@@ -640,7 +636,8 @@ impl<'a> Builder<'a> {
     fn message(
         &mut self,
         axes: &[AxisPlan],
-        (from, to): (usize, usize),
+        from: usize,
+        to: usize,
         peer: usize,
         stream: Option<usize>,
     ) -> MessageProgram {

@@ -1,5 +1,5 @@
 //! A rank's copy programs: the messages it sends and receives and its
-//! local part, built from its own rows and columns of the plan, and the
+//! local copy, built from its own rows and columns of the plan, and the
 //! listing of their small messages' lines.
 
 use super::{axis_bytes, transposing_order, AxisProgram, Builder, MessageProgram, Shape};
@@ -15,7 +15,7 @@ pub struct RankProgram {
     pub sends: Vec<MessageProgram>,
     /// Messages this rank receives, by increasing source rank (itself excluded).
     pub recvs: Vec<MessageProgram>,
-    /// The part that stays on this rank.
+    /// The local copy: the kept elements, which stay on this rank.
     pub local: Option<MessageProgram>,
 }
 
@@ -25,7 +25,7 @@ impl RankProgram {
     /// copies run on the calling thread alone); copies into the rank's
     /// target storage stream as `Shape` says for `stream` (see
     /// [`STREAM_MIN_SOURCE_RUN_BYTES`](crate::tuning::STREAM_MIN_SOURCE_RUN_BYTES)).
-    /// Sends and the local part come from the rank's rows,
+    /// Sends and the local copy come from the rank's rows,
     /// receives from its columns.
     ///
     /// With `target_axes` (a permutation π), the plan's target is an array
@@ -46,12 +46,12 @@ impl RankProgram {
             transposing_order(&mut build.order, axes, plan.target().storage());
         }
         let sends = (plan.sends().iter())
-            .map(|l| build.message(plan.rows(), (me, l.peer), l.peer, None))
+            .map(|l| build.message(plan.rows(), me, l.peer, l.peer, None))
             .collect();
         let recvs = (plan.recvs().iter())
-            .map(|l| build.message(plan.columns(), (l.peer, me), l.peer, stream))
+            .map(|l| build.message(plan.columns(), l.peer, me, l.peer, stream))
             .collect();
-        let local = (plan.kept() > 0).then(|| build.message(plan.rows(), (me, me), me, stream));
+        let local = (plan.kept() > 0).then(|| build.message(plan.rows(), me, me, me, stream));
         RankProgram {
             sends,
             recvs,
@@ -59,7 +59,7 @@ impl RankProgram {
         }
     }
 
-    /// Lists the lines of small messages (the local part first, then
+    /// Lists the lines of small messages (the local copy first, then
     /// receives and sends), [`LISTED_LINES`](crate::tuning::LISTED_LINES)
     /// lines at most in all; attempts that fail count what they walked
     /// against the same budget, so listing costs O(that budget) at most.

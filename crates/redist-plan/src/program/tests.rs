@@ -73,7 +73,7 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         let mut listed = tr.clone();
         if listed.list(usize::MAX, &mut Default::default()).0 > 0
             && (copies_match(&listed, &want, &src, n) != Some((buf.clone(), expect.clone()))
-                || !parts_match(&listed, &src, &buf, &expect))
+                || !portions_match(&listed, &src, &buf, &expect))
         {
             return false;
         }
@@ -81,7 +81,7 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
             return false;
         };
         target_runs_match(&tr, &on_target)
-            && parts_match(&tr, &src, &buf, &expect)
+            && portions_match(&tr, &src, &buf, &expect)
             && runs_match(&tr, &want)
     })
 }
@@ -159,19 +159,19 @@ fn target_runs_match(tr: &MessageProgram, on_target: &[usize]) -> bool {
         })
 }
 
-/// Packing in parts, the local copy in parts: the same as whole.
-fn parts_match(tr: &MessageProgram, src: &[u64], buf: &[u64], expect: &[u64]) -> bool {
-    [1, 2, 5].into_iter().all(|parts| {
-        let mut by_parts = vec![u64::MAX; tr.len];
-        let mut direct_parts = vec![u64::MAX; expect.len()];
+/// Packing in portions, the local copy in portions: the same as whole.
+fn portions_match(tr: &MessageProgram, src: &[u64], buf: &[u64], expect: &[u64]) -> bool {
+    [1, 2, 5].into_iter().all(|portions| {
+        let mut by_portions = vec![u64::MAX; tr.len];
+        let mut direct_portions = vec![u64::MAX; expect.len()];
         let mut covered = 0;
-        for k in 0..parts {
-            let r = tr.part(k, parts);
+        for k in 0..portions {
+            let r = tr.part(k, portions);
             covered += r.len();
-            tr.pack(src, r.clone(), &mut by_parts[r.clone()]);
-            tr.copy(src, r, &mut direct_parts);
+            tr.pack(src, r.clone(), &mut by_portions[r.clone()]);
+            tr.copy(src, r, &mut direct_portions);
         }
-        by_parts == buf && direct_parts == expect && covered == tr.len
+        by_portions == buf && direct_portions == expect && covered == tr.len
     })
 }
 
@@ -207,7 +207,7 @@ quickcheck! {
 }
 
 #[test]
-fn rank_program_splits_sends_receives_and_the_local_part() {
+fn rank_program_splits_sends_receives_and_the_local_copy() {
     let s = Layout::parse(&[12], "block@3").unwrap();
     let t = Layout::parse(&[12], "cyclic@3").unwrap();
     let plan = Plan::new(&s, &t, Remap::None).unwrap();
@@ -415,8 +415,8 @@ quickcheck! {
 /// Every rank's programs for the target's axes permuted as `perm`, the
 /// plan seeing the target `p.1` in the source's axis order: a whole
 /// redistribution done in memory (each rank packs its sends, each rank
-/// unpacks its receives from the sender's buffer, each copies its local
-/// part, and once more straight from source to target) puts every source
+/// unpacks its receives from the sender's buffer, each does its local
+/// copy, and once more straight from source to target) puts every source
 /// element where the real target holds `B[π(i)] = A[i]`. Sender and
 /// receiver walk each message alike.
 fn permuted_programs_match_scan(p: &Pair, perm: &[usize], unit: usize) -> bool {

@@ -23,7 +23,7 @@ pub enum TypeTree {
         /// One instance.
         inner: Box<TypeTree>,
     },
-    /// The parts one after another in message order, each from its
+    /// The children one after another in message order, each from its
     /// offset.
     Seq(Vec<(usize, TypeTree)>),
 }
@@ -50,15 +50,15 @@ impl TypeTree {
         }
     }
 
-    /// `parts` one after another, simplified: nested sequences flattened,
-    /// empty parts dropped, runs that continue each other merged, a lone
-    /// part at offset 0 returned as itself.
-    pub fn seq(parts: impl IntoIterator<Item = (usize, TypeTree)>) -> TypeTree {
+    /// `children` one after another, simplified: nested sequences flattened,
+    /// empty children dropped, runs that continue each other merged, a lone
+    /// child at offset 0 returned as itself.
+    pub fn seq(children: impl IntoIterator<Item = (usize, TypeTree)>) -> TypeTree {
         let mut out: Vec<(usize, TypeTree)> = Vec::new();
-        fn push(out: &mut Vec<(usize, TypeTree)>, at: usize, part: TypeTree) {
-            match part {
-                TypeTree::Seq(parts) => {
-                    for (o, p) in parts {
+        fn push(out: &mut Vec<(usize, TypeTree)>, at: usize, child: TypeTree) {
+            match child {
+                TypeTree::Seq(children) => {
+                    for (o, p) in children {
                         push(out, at + o, p);
                     }
                 }
@@ -70,8 +70,8 @@ impl TypeTree {
                 p => out.push((at, p)),
             }
         }
-        for (at, part) in parts {
-            push(&mut out, at, part);
+        for (at, child) in children {
+            push(&mut out, at, child);
         }
         if out.len() == 1 && out[0].0 == 0 {
             return out.pop().map_or_else(TypeTree::empty, |(_, p)| p);
@@ -84,7 +84,7 @@ impl TypeTree {
         matches!(self, TypeTree::Run(_))
     }
 
-    /// Whether some sequence of two or more parts lies under a repeat: a
+    /// Whether some sequence of two or more children lies under a repeat: a
     /// period made of several different runs (or lines), repeated.
     /// O(nodes).
     pub fn repeats_sequences(&self) -> bool {
@@ -92,8 +92,9 @@ impl TypeTree {
             match node {
                 TypeTree::Run(_) => false,
                 TypeTree::Repeat { inner, .. } => under(inner, true),
-                TypeTree::Seq(parts) => {
-                    (repeated && parts.len() > 1) || parts.iter().any(|(_, p)| under(p, repeated))
+                TypeTree::Seq(children) => {
+                    (repeated && children.len() > 1)
+                        || children.iter().any(|(_, p)| under(p, repeated))
                 }
             }
         }
@@ -105,7 +106,7 @@ impl TypeTree {
         match self {
             TypeTree::Run(n) => *n,
             TypeTree::Repeat { count, inner, .. } => count * inner.elements(),
-            TypeTree::Seq(parts) => parts.iter().map(|(_, p)| p.elements()).sum(),
+            TypeTree::Seq(children) => children.iter().map(|(_, p)| p.elements()).sum(),
         }
     }
 
@@ -121,7 +122,7 @@ impl TypeTree {
                 0 => 0,
                 s => (count - 1) * stride + s,
             },
-            TypeTree::Seq(parts) => parts
+            TypeTree::Seq(children) => children
                 .iter()
                 .map(|(o, p)| match p.span() {
                     0 => 0,
@@ -139,7 +140,7 @@ impl TypeTree {
         match self {
             TypeTree::Run(_) => 1,
             TypeTree::Repeat { count, inner, .. } => count.saturating_mul(inner.leaf_runs()),
-            TypeTree::Seq(parts) => parts.iter().map(|(_, p)| p.leaf_runs()).sum(),
+            TypeTree::Seq(children) => children.iter().map(|(_, p)| p.leaf_runs()).sum(),
         }
     }
 
@@ -149,7 +150,7 @@ impl TypeTree {
         match self {
             TypeTree::Run(_) => 1,
             TypeTree::Repeat { inner, .. } => 1 + inner.nodes(),
-            TypeTree::Seq(parts) => 1 + parts.iter().map(|(_, p)| p.nodes()).sum::<usize>(),
+            TypeTree::Seq(children) => 1 + children.iter().map(|(_, p)| p.nodes()).sum::<usize>(),
         }
     }
 
@@ -168,8 +169,8 @@ impl TypeTree {
                     inner.each_element(base + i * stride, f);
                 }
             }
-            TypeTree::Seq(parts) => {
-                for (o, p) in parts {
+            TypeTree::Seq(children) => {
+                for (o, p) in children {
                     p.each_element(base + o, f);
                 }
             }

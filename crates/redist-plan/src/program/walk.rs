@@ -67,7 +67,7 @@ pub(super) struct Stretch {
 }
 
 /// What a walk is for: the two sides, whether whole periods of short
-/// stretches come as offset tables, and where the walked part of the
+/// stretches come as offset tables, and where the walked range of the
 /// buffer starts (buffer offsets are relative to it).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Walk {
@@ -88,7 +88,7 @@ struct Innermost {
     strides: (usize, usize, usize),
     /// Source, target and buffer offsets of the current outer index.
     base: Base,
-    /// Where the walked part of the buffer starts.
+    /// Where the walked range of the buffer starts.
     buf_start: usize,
 }
 

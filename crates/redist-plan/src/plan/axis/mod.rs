@@ -104,7 +104,7 @@ impl Run {
     }
 }
 
-/// Most runs one dimension's basic period may hold (in the part of it a
+/// Most runs one dimension's basic period may hold (in the view of it a
 /// plan covers): 2^21 (128 MiB of runs), reached only by long periods of
 /// coprime block sizes on a thousand processes or more.
 pub const RUNS_MAX: usize = 1 << 21;
@@ -219,7 +219,7 @@ impl AxisPlan {
         AxisPlan::view(src, src_origin, dst, dst_origin, len, AxisView::All)
     }
 
-    /// The part `view` of the plan of a window ([`window`](Self::window)):
+    /// The view `view` of the plan of a window ([`window`](Self::window)):
     /// the runs of one process's pairs, found at the cost of those runs.
     ///
     /// ```
