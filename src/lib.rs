@@ -792,7 +792,7 @@ mod docs {
 
     /// The code items the glossary of `docs/ARCHITECTURE.md` names: words
     /// in backticks that are paths (`plan::Run`), types (`RankPart`) or
-    /// constants (`PART_BYTES`), not plain words (`count`) or formulas.
+    /// constants (`PORTION_BYTES`), not plain words (`count`) or formulas.
     fn glossary_items() -> Vec<&'static str> {
         architecture_section("Glossary")
             .split('`')
@@ -845,13 +845,13 @@ mod docs {
     fn the_glossary_check_reads_definitions() {
         let texts = vec![
             "pub struct RankPart {\n}\nenum Cut {\n    Whole,\n    Pieces(usize),\n}\n\
-             pub(crate) fn kept_all() {}\nconst PART_BYTES: usize = 1;"
+             pub(crate) fn kept_all() {}\nconst PORTION_BYTES: usize = 1;"
                 .to_string(),
         ];
         assert!(defines(&texts, "RankPart"));
         assert!(defines(&texts, "Whole"));
         assert!(defines(&texts, "Pieces"));
-        assert!(defines(&texts, "PART_BYTES"));
+        assert!(defines(&texts, "PORTION_BYTES"));
         assert!(!defines(&texts, "kept"));
         assert!(!defines(&texts, "Rank"));
     }

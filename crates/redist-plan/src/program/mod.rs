@@ -22,7 +22,7 @@
 //! Every copy covers a range of the message's elements in buffer order
 //! made of whole outermost indices: the whole message, a *piece* (one MPI
 //! message's worth) or a *portion* of a pass that does several copies
-//! together ([`MessageProgram::part`], which returns a portion).
+//! together ([`MessageProgram::portion`]).
 
 use super::kernel::{CopyOp, Out, Plain, Store};
 use crate::{AxisPlan, Run};
@@ -153,12 +153,14 @@ impl MessageProgram {
     /// rank at the other end.
     pub fn new(
         axes: &[AxisPlan],
-        layouts: (&Layout, &Layout),
-        (from, to): (usize, usize),
+        source: &Layout,
+        target: &Layout,
+        from: usize,
+        to: usize,
         peer: usize,
         unit_elements: usize,
     ) -> MessageProgram {
-        Builder::new(layouts, unit_elements).message(axes, from, to, peer, None)
+        Builder::new(source, target, unit_elements).message(axes, from, to, peer, None)
     }
 
     /// Loop dimension `d`'s program.
@@ -285,7 +287,7 @@ impl MessageProgram {
     /// Portion `k` of `portions` of the message: its outermost indices cut
     /// evenly, as a range of its elements in buffer order. Portions
     /// `0..portions` cover the message in order.
-    pub fn part(&self, k: usize, portions: usize) -> Range<usize> {
+    pub fn portion(&self, k: usize, portions: usize) -> Range<usize> {
         let outer = self.shape.axes.first().map_or(0, |a| a.len());
         let cut = |k: usize| (k as u128 * outer as u128 / portions.max(1) as u128) as usize;
         let stride = self.outer_stride();
@@ -496,7 +498,8 @@ fn units(len: usize, outer: usize, unit_elements: usize) -> usize {
 /// same content shared, the rank's own side of every message (its
 /// coordinates, local shape and strides) worked out once.
 struct Builder<'a> {
-    layouts: (&'a Layout, &'a Layout),
+    source: &'a Layout,
+    target: &'a Layout,
     unit_elements: usize,
     /// The loop order: array dimensions, slowest in source memory first.
     order: Vec<usize>,
@@ -532,16 +535,17 @@ struct Scratch {
 }
 
 impl<'a> Builder<'a> {
-    fn new(layouts: (&'a Layout, &'a Layout), unit_elements: usize) -> Builder<'a> {
-        let order: Vec<usize> = match layouts.0.storage() {
-            Order::RowMajor => (0..layouts.0.ndim()).collect(),
-            Order::ColumnMajor => (0..layouts.0.ndim()).rev().collect(),
+    fn new(source: &'a Layout, target: &'a Layout, unit_elements: usize) -> Builder<'a> {
+        let order: Vec<usize> = match source.storage() {
+            Order::RowMajor => (0..source.ndim()).collect(),
+            Order::ColumnMajor => (0..source.ndim()).rev().collect(),
         };
         Builder {
-            layouts,
+            source,
+            target,
             unit_elements,
             order,
-            last: vec![None; layouts.0.ndim()],
+            last: vec![None; source.ndim()],
             programs: HashSet::new(),
             shapes: HashSet::new(),
             last_shape: None,
@@ -641,7 +645,7 @@ impl<'a> Builder<'a> {
         peer: usize,
         stream: Option<usize>,
     ) -> MessageProgram {
-        let (src, dst) = self.layouts;
+        let (src, dst) = (self.source, self.target);
         Self::side(
             src,
             from,

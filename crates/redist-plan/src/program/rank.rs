@@ -40,7 +40,7 @@ impl RankProgram {
         target_axes: Option<&[usize]>,
     ) -> RankProgram {
         let me = plan.rank();
-        let mut build = Builder::new((plan.source(), plan.target()), unit_elements);
+        let mut build = Builder::new(plan.source(), plan.target(), unit_elements);
         if let Some(axes) = target_axes {
             build.target_axes = Some(axes.to_vec());
             transposing_order(&mut build.order, axes, plan.target().storage());

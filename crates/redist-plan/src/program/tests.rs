@@ -6,8 +6,10 @@ use crate::{Plan, RankPlan, Remap};
 fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
     MessageProgram::new(
         plan.axes(),
-        (plan.source(), plan.target()),
-        (from, to),
+        plan.source(),
+        plan.target(),
+        from,
+        to,
         to,
         unit,
     )
@@ -166,7 +168,7 @@ fn portions_match(tr: &MessageProgram, src: &[u64], buf: &[u64], expect: &[u64])
         let mut direct_portions = vec![u64::MAX; expect.len()];
         let mut covered = 0;
         for k in 0..portions {
-            let r = tr.part(k, portions);
+            let r = tr.portion(k, portions);
             covered += r.len();
             tr.pack(src, r.clone(), &mut by_portions[r.clone()]);
             tr.copy(src, r, &mut direct_portions);

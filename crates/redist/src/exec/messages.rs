@@ -103,7 +103,7 @@ impl RankMessages {
     /// of `elements` elements in all, in one pass: in portion `k` of
     /// `portions` (each about [`PORTION_BYTES`] of what the copies write),
     /// portion `k` of the local copy, then `others(k, portions, dst)`, which
-    /// does portion `k` of each other copy ([`MessageProgram::part`]). Where
+    /// does portion `k` of each other copy ([`MessageProgram::portion`]). Where
     /// the kept elements and the messages interleave in storage (every other block of a column
     /// goes to another rank), copying them one after the other would fetch
     /// each cache line they share once per copy; together, once. Stops at
@@ -123,7 +123,7 @@ impl RankMessages {
             .max(1);
         for k in 0..portions {
             if let Some(t) = local {
-                t.copy_with(src, t.part(k, portions), dst, store);
+                t.copy_with(src, t.portion(k, portions), dst, store);
             }
             others(k, portions, dst)?;
         }
@@ -145,7 +145,7 @@ impl RankMessages {
         let done: Result<(), Infallible> =
             self.copy_local_with(src, dst, elements, store, |k, portions, _| {
                 for (t, at) in packs.clone() {
-                    let r = t.part(k, portions);
+                    let r = t.portion(k, portions);
                     t.pack(src, r.clone(), &mut buf[at + r.start..at + r.end]);
                 }
                 Ok(())

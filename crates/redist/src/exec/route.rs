@@ -424,8 +424,10 @@ mod tests {
         let plan = Plan::new(&s, &t, Remap::None).unwrap();
         MessageProgram::new(
             plan.axes(),
-            (plan.source(), plan.target()),
-            (0, 1),
+            plan.source(),
+            plan.target(),
+            0,
+            1,
             1,
             usize::MAX,
         )

@@ -70,7 +70,7 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
                 .ok_or_else(|| {
                     RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
                 })?;
-            t.copy_with(peer, t.part(k, portions), out, store);
+            t.copy_with(peer, t.portion(k, portions), out, store);
         }
         Ok(())
     })
