@@ -84,7 +84,7 @@ struct Request {
     options: Options,
     window: Option<Window>,
     permute: Option<Vec<usize>>,
-    update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    update: Option<Update<Complex<f64>>>,
 }
 
 /// Times of the executions so far.
@@ -256,7 +256,7 @@ fn run<T: MaybeScalar>(
     plan: &mut Redistribution<T>,
     a: &DistArray<T>,
     b: &mut DistArray<T>,
-    update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    update: Option<Update<Complex<f64>>>,
     checked_here: bool,
 ) -> Result<(), Failure> {
     let work = SameThread((plan, a, b));
@@ -278,7 +278,7 @@ trait MaybeScalar: Element + Sized {
         plan: &mut Redistribution<Self>,
         a: &DistArray<Self>,
         b: &mut DistArray<Self>,
-        u: (Complex<f64>, Complex<f64>, bool),
+        u: Update<Complex<f64>>,
     ) -> Result<(), Failure>;
 }
 
@@ -286,12 +286,12 @@ fn scaled<T: Scalar + FromComplex>(
     plan: &mut Redistribution<T>,
     a: &DistArray<T>,
     b: &mut DistArray<T>,
-    (alpha, beta, conjugate): (Complex<f64>, Complex<f64>, bool),
+    asked: Update<Complex<f64>>,
 ) -> Result<(), Failure> {
     let update = Update {
-        alpha: T::from_complex(alpha, "alpha")?,
-        beta: T::from_complex(beta, "beta")?,
-        conjugate,
+        alpha: T::from_complex(asked.alpha, "alpha")?,
+        beta: T::from_complex(asked.beta, "beta")?,
+        conjugate: asked.conjugate,
     };
     plan.execute_update_into(a, b, update)
         .map_err(Failure::from)
@@ -300,7 +300,7 @@ fn scaled<T: Scalar + FromComplex>(
 macro_rules! scalar_update {
     ($($t:ty),*) => {$(
         impl MaybeScalar for $t {
-            fn update(plan: &mut Redistribution<Self>, a: &DistArray<Self>, b: &mut DistArray<Self>, u: (Complex<f64>, Complex<f64>, bool)) -> Result<(), Failure> {
+            fn update(plan: &mut Redistribution<Self>, a: &DistArray<Self>, b: &mut DistArray<Self>, u: Update<Complex<f64>>) -> Result<(), Failure> {
                 scaled(plan, a, b, u)
             }
         }
@@ -311,7 +311,7 @@ scalar_update!(f32, f64, Complex<f32>, Complex<f64>);
 macro_rules! no_update {
     ($($t:ty),*) => {$(
         impl MaybeScalar for $t {
-            fn update(_: &mut Redistribution<Self>, _: &DistArray<Self>, _: &mut DistArray<Self>, _: (Complex<f64>, Complex<f64>, bool)) -> Result<(), Failure> {
+            fn update(_: &mut Redistribution<Self>, _: &DistArray<Self>, _: &mut DistArray<Self>, _: Update<Complex<f64>>) -> Result<(), Failure> {
                 Err(Failure::type_error("alpha, beta and conjugate need floating-point or complex arrays"))
             }
         }
@@ -355,12 +355,10 @@ impl PyRedistribution {
                 None => None,
                 Some((s, t, n)) => Some(Window::new(s, t, n).map_err(Failure::from)?),
             };
-            let update = (alpha.is_some() || beta.is_some() || conjugate).then(|| {
-                (
-                    alpha.unwrap_or(Complex::new(1.0, 0.0)),
-                    beta.unwrap_or(Complex::new(0.0, 0.0)),
-                    conjugate,
-                )
+            let update = (alpha.is_some() || beta.is_some() || conjugate).then(|| Update {
+                alpha: alpha.unwrap_or(Complex::new(1.0, 0.0)),
+                beta: beta.unwrap_or(Complex::new(0.0, 0.0)),
+                conjugate,
             });
             let defaults = Options::default();
             let options = Options {
@@ -742,7 +740,7 @@ fn dispatch_one(
     plan: &mut AnyPlan,
     a: &AnyArray,
     b: &mut AnyArray,
-    update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    update: Option<Update<Complex<f64>>>,
     checked_here: bool,
 ) -> Result<(), Failure> {
     macro_rules! go {
@@ -762,7 +760,7 @@ fn dispatch_batch(
     plan: &mut AnyPlan,
     srcs: &[PyRef<'_, PyDistArray>],
     dsts: &mut [PyRefMut<'_, PyDistArray>],
-    update: Option<(Complex<f64>, Complex<f64>, bool)>,
+    update: Option<Update<Complex<f64>>>,
 ) -> Result<(), Failure> {
     if update.is_some() {
         for (s, t) in srcs.iter().zip(dsts.iter_mut()) {

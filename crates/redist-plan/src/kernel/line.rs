@@ -21,7 +21,8 @@ pub(super) unsafe fn stream_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCo
                 (m.count, m.len),
                 (m.from_step, m.from_stride),
                 (m.to_step, m.to_stride),
-                (Plain, true),
+                Plain,
+                true,
             )
         };
     }
@@ -107,7 +108,8 @@ pub(super) unsafe fn copy_line<T: Copy>(src: *const T, dst: *mut T, m: &LineCopy
                 (m.count, m.len),
                 (m.from_step, m.from_stride),
                 (m.to_step, m.to_stride),
-                (Plain, false),
+                Plain,
+                false,
             );
             return;
         }

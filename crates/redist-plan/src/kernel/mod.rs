@@ -242,7 +242,8 @@ impl<T: Copy> Out<T> {
                         (l.count, l.len),
                         (l.from_step, l.from_stride),
                         (l.to_step, l.to_stride),
-                        (store, false),
+                        store,
+                        false,
                     );
                 }
             }
@@ -259,7 +260,8 @@ impl<T: Copy> Out<T> {
 
     /// Panics unless `ends` (as [`LineCopy::ends`] gives them) lie inside
     /// `src` and this destination.
-    fn check(&self, src: &[T], (src_end, dst_end): (usize, usize), m: &CopyOp<'_>) {
+    fn check(&self, src: &[T], ends: (usize, usize), m: &CopyOp<'_>) {
+        let (src_end, dst_end) = ends;
         assert!(
             src_end <= src.len() && dst_end <= self.len,
             "copy {m:?} outside {} source and {} target elements",
@@ -414,7 +416,8 @@ impl<T: Copy> Out<T> {
                     (t.rows, m.len),
                     (t.from_row, m.from_stride),
                     (t.to_row, m.to_stride),
-                    (store, stream),
+                    store,
+                    stream,
                 );
             }
         }

@@ -28,7 +28,8 @@ pub(super) unsafe fn copy_block<T: Copy, S: Store<T>>(
     (rows, cols): (usize, usize),
     from: (usize, usize),
     to: (usize, usize),
-    (store, stream): (S, bool),
+    store: S,
+    stream: bool,
 ) {
     // The inner loop walks the writing side's shorter stride.
     let ((rows, cols), from, to) = if to.0 < to.1 {
@@ -77,11 +78,11 @@ pub(super) unsafe fn copy_block<T: Copy, S: Store<T>>(
             // caller's contract); `avx()` checked the vector instructions.
             unsafe {
                 if vector {
-                    block.vectors((r0..r4, c0..c4), (stream, update));
+                    block.vectors(r0..r4, c0..c4, stream, update);
                 }
                 // What the vectors left: the rows below r4 past c4, the
                 // rows from r4.
-                block.elements((r0..r1, c0..c1), (r4, c4), store);
+                block.elements(r0..r1, c0..c1, (r4, c4), store);
             }
         }
     }
@@ -127,7 +128,8 @@ impl<T: Copy> Block<T> {
     #[inline(always)]
     unsafe fn elements<S: Store<T>>(
         &self,
-        (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
         done: (usize, usize),
         store: S,
     ) {
@@ -156,8 +158,10 @@ impl<T: Copy> Block<T> {
     #[inline(always)]
     unsafe fn vectors(
         &self,
-        (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
-        (stream, update): (bool, Option<(f64, Option<f64>)>),
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+        stream: bool,
+        update: Option<(f64, Option<f64>)>,
     ) {
         #[cfg(target_arch = "x86_64")]
         {
@@ -174,13 +178,18 @@ impl<T: Copy> Block<T> {
                     self.dst.wrapping_add(r * self.to.0 + c).cast::<f64>(),
                 )
             };
+            let written = RowsWritten {
+                stride: self.to.0,
+                stream,
+                update,
+            };
             for r in (rows.start..r8).step_by(8) {
                 for c in (cols.start..c8).step_by(8) {
                     let (s, d) = at(r, c);
                     // SAFETY: the 8 × 8 elements lie inside the block (the
                     // caller's contract), and `avx512()` checked the
                     // machine.
-                    unsafe { transpose8_f64(s, self.from.1, d, (self.to.0, stream, update)) };
+                    unsafe { transpose8_f64(s, self.from.1, d, written) };
                 }
             }
             for r in rows.clone().step_by(4) {
@@ -189,7 +198,7 @@ impl<T: Copy> Block<T> {
                     let (s, d) = at(r, c);
                     // SAFETY: the 4 × 4 elements lie inside the block (the
                     // caller's contract), and the machine has AVX.
-                    unsafe { transpose4_f64(s, self.from.1, d, (self.to.0, stream, update)) };
+                    unsafe { transpose4_f64(s, self.from.1, d, written) };
                 }
             }
         }
@@ -220,6 +229,17 @@ fn avx512() -> bool {
     false
 }
 
+/// How a transpose writes its rows of 8-byte elements: `stride` elements
+/// apart, with non-temporal stores where `stream`, and, where `update` is
+/// `Some((α, β))`, as `α·x` (`β` absent) or `β·target + α·x`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct RowsWritten {
+    stride: usize,
+    stream: bool,
+    update: Option<(f64, Option<f64>)>,
+}
+
 /// [`transpose4_f64`] for an 8 × 8 block, in AVX-512 registers: each row
 /// written is 64 bytes, a whole cache line where the target is aligned to
 /// it, streamed in one store.
@@ -229,12 +249,12 @@ fn avx512() -> bool {
 /// no other thread accesses those written, and the machine has AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn transpose8_f64(
-    src: *const f64,
-    src_stride: usize,
-    dst: *mut f64,
-    (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
-) {
+unsafe fn transpose8_f64(src: *const f64, src_stride: usize, dst: *mut f64, written: RowsWritten) {
+    let RowsWritten {
+        stride: dst_stride,
+        stream,
+        update,
+    } = written;
     use std::arch::x86_64::{
         _mm256_stream_pd, _mm512_add_pd, _mm512_castpd512_pd256, _mm512_extractf64x4_pd,
         _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_stream_pd,
@@ -335,12 +355,12 @@ unsafe fn rows8_f64(src: *const f64, src_stride: usize) -> [std::arch::x86_64::_
 /// no other thread accesses those written, and the machine has AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn transpose4_f64(
-    src: *const f64,
-    src_stride: usize,
-    dst: *mut f64,
-    (dst_stride, stream, update): (usize, bool, Option<(f64, Option<f64>)>),
-) {
+unsafe fn transpose4_f64(src: *const f64, src_stride: usize, dst: *mut f64, written: RowsWritten) {
+    let RowsWritten {
+        stride: dst_stride,
+        stream,
+        update,
+    } = written;
     use std::arch::x86_64::{
         _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd,
         _mm256_storeu_pd, _mm256_stream_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
