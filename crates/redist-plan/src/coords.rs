@@ -3,7 +3,7 @@
 //! These functions touch no MPI state, so they are usable (and tested) without
 //! a communicator. Layouts and process grids use them for every coordinate query.
 
-use crate::PlanError;
+use crate::error::PlanError;
 
 /// How grid coordinates are linearised into ranks.
 ///

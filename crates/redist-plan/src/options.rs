@@ -2,7 +2,7 @@
 //! relabelled ([`Remap`]) and when copies into target storage stream
 //! ([`Streaming`]). Data only: the planner and the copy programs read it.
 
-use crate::PlanError;
+use crate::error::PlanError;
 use std::fmt;
 use std::str::FromStr;
 

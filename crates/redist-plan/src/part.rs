@@ -4,11 +4,15 @@
 //! builds exactly this on each rank and then sets up its exchange, and tools
 //! show a rank's part on any number of ranks with it (`redist plan --rank`).
 
+use crate::error::PlanError;
+use crate::layout::Layout;
+use crate::options::{Remap, Streaming};
+use crate::plan::{RankPlan, Window};
 use crate::program::RankProgram;
 use crate::remap::{self, Relabelling};
 use crate::schedule::{assign_steps, RankSchedule};
+use crate::stream;
 use crate::tuning::{STREAM_MIN_SOURCE_RUN_BYTES, UNIT_BYTES};
-use crate::{stream, Layout, PlanError, RankPlan, Remap, Streaming, Window};
 
 /// The facts of the machine a rank runs on that shape its copy programs.
 /// The engine reads them once per process; tools and tests state them.

@@ -3,8 +3,8 @@
 //! last-level cache (a fact of the [`Machine`](crate::Machine), read by the
 //! engine).
 
+use crate::options::Streaming;
 use crate::tuning::{CACHE_FALLBACK_BYTES, STREAM_AUTO_MIN_BYTES};
-use crate::Streaming;
 
 /// Bytes of target a rank must write for its copies to stream under
 /// `streaming` (`usize::MAX`: never), `ranks_on_node` ranks sharing a

@@ -1,8 +1,10 @@
 //! Generators shared by the unit tests: random layouts, pairs of layouts of
 //! one shape, and windows between layouts of two shapes.
 
-use crate::Window;
-use crate::{Dist, Layout, LayoutSpec, Order};
+use crate::coords::Order;
+use crate::layout::spec::{Dist, LayoutSpec};
+use crate::layout::Layout;
+use crate::plan::Window;
 use quickcheck::{Arbitrary, Gen};
 
 /// Two random layouts of one random shape (1 to 3 dimensions).

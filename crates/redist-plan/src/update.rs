@@ -16,8 +16,9 @@
 //! assert_eq!(v, redist_plan::Complex::new(1.0, -2.0)); // β = 0: the NaN is never read
 //! ```
 
+use crate::element::Element;
 use crate::kernel::Store;
-use crate::{Complex, Element};
+use num_complex::Complex;
 use std::ops::{Add, Mul};
 
 /// Element types an update can scale and add: real and complex floating

@@ -4,10 +4,12 @@
 //! assembles: the 1-D plans ([`crate::plan`]), the target's rank map
 //! ([`crate::remap`]) and the steps ([`crate::schedule`]).
 
+use crate::error::PlanError;
+use crate::layout::Layout;
+use crate::options::Remap;
 use crate::plan::{axis_plans, check_window, AxisPlan, AxisView, Window};
 use crate::remap;
 use crate::schedule::{self, Message, Schedule};
-use crate::{Layout, PlanError, Remap};
 
 /// Most messages (rank pairs that exchange data, local copies included) a
 /// plan lists: 2^24, an all-to-all among 4096 ranks.

@@ -6,7 +6,7 @@
 //! This module holds only data: the planner and the engine both read it,
 //! so neither depends on the other through it.
 
-use crate::RedistError;
+use crate::error::RedistError;
 pub use redist_plan::{Remap, Streaming};
 use std::fmt;
 use std::str::FromStr;

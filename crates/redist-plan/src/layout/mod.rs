@@ -4,7 +4,7 @@ pub mod axis;
 pub mod spec;
 
 use crate::coords::{coords_to_rank, rank_to_coords, Order};
-use crate::PlanError;
+use crate::error::PlanError;
 use axis::AxisMap;
 use spec::LayoutSpec;
 use std::fmt;

@@ -13,7 +13,7 @@
 //! grid extent 1. Keywords are case-insensitive and spaces between tokens are
 //! ignored. Parsing and [`Display`](std::fmt::Display) round-trip.
 
-use crate::PlanError;
+use crate::error::PlanError;
 use std::fmt;
 use std::str::FromStr;
 

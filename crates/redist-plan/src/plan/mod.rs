@@ -14,7 +14,9 @@ pub use axis::{AxisPlan, AxisView, Run, Segments, RUNS_MAX};
 pub use rank::{Link, RankPlan, RANK_MESSAGES_MAX};
 pub use window::Window;
 
-use crate::{Layout, PlanError, Remap};
+use crate::error::PlanError;
+use crate::layout::Layout;
+use crate::options::Remap;
 
 /// What can be wrong with a window and a remapping mode before anything is
 /// planned: another number of dimensions than the layouts, or closed forms

@@ -12,8 +12,9 @@
 //! messages: at 10^5 ranks, a rank with 4 partners holds 4 messages.
 
 use super::{axis_plans, check_window, AxisPlan, AxisView, Window};
-use crate::Layout;
-use crate::{PlanError, Remap};
+use crate::error::PlanError;
+use crate::layout::Layout;
+use crate::options::Remap;
 
 /// Most messages one rank may send or receive in one plan: 2^24, more than
 /// an all-to-all among the ranks of any machine.
@@ -274,8 +275,9 @@ fn links(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Remap;
     use crate::testing::{Pair, Windowed};
-    use crate::{Plan, Remap};
+    use crate::whole::Plan;
     use quickcheck::quickcheck;
 
     /// Every rank's plan holds exactly the whole plan's messages of that

@@ -8,7 +8,7 @@
 //! for sub-matrices (`IA, JA` of `A` onto `IB, JB` of `B`, `M × N`), for any
 //! number of dimensions, with 0-based origins.
 
-use crate::PlanError;
+use crate::error::PlanError;
 
 /// A rectangular window moved from one array to another.
 ///

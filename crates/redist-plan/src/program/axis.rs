@@ -2,8 +2,8 @@
 //! period, how many periods, the strides between them, the partial tail,
 //! and per-element offsets where a period's stretches are short.
 
+use crate::plan::{AxisPlan, Run};
 use crate::tuning::{OFFSETS_MAX, SHORT_STRETCH};
-use crate::{AxisPlan, Run};
 
 /// `count` stretches of `len` indices of one dimension: stretch `i` starts
 /// at local index `src + i·src_step` on the source rank and `dst +

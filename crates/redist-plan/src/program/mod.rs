@@ -25,8 +25,9 @@
 //! together ([`MessageProgram::portion`]).
 
 use super::kernel::{CopyOp, Out, Plain, Store};
-use crate::{AxisPlan, Run};
-use crate::{Layout, Order};
+use crate::coords::Order;
+use crate::layout::Layout;
+use crate::plan::{AxisPlan, Run};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::mem::size_of;

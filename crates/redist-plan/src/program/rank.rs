@@ -3,7 +3,7 @@
 //! listing of their small messages' lines.
 
 use super::{axis_bytes, transposing_order, AxisProgram, Builder, MessageProgram, Shape};
-use crate::RankPlan;
+use crate::plan::RankPlan;
 use std::collections::HashSet;
 use std::mem::size_of;
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 use super::*;
+use crate::options::Remap;
+use crate::plan::RankPlan;
 use crate::testing::{Pair, Windowed};
-use crate::{Plan, RankPlan, Remap};
+use crate::whole::Plan;
 
 /// The program of the message from `from` to `to` of a whole plan.
 fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
@@ -20,8 +22,8 @@ fn rank_program(plan: &Plan, r: usize, unit: usize) -> RankProgram {
     let mine = RankPlan::new(plan.source(), plan.target(), plan.window(), r).unwrap();
     RankProgram::new(&mine, unit, None, None)
 }
+use crate::layout::Layout;
 use crate::testing::all_indices;
-use crate::Layout;
 use quickcheck::quickcheck;
 
 /// Flat offset of local index `l` in the local storage of `rank`.

@@ -1,7 +1,7 @@
 //! The exact referee: a maximum-weight perfect assignment ([`assign_max`]),
 //! the Hungarian method with potentials and a warm start.
 
-use crate::PlanError;
+use crate::error::PlanError;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
 /// Integer type of the potentials: `i64` when it cannot overflow, else `i128`.

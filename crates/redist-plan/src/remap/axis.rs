@@ -2,7 +2,8 @@
 //! ([`kept`]) and the exact optimum ([`optimal`]).
 
 use super::assign_max;
-use crate::{AxisPlan, PlanError};
+use crate::error::PlanError;
+use crate::plan::AxisPlan;
 
 /// The data a relabelling keeps local: `Σ_q volume(perm[q], q)` over the
 /// positions `q` whose physical id `perm[q]` is a source process

@@ -6,8 +6,8 @@
 //! are in `docs/remapping.md`.
 
 use crate::arith::{gcd, mul_div, mul_mod};
-use crate::AxisMap;
-use crate::PlanError;
+use crate::error::PlanError;
+use crate::layout::axis::AxisMap;
 use std::fmt;
 
 /// The relabelling for splitting blocks, `BLOCK-CYCLIC(k·r)` over `P` →
@@ -319,9 +319,9 @@ pub fn closed_form(src: &AxisMap, dst: &AxisMap) -> Result<Option<Vec<usize>>, P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::AxisPlan;
     use crate::remap::optimal;
     use crate::remap::test_util::{identity, is_perm, optimal_unrestricted, plan, plan_kept};
-    use crate::AxisPlan;
 
     /// The closed form's kept data and the unrestricted optimum's.
     fn closed_vs_best(pl: &AxisPlan) -> (u64, u64) {

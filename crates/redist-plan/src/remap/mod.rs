@@ -54,9 +54,10 @@ pub use closed_form::{
 pub use relabel::{optimal_relabelling, Method, Relabelling, SPARSE_PER_RANK};
 
 use crate::coords::{coords_to_rank, rank_to_coords, Order};
-use crate::Layout;
-use crate::Remap;
-use crate::{AxisPlan, PlanError, Window};
+use crate::error::PlanError;
+use crate::layout::Layout;
+use crate::options::Remap;
+use crate::plan::{AxisPlan, Window};
 
 /// Most target ranks for which [`Remap::Optimal`] solves the dense
 /// assignment, O(R³) (seconds at 4096); above, it solves on the volume

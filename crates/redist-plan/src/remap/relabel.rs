@@ -27,9 +27,11 @@
 
 use super::sparse::{assign_max_sparse, SparseMatrix};
 use super::{assign_max, optimal, OPTIMAL_RANKS_MAX};
+use crate::error::PlanError;
+use crate::layout::axis::AxisMap;
+use crate::layout::Layout;
 use crate::plan::axis_plans;
-use crate::{AxisMap, Layout};
-use crate::{AxisPlan, AxisView, PlanError, Window};
+use crate::plan::{AxisPlan, AxisView, Window};
 
 /// Most non-zeros per rank for which the sparse exact assignment runs.
 pub const SPARSE_PER_RANK: usize = 64;

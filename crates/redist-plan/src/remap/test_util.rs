@@ -3,8 +3,8 @@
 //! forms.
 
 use super::{assign_max, kept};
-use crate::AxisMap;
-use crate::AxisPlan;
+use crate::layout::axis::AxisMap;
+use crate::plan::AxisPlan;
 
 pub(super) fn plan(
     n: usize,

@@ -7,7 +7,7 @@
 //! K = 12), and use it as a referee of the plans: the schedule of a plan
 //! from CYCLIC(r) to CYCLIC(K·r) never needs more than its K steps.
 
-use crate::PlanError;
+use crate::error::PlanError;
 
 /// The closed-form schedule of Walker and Otto (1996, seed 001, §2.2.2–2.2.3)
 /// for enlarging the block size of a block-cyclic distribution by a factor
@@ -227,8 +227,9 @@ impl ExpansionSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Layout;
-    use crate::{Plan, Remap};
+    use crate::layout::Layout;
+    use crate::options::Remap;
+    use crate::whole::Plan;
     use quickcheck::quickcheck;
     use std::collections::BTreeSet;
 

@@ -49,9 +49,10 @@
 //! is kept and its count reported.
 
 use super::{greedy, Message};
+use crate::error::PlanError;
+use crate::layout::axis::AxisMap;
+use crate::layout::Layout;
 use crate::plan::{AxisPlan, AxisView, Link, RankPlan};
-use crate::PlanError;
-use crate::{AxisMap, Layout};
 
 /// How a rank's steps were found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -374,8 +375,10 @@ impl Product {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Remap;
+    use crate::plan::Window;
     use crate::testing::{Pair, Windowed};
-    use crate::{Plan, Remap, Window};
+    use crate::whole::Plan;
     use quickcheck::quickcheck;
     use std::collections::{HashMap, HashSet};
 

@@ -10,11 +10,13 @@
 //! rank that failed returns its own error; the others learn which rank
 //! failed, and what kind of error it had.
 
-use crate::{Options, RedistError, Window};
+use crate::error::RedistError;
+use crate::options::Options;
 use dist_array::Layout;
 use mpi::collective::Root;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
+use redist_plan::Window;
 
 /// A 64-bit FNV-1a hash, fed field by field.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,7 @@ use super::messages::{grow, RankMessages};
 use super::mpi_raw::{self, count, Alltoallw};
 use super::route::{Routes, Send};
 use super::stacked::Stacked;
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use mpi::Count;

@@ -10,7 +10,7 @@ use super::exchange::{Exchange, Run};
 use super::messages::RankMessages;
 use super::scheduled::Scheduled;
 use super::stacked::Stacked;
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::Element;
 use mpi::topology::SimpleCommunicator;
 use redist_plan::kernel::Store;

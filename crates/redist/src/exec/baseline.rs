@@ -5,7 +5,7 @@
 
 use super::mpi_raw::{self, count, Datatype};
 use super::Redistribution;
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::Element;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;

@@ -31,12 +31,14 @@ use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
 use super::scheduled::Scheduled;
 use super::{agree, calibrate, machine, mpi_raw, route};
-use crate::{Options, RankPlan, RedistError, Strategy, Window};
+use crate::error::RedistError;
+use crate::options::{Options, Strategy};
 use dist_array::{Element, Layout};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
 use redist_plan::program::RankProgram;
 use redist_plan::schedule::{assign_steps, RankSchedule};
+use redist_plan::{RankPlan, Window};
 
 /// What building needs besides the layouts: the grids, the window, the
 /// options, and the permutation of the axes (source dimension `d` is the

@@ -25,11 +25,12 @@
 //! to stop ([`route_trial`]).
 
 use super::figures::Figures;
+use crate::error::RedistError;
+use crate::options::{MinRun, Options, Strategy};
 use crate::tuning::{
     BATCH_ALONE_BYTES, BATCH_GROUP_BYTES, CALIBRATE_MIN_BYTES, COMBINED_MAX_MESSAGE_BYTES,
     ROUTE_TRIAL_CLEAR,
 };
-use crate::{MinRun, Options, RedistError, Strategy};
 
 /// What the ranks know when building decides: the figures agreed in the
 /// first all-reduce, the options asked for, the element size, and the

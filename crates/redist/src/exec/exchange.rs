@@ -15,7 +15,7 @@ use super::decide::BatchWay;
 use super::messages::RankMessages;
 use super::mixed::Pair;
 use super::stacked::Stacked;
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use redist_plan::kernel::Store;

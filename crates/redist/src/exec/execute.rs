@@ -9,7 +9,7 @@ use super::decide::{self, BatchWay};
 use super::exchange::{Exchange, Run, EXECUTING};
 use super::mixed::{types_fingerprint, words, MixedBatch, Pair};
 use super::{agree, mpi_raw, Redistribution};
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{DistArray, Element, Layout};
 use procgrid::ProcGrid;
 use redist_plan::kernel::{Plain, Store};

@@ -10,7 +10,7 @@
 //! ([`Pair`]); the pairs travel stacked in 8-byte words (`stacked.rs`).
 
 use super::messages::RankMessages;
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{DistArray, Element, Layout};
 use procgrid::ProcGrid;
 use redist_plan::kernel::Plain;

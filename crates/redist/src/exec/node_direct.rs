@@ -18,12 +18,12 @@
 use super::messages::PROBE;
 use super::mpi_raw::Note;
 use crate::tuning::{MAPPINGS_CHECK_EVERY, MAPPINGS_KEPT};
-use crate::{Link, RankPlan};
 use dist_array::storage::Probe;
 use dist_array::{ReadMapping, SharedStorage};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
+use redist_plan::{Link, RankPlan};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 

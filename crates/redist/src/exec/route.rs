@@ -22,8 +22,9 @@
 //! depends on the source array.
 
 use super::mpi_raw::Datatype;
+use crate::error::RedistError;
+use crate::options::{MinRun, Options, Strategy};
 use crate::tuning::{LANDING_MIN_BYTES, PIPELINE_BYTES, SOURCE_RUNS_MAX};
-use crate::{MinRun, Options, RedistError, Strategy};
 use redist_plan::program::{MessageProgram, RankProgram, TypeTree};
 
 /// How a message leaves its sender.
@@ -413,8 +414,8 @@ fn source_runs(t: &MessageProgram, options: &Options) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Plan, Remap};
     use dist_array::{Layout, Order};
+    use redist_plan::{Plan, Remap};
 
     /// The message from rank 0 to rank 1 of `shape` from `from` to `to`,
     /// both stored in `order`.

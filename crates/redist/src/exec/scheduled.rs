@@ -11,11 +11,12 @@ use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf, WithPeer};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
 use super::stacked::Stacked;
-use crate::{RankPlan, RedistError};
+use crate::error::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
+use redist_plan::RankPlan;
 
 /// The `scheduled` exchange of one redistribution.
 pub(crate) struct Scheduled<T> {

@@ -25,8 +25,8 @@
 //! process, and finds them at the cost of those runs alone (`walk.rs`).
 
 use crate::arith::gcd;
-use crate::AxisMap;
-use crate::PlanError;
+use crate::error::PlanError;
+use crate::layout::axis::AxisMap;
 
 mod walk;
 

@@ -16,8 +16,8 @@
 //! of one of its blocks).
 
 use super::{AxisView, Run, RUNS_MAX};
-use crate::AxisMap;
-use crate::PlanError;
+use crate::error::PlanError;
+use crate::layout::axis::AxisMap;
 
 /// One side of a window of a dimension: the distribution and where the
 /// window starts in it. Positions are window indices (0 = the origin).

@@ -40,7 +40,7 @@ use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
 use super::route::Routes;
 use super::stacked::Stacked;
-use crate::RedistError;
+use crate::error::RedistError;
 use batch::BatchNotes;
 use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;

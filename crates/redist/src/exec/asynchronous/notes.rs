@@ -7,7 +7,7 @@ use super::super::messages::{RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::{PeerArray, PeerReader};
 use super::{COPIED, SEND_IT};
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::Element;
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;

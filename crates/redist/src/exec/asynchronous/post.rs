@@ -7,7 +7,7 @@ use super::super::messages::{RankMessages, ANSWER, DATA, NOTE};
 use super::super::mpi_raw::{Requests, SendBuf};
 use super::super::node_direct::{Near, NodeDirect};
 use super::super::route::{Cut, Recv, Routes, Send};
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{Element, SharedStorage};
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;

@@ -49,14 +49,15 @@ use super::messages::{grow, RankMessages, COMBINED, VERDICT};
 use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
 use super::stacked::Stacked;
+use crate::error::RedistError;
 use crate::tuning::COMBINED_PIECE_BYTES;
-use crate::{RankPlan, RedistError};
 use area::{PeerArea, Word};
 use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
 use redist_plan::kernel::Store;
+use redist_plan::RankPlan;
 use setup::{From, Link, Segment, Staging};
 
 /// The `combined` exchange of one redistribution.

@@ -2,7 +2,7 @@
 //! out.
 
 use super::*;
-use crate::Strategy::{Alltoallv, Async, Auto, Combined, Scheduled};
+use crate::options::Strategy::{Alltoallv, Async, Auto, Combined, Scheduled};
 
 const KIB: usize = 1 << 10;
 

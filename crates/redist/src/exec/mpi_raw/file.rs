@@ -33,7 +33,7 @@
 //! ```
 
 use super::{addr, addr_mut, check};
-use crate::RedistError;
+use crate::error::RedistError;
 use dist_array::{Dist, Layout};
 use mpi::ffi;
 use mpi::raw::AsRaw;

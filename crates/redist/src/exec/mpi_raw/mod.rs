@@ -22,7 +22,7 @@
 //! contiguous datatype of `n` `MPI_BYTE`s ([`Datatype::element`]), so any
 //! plain-old-data type moves without an MPI equivalent of its own.
 
-use crate::RedistError;
+use crate::error::RedistError;
 use bytemuck::Pod;
 use mpi::datatype::{DynBuffer, DynBufferMut, UserDatatype};
 use mpi::ffi;

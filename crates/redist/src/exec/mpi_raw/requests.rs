@@ -3,7 +3,7 @@
 //! the next, and what [`Requests::wait_any`] reports ([`Event`]).
 
 use super::{check, count, null_request, Datatype, SendBuf, What};
-use crate::RedistError;
+use crate::error::RedistError;
 use bytemuck::Pod;
 use mpi::ffi;
 use mpi::raw::AsRaw;
