@@ -4,7 +4,7 @@
 //! next to the redistribution, in the same run.
 
 use super::mpi_raw::{self, count, Datatype};
-use super::Redistribution;
+use super::redistribution::Redistribution;
 use crate::error::RedistError;
 use dist_array::Element;
 use mpi::collective::SystemOperation;
