@@ -3,11 +3,9 @@
 //! derived datatypes over its local storage, one `MPI_Alltoallw` moves the
 //! data with no buffer at all.
 
-use super::arrays::Arrays;
-use super::decide::BatchWay;
-use super::exchange::{one_by_one, Exchange, Run};
+use super::exchange::Exchange;
 use super::messages::{grow, RankMessages};
-use super::mpi_raw::{self, count, Alltoallw};
+use super::mpi_raw::{self, count, Alltoallw, Counts};
 use super::route::{Routes, Send};
 use super::stacked::Stacked;
 use crate::error::RedistError;
@@ -88,7 +86,9 @@ impl<T: Element> Alltoallv<T> {
             stacked: Stacked::default(),
         })
     }
+}
 
+impl<T: Element> Exchange<T> for Alltoallv<T> {
     /// One array: `src` into `dst`, stored through `store`. Collective.
     fn run_one<S: Store<T>>(
         &mut self,
@@ -116,43 +116,19 @@ impl<T: Element> Alltoallv<T> {
                 let slots = messages.sends().iter().zip(&messages.send_slots);
                 let packs = slots.map(|(t, &(o, _))| (t, o));
                 messages.copy_local_and_pack(src, out, &mut self.send_buf, packs, store);
-                mpi_raw::alltoallv(
-                    comm,
-                    &self.send_buf,
-                    scounts,
-                    sdispls,
-                    &mut self.recv_buf,
-                    rcounts,
-                    rdispls,
-                    &messages.elem,
-                )?;
+                let counts = Counts {
+                    send: scounts,
+                    send_at: sdispls,
+                    recv: rcounts,
+                    recv_at: rdispls,
+                };
+                let (send, recv) = (&self.send_buf, &mut self.recv_buf);
+                mpi_raw::alltoallv(comm, send, recv, counts, &messages.elem)?;
                 for (t, &(o, n)) in messages.recvs().iter().zip(&messages.recv_slots) {
                     t.unpack_with(t.whole(), &self.recv_buf[o..o + n], out, store);
                 }
                 Ok(())
             }
-        }
-    }
-}
-
-impl<T: Element> Exchange<T> for Alltoallv<T> {
-    /// A batch: stacked, or array by array, each in one `MPI_Alltoallv`.
-    fn run<S: Store<T>>(
-        &mut self,
-        messages: &RankMessages,
-        comm: &SimpleCommunicator,
-        arrays: Arrays<'_, '_, T>,
-        verdict: Result<(), RedistError>,
-        run: Run<S>,
-    ) -> Result<(), RedistError> {
-        match run.way {
-            BatchWay::Stacked(group) => {
-                verdict?;
-                (self.stacked).run(messages, comm, arrays, group, run.store)
-            }
-            _ => one_by_one(arrays, verdict, |src, dst| {
-                self.run_one(messages, comm, src, dst, run.store)
-            }),
         }
     }
 

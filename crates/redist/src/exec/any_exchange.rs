@@ -11,7 +11,7 @@ use super::messages::RankMessages;
 use super::scheduled::Scheduled;
 use super::stacked::Stacked;
 use crate::error::RedistError;
-use dist_array::Element;
+use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use redist_plan::kernel::Store;
 
@@ -51,6 +51,17 @@ impl<T: Element> Exchange<T> for AnyExchange<T> {
         run: Run<S>,
     ) -> Result<(), RedistError> {
         each!(self, x => x.run(messages, comm, arrays, verdict, run))
+    }
+
+    fn run_one<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
+    ) -> Result<(), RedistError> {
+        each!(self, x => x.run_one(messages, comm, src, dst, store))
     }
 
     fn stacked(&mut self) -> &mut Stacked<T> {

@@ -3,7 +3,7 @@
 //! would cost. `redist run --baseline alltoallv` and the benches time it
 //! next to the redistribution, in the same run.
 
-use super::mpi_raw::{self, count, Datatype};
+use super::mpi_raw::{self, count, Counts, Datatype};
 use super::redistribution::Redistribution;
 use crate::error::RedistError;
 use dist_array::Element;
@@ -145,15 +145,12 @@ impl<T: Element> BareAlltoallv<T> {
             });
         };
         let comm: &SimpleCommunicator = self.grid.communicator();
-        mpi_raw::alltoallv(
-            comm,
-            send,
-            &self.scounts,
-            &self.sdispls,
-            recv,
-            &self.rcounts,
-            &self.rdispls,
-            &self.elem,
-        )
+        let counts = Counts {
+            send: &self.scounts,
+            send_at: &self.sdispls,
+            recv: &self.rcounts,
+            recv_at: &self.rdispls,
+        };
+        mpi_raw::alltoallv(comm, send, recv, counts, &self.elem)
     }
 }

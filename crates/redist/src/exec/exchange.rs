@@ -37,6 +37,10 @@ pub(crate) trait Exchange<T: Element> {
     /// The verdict's error, [`RedistError::OtherRank`] where the exchange
     /// agrees as it goes and another rank's arrays were wrong, and MPI's
     /// errors.
+    ///
+    /// As provided: stacked, or array by array through
+    /// [`run_one`](Self::run_one), or through
+    /// [`run_node_direct`](Self::run_node_direct), as `run.way` says.
     fn run<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
@@ -44,7 +48,56 @@ pub(crate) trait Exchange<T: Element> {
         arrays: Arrays<'_, '_, T>,
         verdict: Result<(), RedistError>,
         run: Run<S>,
+    ) -> Result<(), RedistError> {
+        match run.way {
+            BatchWay::Stacked(group) => {
+                verdict?;
+                (self.stacked()).run(messages, comm, arrays, group, run.store)
+            }
+            BatchWay::NodeDirect => {
+                verdict?;
+                self.run_node_direct(messages, comm, arrays, run.store)
+            }
+            BatchWay::OneByOne => one_by_one(arrays, verdict, |src, dst| {
+                self.run_one(messages, comm, src, dst, run.store)
+            }),
+        }
+    }
+
+    /// Moves one array, `src` into `dst`, storing through `store`, the
+    /// ranks' verdicts agreed before.
+    ///
+    /// # Errors
+    ///
+    /// MPI's errors; [`RedistError::OtherRank`] where the exchange agrees
+    /// as it goes.
+    fn run_one<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
     ) -> Result<(), RedistError>;
+
+    /// Moves a batch through node-direct copies all at once
+    /// ([`BatchWay::NodeDirect`], which only an exchange that has them is
+    /// handed).
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::Internal`], as provided: the exchange has none.
+    fn run_node_direct<S: Store<T>>(
+        &mut self,
+        _messages: &RankMessages,
+        _comm: &SimpleCommunicator,
+        _arrays: Arrays<'_, '_, T>,
+        _store: S,
+    ) -> Result<(), RedistError> {
+        Err(RedistError::Internal(
+            "a node-direct batch on an exchange without node-direct copies".to_string(),
+        ))
+    }
 
     /// Moves a batch of arrays of several element types: always stacked,
     /// in 8-byte words (`mixed.rs`), in groups cut from `per_array`, the

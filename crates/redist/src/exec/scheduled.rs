@@ -4,9 +4,7 @@
 //! are no larger than the largest message. A rank goes through its own
 //! steps only, in order: O(its messages), whatever the number of steps.
 
-use super::arrays::Arrays;
-use super::decide::BatchWay;
-use super::exchange::{one_by_one, Exchange, Run};
+use super::exchange::Exchange;
 use super::messages::{grow, RankMessages, DATA};
 use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf, WithPeer};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
@@ -77,54 +75,6 @@ impl<T: Element> Scheduled<T> {
     /// datatype.
     pub fn typed(&self) -> (usize, usize) {
         self.routes.typed()
-    }
-
-    /// One array: `src` into `dst`, stored through `store`. Collective.
-    fn run_one<S: Store<T>>(
-        &mut self,
-        messages: &RankMessages,
-        comm: &SimpleCommunicator,
-        src: &DistArray<T>,
-        dst: &mut DistArray<T>,
-        store: S,
-    ) -> Result<(), RedistError> {
-        self.grow_buffers(messages);
-        let (sends, recvs) = (messages.sends(), messages.recvs());
-        let src = src.local_slice();
-        let out = dst.local_slice_mut();
-        // The kept elements are copied in one pass with the first packed send.
-        let first = self.steps.iter().find_map(|s| s.send);
-        let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
-        let first_send = first_packed.map(|i| (&sends[i], 0));
-        messages.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter(), store);
-        for step in &self.steps {
-            let send = step.send.map(|i| (&sends[i], &self.routes.send[i]));
-            if let (Some((t, Send::Packed(_))), false) = (send, step.send == first_packed) {
-                t.pack(src, t.whole(), &mut self.send_buf[..t.len]);
-            }
-            let send = send.map(|(message, route)| StepSend {
-                message,
-                route,
-                from: match route {
-                    Send::Typed(_) => src,
-                    _ => &self.send_buf[..],
-                },
-            });
-            let recv = (step.recv).map(|i| StepRecv {
-                message: &recvs[i],
-                route: &self.routes.recv[i],
-            });
-            exchange_step(
-                comm,
-                &messages.elem,
-                send,
-                recv,
-                out,
-                &mut self.recv_buf,
-                store,
-            )?;
-        }
-        Ok(())
     }
 
     /// Grows the buffers to the longest packed send and receive.
@@ -232,26 +182,52 @@ fn chunks(t: &MessageProgram, cut: &Cut) -> Chunks {
 }
 
 impl<T: Element> Exchange<T> for Scheduled<T> {
-    /// A batch: array by array through the steps, or stacked in one
-    /// `MPI_Alltoallv` per group where the arrays are small (latency then
-    /// decides, and one collective pays it once).
-    fn run<S: Store<T>>(
+    /// One array: `src` into `dst`, stored through `store`. Collective.
+    fn run_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        arrays: Arrays<'_, '_, T>,
-        verdict: Result<(), RedistError>,
-        run: Run<S>,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
     ) -> Result<(), RedistError> {
-        match run.way {
-            BatchWay::Stacked(group) => {
-                verdict?;
-                (self.stacked).run(messages, comm, arrays, group, run.store)
+        self.grow_buffers(messages);
+        let (sends, recvs) = (messages.sends(), messages.recvs());
+        let src = src.local_slice();
+        let out = dst.local_slice_mut();
+        // The kept elements are copied in one pass with the first packed send.
+        let first = self.steps.iter().find_map(|s| s.send);
+        let first_packed = first.filter(|&i| matches!(self.routes.send[i], Send::Packed(_)));
+        let first_send = first_packed.map(|i| (&sends[i], 0));
+        messages.copy_local_and_pack(src, out, &mut self.send_buf, first_send.into_iter(), store);
+        for step in &self.steps {
+            let send = step.send.map(|i| (&sends[i], &self.routes.send[i]));
+            if let (Some((t, Send::Packed(_))), false) = (send, step.send == first_packed) {
+                t.pack(src, t.whole(), &mut self.send_buf[..t.len]);
             }
-            _ => one_by_one(arrays, verdict, |src, dst| {
-                self.run_one(messages, comm, src, dst, run.store)
-            }),
+            let send = send.map(|(message, route)| StepSend {
+                message,
+                route,
+                from: match route {
+                    Send::Typed(_) => src,
+                    _ => &self.send_buf[..],
+                },
+            });
+            let recv = (step.recv).map(|i| StepRecv {
+                message: &recvs[i],
+                route: &self.routes.recv[i],
+            });
+            exchange_step(
+                comm,
+                &messages.elem,
+                send,
+                recv,
+                out,
+                &mut self.recv_buf,
+                store,
+            )?;
         }
+        Ok(())
     }
 
     fn stacked(&mut self) -> &mut Stacked<T> {

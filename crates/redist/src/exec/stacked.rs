@@ -21,7 +21,7 @@
 use super::arrays::Arrays;
 use super::messages::{grow, RankMessages};
 use super::mixed::{words, Pair, WORD};
-use super::mpi_raw;
+use super::mpi_raw::{self, Counts};
 use crate::error::RedistError;
 use crate::tuning::BATCH_GROUP_BYTES;
 use dist_array::Element;
@@ -110,8 +110,8 @@ impl<T: Element> Stacked<T> {
                 (m.sends().iter().zip(&m.send_slots)).map(|(t, &(o, n))| (t, k * o + j * n));
             m.copy_local_and_pack(src, out, &mut self.send, packs, store);
         }
-        let [sc, sd, rc, rd] = &self.counts;
-        mpi_raw::alltoallv(comm, &self.send, sc, sd, &mut self.recv, rc, rd, &m.elem)?;
+        let counts = Counts::of(&self.counts);
+        mpi_raw::alltoallv(comm, &self.send, &mut self.recv, counts, &m.elem)?;
         for (j, (_, dst)) in arrays.pairs().enumerate() {
             let out = dst.local_slice_mut();
             for (t, &(o, n)) in m.recvs().iter().zip(&m.recv_slots) {
@@ -184,9 +184,9 @@ impl<T: Element> Stacked<T> {
             p.copy_kept(m);
         }
         let word = mpi_raw::Datatype::element(WORD)?;
-        let [sc, sd, rc, rd] = &counts;
+
         let (send, recv) = (&self.send_words, &mut self.recv_words);
-        mpi_raw::alltoallv(comm, send, sc, sd, recv, rc, rd, &word)?;
+        mpi_raw::alltoallv(comm, send, recv, Counts::of(&counts), &word)?;
         let recv: &[u8] = bytemuck::cast_slice(&self.recv_words[..]);
         let mut at = 0;
         for t in m.recvs() {

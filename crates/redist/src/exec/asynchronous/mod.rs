@@ -33,8 +33,7 @@ mod post;
 mod trial;
 
 use super::arrays::Arrays;
-use super::decide::BatchWay;
-use super::exchange::{one_by_one, Exchange, Run};
+use super::exchange::Exchange;
 use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
@@ -117,37 +116,6 @@ impl<T: Element> Async<T> {
     /// Whether receivers read shared sources directly.
     pub fn node_direct(&self) -> bool {
         self.node.is_some()
-    }
-
-    /// One array: `src` into `dst`, stored through `store`, timed while
-    /// other routes are on trial. Collective.
-    fn run_one<S: Store<T>>(
-        &mut self,
-        messages: &RankMessages,
-        comm: &SimpleCommunicator,
-        src: &DistArray<T>,
-        dst: &mut DistArray<T>,
-        store: S,
-    ) -> Result<(), RedistError> {
-        let Some(trial) = &mut self.trial else {
-            return self.run_routed(messages, comm, src, dst, store);
-        };
-        if let Verdict::Kept { .. } = trial.before(&mut self.routes, |t| slowest(comm, t)) {
-            self.trial = None;
-            return self.run_routed(messages, comm, src, dst, store);
-        }
-        let start = std::time::Instant::now();
-        let result = self.run_routed(messages, comm, src, dst, store);
-        if let Some(trial) = &mut self.trial {
-            // A failed execution counts too (as never done), so that the
-            // ranks keep counting alike.
-            let seconds = match result {
-                Ok(()) => start.elapsed().as_secs_f64(),
-                Err(_) => f64::INFINITY,
-            };
-            trial.after(seconds);
-        }
-        result
     }
 
     /// One execution with the routes in use.
@@ -323,29 +291,45 @@ fn reset(flags: &mut Vec<bool>, n: usize) {
 }
 
 impl<T: Element> Exchange<T> for Async<T> {
-    /// A batch: through node-direct copies all at once
-    /// (`asynchronous/batch.rs`), stacked, or array by array.
-    fn run<S: Store<T>>(
+    /// One array: `src` into `dst`, stored through `store`, timed while
+    /// other routes are on trial. Collective.
+    fn run_one<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
+    ) -> Result<(), RedistError> {
+        let Some(trial) = &mut self.trial else {
+            return self.run_routed(messages, comm, src, dst, store);
+        };
+        if let Verdict::Kept { .. } = trial.before(&mut self.routes, |t| slowest(comm, t)) {
+            self.trial = None;
+            return self.run_routed(messages, comm, src, dst, store);
+        }
+        let start = std::time::Instant::now();
+        let result = self.run_routed(messages, comm, src, dst, store);
+        if let Some(trial) = &mut self.trial {
+            // A failed execution counts too (as never done), so that the
+            // ranks keep counting alike.
+            let seconds = match result {
+                Ok(()) => start.elapsed().as_secs_f64(),
+                Err(_) => f64::INFINITY,
+            };
+            trial.after(seconds);
+        }
+        result
+    }
+
+    fn run_node_direct<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
         arrays: Arrays<'_, '_, T>,
-        verdict: Result<(), RedistError>,
-        run: Run<S>,
+        store: S,
     ) -> Result<(), RedistError> {
-        match run.way {
-            BatchWay::NodeDirect => {
-                verdict?;
-                self.run_batch(messages, comm, arrays, run.store)
-            }
-            BatchWay::Stacked(group) => {
-                verdict?;
-                (self.stacked).run(messages, comm, arrays, group, run.store)
-            }
-            BatchWay::OneByOne => one_by_one(arrays, verdict, |src, dst| {
-                self.run_one(messages, comm, src, dst, run.store)
-            }),
-        }
+        self.run_batch(messages, comm, arrays, store)
     }
 
     fn stacked(&mut self) -> &mut Stacked<T> {

@@ -142,7 +142,7 @@ impl<T: Element> Combined<T> {
     /// This rank's own error, or [`RedistError::OtherRank`] naming the
     /// lowest rank whose arrays were wrong; targets are then left as they
     /// were on every rank.
-    fn run_one<S: Store<T>>(
+    fn run_agreeing<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
@@ -375,13 +375,24 @@ impl<T: Element> Exchange<T> for Combined<T> {
         }
         if arrays.len() != 1 {
             return one_by_one(arrays, verdict, |src, dst| {
-                self.run_one(messages, comm, Ok((src, dst)), run.store)
+                self.run_one(messages, comm, src, dst, run.store)
             });
         }
         let pair = arrays.pairs().next();
         let pair = pair.ok_or_else(|| RedistError::Internal("a batch of one, empty".to_string()));
         let one = verdict.and(pair);
-        self.run_one(messages, comm, one, run.store)
+        self.run_agreeing(messages, comm, one, run.store)
+    }
+
+    fn run_one<S: Store<T>>(
+        &mut self,
+        messages: &RankMessages,
+        comm: &SimpleCommunicator,
+        src: &DistArray<T>,
+        dst: &mut DistArray<T>,
+        store: S,
+    ) -> Result<(), RedistError> {
+        self.run_agreeing(messages, comm, Ok((src, dst)), store)
     }
 
     fn stacked(&mut self) -> &mut Stacked<T> {

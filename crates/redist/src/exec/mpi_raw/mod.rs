@@ -267,19 +267,41 @@ impl<T: Pod> RecvBuf<'_, T> {
     }
 }
 
-/// `MPI_Alltoallv` of `elem`s: `scounts[r]` elements from `sdispls[r]` of
-/// `send` go to rank `r`, `rcounts[r]` arrive at `rdispls[r]` of `recv`.
-/// Collective.
-// reason: the arguments of MPI's C signature `MPI_Alltoallv` (buffer, counts and displacements per side), as MPI takes them.
-#[allow(clippy::too_many_arguments)]
+/// Per rank `r`, how many elements an `MPI_Alltoallv` sends to it and
+/// receives from it, and where they lie in the two buffers.
+#[derive(Clone, Copy)]
+pub(crate) struct Counts<'a> {
+    /// Elements sent to each rank.
+    pub send: &'a [Count],
+    /// Where those start in the send buffer.
+    pub send_at: &'a [Count],
+    /// Elements received from each rank.
+    pub recv: &'a [Count],
+    /// Where those start in the receive buffer.
+    pub recv_at: &'a [Count],
+}
+
+impl<'a> Counts<'a> {
+    /// The counts held as `[send, send_at, recv, recv_at]`.
+    pub fn of(c: &'a [Vec<Count>; 4]) -> Counts<'a> {
+        let [send, send_at, recv, recv_at] = c;
+        Counts {
+            send,
+            send_at,
+            recv,
+            recv_at,
+        }
+    }
+}
+
+/// `MPI_Alltoallv` of `elem`s: `counts.send[r]` elements from
+/// `counts.send_at[r]` of `send` go to rank `r`, `counts.recv[r]` arrive
+/// at `counts.recv_at[r]` of `recv`. Collective.
 pub(crate) fn alltoallv<T: Pod>(
     comm: &SimpleCommunicator,
     send: &[T],
-    scounts: &[Count],
-    sdispls: &[Count],
     recv: &mut [T],
-    rcounts: &[Count],
-    rdispls: &[Count],
+    counts: Counts<'_>,
     elem: &Datatype,
 ) -> Result<(), RedistError> {
     let within = |counts: &[Count], displs: &[Count], len: usize| {
@@ -288,6 +310,12 @@ pub(crate) fn alltoallv<T: Pod>(
             .zip(displs)
             .all(|(&c, &d)| c >= 0 && d >= 0 && (c as usize) + (d as usize) <= len)
     };
+    let Counts {
+        send: scounts,
+        send_at: sdispls,
+        recv: rcounts,
+        recv_at: rdispls,
+    } = counts;
     if !within(scounts, sdispls, send.len()) || !within(rcounts, rdispls, recv.len()) {
         return Err(RedistError::Internal(
             "MPI_Alltoallv counts and displacements outside the buffers".to_string(),
