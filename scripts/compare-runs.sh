@@ -11,6 +11,7 @@
 #   scripts/compare-runs.sh /tmp/old/target/release/redist target/release/redist
 #   ROUNDS=5 REPS=9 RANKS=4 scripts/compare-runs.sh OLD NEW
 #   CASES_FILTER=cyclic scripts/compare-runs.sh OLD NEW   # only matching cases
+#   STRATEGY=scheduled scripts/compare-runs.sh OLD NEW     # every case with it
 #
 # Exits 1 when a run fails or does not verify, 2 on a usage error; it judges
 # no ratio (that is the reader's call, with the range in view).
@@ -35,6 +36,7 @@ status=0
 for c in "${CASES[@]}"; do
   if [ -n "${CASES_FILTER:-}" ] && ! grep -q -- "${CASES_FILTER}" <<<"$c"; then continue; fi
   IFS='|' read -r shape type from to strategy extra <<<"$c"
+  strategy=${STRATEGY:-$strategy}
   pairs=()
   for _ in $(seq "$ROUNDS"); do
     for bin in "$OLD" "$NEW"; do

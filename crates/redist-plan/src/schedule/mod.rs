@@ -43,10 +43,12 @@
 //! assert_eq!(packed.cost(&messages), 10 + 3);
 //! ```
 
+mod axis_graph;
 mod colouring;
 #[cfg(test)]
 mod expansion;
 mod local;
+mod product;
 
 pub use colouring::greedy;
 pub use local::{assign_steps, Construction, RankSchedule};
