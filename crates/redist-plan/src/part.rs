@@ -100,7 +100,7 @@ impl RankPart {
         machine: &Machine,
     ) -> Result<RankPart, PlanError> {
         let (mut plan, relabelling) = plan_rank(source, target, window, options.remap, rank)?;
-        let program = programs(&plan, options.streaming, elem_bytes, None, machine);
+        let program = programs(&plan, options.streaming, elem_bytes, None, machine)?;
         plan.release_runs();
         Ok(RankPart {
             plan,
@@ -165,13 +165,30 @@ pub fn plan_rank(
 /// [`RankProgram::new`]). Copies run in parallel where the rank has cores
 /// to itself, and stream where it writes more target than `streaming` and
 /// the machine's cache allow.
+///
+/// # Errors
+///
+/// As [`RankProgram::new`]: `plan` must still hold its runs, which the
+/// plan of a [`RankPart`] no longer does.
+///
+/// ```
+/// use redist_plan::part::{plan_rank, programs, Machine};
+/// use redist_plan::{Layout, PartOptions, RankPart, Remap, Streaming, Window};
+/// let (a, b) = (Layout::parse(&[64], "block@4").unwrap(), Layout::parse(&[64], "cyclic@4").unwrap());
+/// let w = Window::whole(&[64]);
+/// let m = Machine::single_core();
+/// let (plan, _) = plan_rank(&a, &b, &w, Remap::None, 1).unwrap();
+/// assert_eq!(programs(&plan, Streaming::Auto, 8, None, &m).unwrap().recvs.len(), 3);
+/// let part = RankPart::new(&a, &b, &w, PartOptions::default(), 1, 8, &m).unwrap();
+/// assert!(programs(part.plan(), Streaming::Auto, 8, None, &m).is_err());
+/// ```
 pub fn programs(
     plan: &RankPlan,
     streaming: Streaming,
     elem_bytes: usize,
     target_axes: Option<&[usize]>,
     machine: &Machine,
-) -> RankProgram {
+) -> Result<RankProgram, PlanError> {
     let elem_bytes = elem_bytes.max(1);
     let written = plan.elements_received() + plan.kept();
     let threshold = stream::threshold(streaming, machine.cache_bytes, machine.ranks_on_node);

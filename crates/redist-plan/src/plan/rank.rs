@@ -69,6 +69,9 @@ pub struct RankPlan {
     recvs: Vec<Link>,
     /// Elements this rank keeps (its message to itself).
     kept: usize,
+    /// Whether [`release_runs`](Self::release_runs) let go of the rows
+    /// and columns.
+    released: bool,
 }
 
 impl RankPlan {
@@ -112,6 +115,7 @@ impl RankPlan {
             sends,
             recvs,
             kept,
+            released: false,
         })
     }
 
@@ -163,6 +167,13 @@ impl RankPlan {
     pub fn release_runs(&mut self) {
         self.rows = Vec::new();
         self.columns = Vec::new();
+        self.released = true;
+    }
+
+    /// Whether the plan still holds its rows and columns: copy programs
+    /// ([`RankProgram::new`](crate::RankProgram::new)) are built from them.
+    pub fn holds_runs(&self) -> bool {
+        !self.released
     }
 
     /// The messages to other ranks, by target rank.

@@ -3,6 +3,7 @@
 //! listing of their small messages' lines.
 
 use super::{axis_bytes, transposing_order, AxisProgram, Builder, MessageProgram, Shape};
+use crate::error::PlanError;
 use crate::plan::RankPlan;
 use std::collections::HashSet;
 use std::mem::size_of;
@@ -33,12 +34,28 @@ impl RankProgram {
     /// dimension `d` is the real target's dimension `π[d]`): the target
     /// side's strides are then those of the real target's local storage,
     /// taken in that order, so that copies write the real target.
+    ///
+    /// # Errors
+    ///
+    /// [`PlanError::InvalidArgument`] when `plan` no longer holds its runs
+    /// ([`RankPlan::release_runs`], as the plan of a
+    /// [`RankPart`](crate::RankPart) does): build one with
+    /// [`RankPlan::new`] or [`plan_rank`](crate::part::plan_rank).
     pub fn new(
         plan: &RankPlan,
         unit_elements: usize,
         stream: Option<usize>,
         target_axes: Option<&[usize]>,
-    ) -> RankProgram {
+    ) -> Result<RankProgram, PlanError> {
+        if !plan.holds_runs() {
+            return Err(PlanError::InvalidArgument {
+                what: "rank plan",
+                value: "one whose runs were released".to_string(),
+                expected: "a plan that still holds its runs (RankPlan::new or plan_rank, \
+                           not RankPart::plan)"
+                    .to_string(),
+            });
+        }
         let me = plan.rank();
         let mut build = Builder::new(plan.source(), plan.target(), unit_elements);
         if let Some(axes) = target_axes {
@@ -52,11 +69,11 @@ impl RankProgram {
             .map(|l| build.message(plan.columns(), l.peer, me, l.peer, stream))
             .collect();
         let local = (plan.kept() > 0).then(|| build.message(plan.rows(), me, me, me, stream));
-        RankProgram {
+        Ok(RankProgram {
             sends,
             recvs,
             local,
-        }
+        })
     }
 
     /// Lists the lines of small messages (the local copy first, then

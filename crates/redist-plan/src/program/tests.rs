@@ -20,7 +20,7 @@ fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
 /// The programs of rank `r` of a whole plan, built as the rank builds them.
 fn rank_program(plan: &Plan, r: usize, unit: usize) -> RankProgram {
     let mine = RankPlan::new(plan.source(), plan.target(), plan.window(), r).unwrap();
-    RankProgram::new(&mine, unit, None, None)
+    RankProgram::new(&mine, unit, None, None).unwrap()
 }
 use crate::layout::Layout;
 use crate::testing::all_indices;
@@ -435,7 +435,7 @@ fn permuted_programs_match_scan(p: &Pair, perm: &[usize], unit: usize) -> bool {
     let programs: Vec<RankProgram> = (0..ranks)
         .map(|r| {
             let plan = RankPlan::new(source, seen, &window, r).unwrap();
-            let mut p = RankProgram::new(&plan, unit, None, Some(perm));
+            let mut p = RankProgram::new(&plan, unit, None, Some(perm)).unwrap();
             // Odd ranks list their small messages' lines.
             if r % 2 == 1 {
                 p.list_small();

@@ -36,6 +36,7 @@ use crate::options::{Options, Strategy};
 use dist_array::{Element, Layout};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
+use redist_plan::error::PlanError;
 use redist_plan::program::RankProgram;
 use redist_plan::schedule::{assign_steps, RankSchedule};
 use redist_plan::{RankPlan, Window};
@@ -344,8 +345,12 @@ fn exchange_for<T: Element>(
 /// for the question and dropped). Collective: every rank asks at the same
 /// point ([`choose`]).
 fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> bool {
-    let program = programs(plan, &req.options, elem_bytes, req.permutation);
-    let mine = u8::from(route::would_type(&program, &req.options, elem_bytes));
+    // The plan was just built and holds its runs, so the programs are
+    // built; were they not, this rank would answer "no" and still join.
+    let mine = u8::from(
+        programs(plan, &req.options, elem_bytes, req.permutation)
+            .is_ok_and(|program| route::would_type(&program, &req.options, elem_bytes)),
+    );
     let mut anyone = 0u8;
     let comm = req.source_grid.communicator();
     procgrid::waits::all_reduce_into(
@@ -423,7 +428,7 @@ fn prepare<T: Element>(
     target_axes: Option<&[usize]>,
 ) -> Result<Prepared, RedistError> {
     let elem_bytes = std::mem::size_of::<T>();
-    let program = programs(plan, &choice.messages, elem_bytes, target_axes);
+    let program = programs(plan, &choice.messages, elem_bytes, target_axes)?;
     let elem = mpi_raw::Datatype::element(elem_bytes)?;
     let strategy = choice.routes_for();
     let routes = route::Routes::new(&program, &choice.messages, strategy, &elem)?;
@@ -445,7 +450,7 @@ fn programs(
     options: &Options,
     elem_bytes: usize,
     target_axes: Option<&[usize]>,
-) -> RankProgram {
+) -> Result<RankProgram, PlanError> {
     let machine = machine::this_machine();
     redist_plan::part::programs(plan, options.streaming, elem_bytes, target_axes, &machine)
 }
