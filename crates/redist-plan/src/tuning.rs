@@ -67,6 +67,13 @@ pub const UPDATE_TILE_BYTES: usize = 128;
 /// takes as slowly as a line read and written back.
 pub const STREAM_MIN_STRETCH_BYTES: usize = 64;
 
+/// How far ahead, in bytes read, a merged copy of several messages into
+/// one target
+/// ([`MessageProgram::copy_merged_with`](crate::program::MessageProgram::copy_merged_with))
+/// asks for its lines' sources to be fetched: each line is asked for once,
+/// about this many bytes of copying before it runs.
+pub const PREFETCH_BYTES: usize = 4 << 10;
+
 /// Shortest average source run, in bytes, of a copy straight from source to
 /// target storage that streams (unpacking from a buffer always may):
 /// reading runs with gaps between them while streaming the writes is slower

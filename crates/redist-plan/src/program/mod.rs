@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 mod axis;
 mod listed;
+mod merged;
 mod rank;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ mod walk;
 
 use axis::AxisProgram;
 use listed::ListedLine;
+pub use merged::MergeScratch;
 pub use rank::RankProgram;
 pub use tree::TypeTree;
 use walk::{Sides, Walk};

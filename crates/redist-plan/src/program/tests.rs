@@ -534,3 +534,64 @@ fn a_3d_permutation_walks_tiles_and_lands_every_element() {
         assert!(permuted_programs_match_scan(&cm, &perm, 3));
     }
 }
+
+/// Every message into target rank `b` copied together, merged in target
+/// order in `portions` portions ([`MessageProgram::copy_merged_with`]),
+/// lands every element where the scan says, and nothing else is written.
+fn merged_copies_match_scan(plan: &Plan, portions: usize) -> bool {
+    let code = |a: usize, offset: usize| ((a as u64) << 40) | offset as u64;
+    let ranks = plan.source().ranks();
+    let sources: Vec<Vec<u64>> = (0..ranks)
+        .map(|a| {
+            let n = plan.source().local_len(a).unwrap();
+            (0..n).map(|o| code(a, o)).collect()
+        })
+        .collect();
+    let mut scratch = MergeScratch::default();
+    (0..plan.target().ranks()).all(|b| {
+        let n = plan.target().local_len(b).unwrap();
+        let mut expect = vec![u64::MAX; n];
+        let programs: Vec<(MessageProgram, usize)> = (0..ranks)
+            .filter_map(|a| {
+                let want = pairs(plan, a, b);
+                for &(s, t) in &want {
+                    expect[t] = code(a, s);
+                }
+                (!want.is_empty()).then(|| (program(plan, a, b, usize::MAX), a))
+            })
+            .collect();
+        let list: Vec<(&MessageProgram, &[u64])> = (programs.iter())
+            .map(|(t, a)| (t, sources[*a].as_slice()))
+            .collect();
+        let mut dst = vec![u64::MAX; n];
+        for k in 0..portions {
+            MessageProgram::copy_merged_with(&list, k, portions, &mut dst, Plain, &mut scratch);
+        }
+        dst == expect
+    })
+}
+
+quickcheck! {
+    fn merged_copies_land_every_element(p: Pair, portions: u8) -> bool {
+        let plan = Plan::new(&p.0, &p.1, Remap::None).unwrap();
+        merged_copies_match_scan(&plan, usize::from(portions % 5) + 1)
+    }
+
+    fn merged_copies_of_windows(w: Windowed, portions: u8) -> bool {
+        let plan = Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap();
+        merged_copies_match_scan(&plan, usize::from(portions % 5) + 1)
+    }
+}
+
+/// The seeds' block-size change: kept elements and a peer's interleave in
+/// runs of 40 in the target; merged, every element lands.
+#[test]
+fn merged_copies_of_a_block_size_change() {
+    let n = 40 * 300 * 4 + 17;
+    let a = Layout::parse(&[n], "cyclic(40)@2").unwrap();
+    let b = Layout::parse(&[n], "cyclic(300)@2").unwrap();
+    let plan = Plan::new(&a, &b, Remap::None).unwrap();
+    for portions in [1, 2, 7] {
+        assert!(merged_copies_match_scan(&plan, portions));
+    }
+}

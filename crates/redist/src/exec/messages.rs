@@ -8,7 +8,7 @@ use crate::tuning::PORTION_BYTES;
 use dist_array::Element;
 use mpi::Tag;
 use redist_plan::kernel::Store;
-use redist_plan::program::{MessageProgram, RankProgram};
+use redist_plan::program::{MergeScratch, MessageProgram, RankProgram};
 use std::convert::Infallible;
 
 /// Tag of the data messages. MPI keeps the messages of one sender, tag and
@@ -128,6 +128,38 @@ impl RankMessages {
             others(k, portions, dst)?;
         }
         Ok(())
+    }
+
+    /// Copies the kept elements and the messages `others` (each program
+    /// with its source storage) into `dst`, their lines merged in target
+    /// order portion by portion ([`MessageProgram::copy_merged_with`]),
+    /// where every one of them merges ([`MessageProgram::merges`]);
+    /// returns whether it did (else it copied nothing).
+    pub fn copy_local_merged<T: Element, S: Store<T>>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        others: &[(&MessageProgram, &[T])],
+        store: S,
+        scratch: &mut MergeScratch,
+    ) -> bool {
+        let local = self.program.local.as_ref();
+        let merges =
+            local.is_none_or(MessageProgram::merges) && others.iter().all(|(t, _)| t.merges());
+        if !merges || others.is_empty() {
+            return false;
+        }
+        let mut all: Vec<(&MessageProgram, &[T])> = Vec::with_capacity(others.len() + 1);
+        all.extend(local.map(|t| (t, src)));
+        all.extend_from_slice(others);
+        let total: usize = all.iter().map(|(t, _)| t.len).sum();
+        let portions = (total * std::mem::size_of::<T>())
+            .div_ceil(PORTION_BYTES)
+            .max(1);
+        for k in 0..portions {
+            MessageProgram::copy_merged_with(&all, k, portions, dst, store, scratch);
+        }
+        true
     }
 
     /// Copies the kept elements and packs the sends `packs` (each with the

@@ -140,7 +140,12 @@ impl<T: Element> Async<T> {
                 }
             }
             let (src, out) = (flow.srcs[j].local_slice(), flow.dsts[j].local_slice_mut());
-            notes::copy_together(messages, src, out, &self.mapped, &node.reader, j, store)?;
+            let peers = notes::Mapped {
+                recvs: &self.mapped,
+                reader: &node.reader,
+                slot: j,
+            };
+            notes::copy_together(messages, src, out, peers, store, &mut self.merge)?;
             while let Some(event) = reqs.test_any()? {
                 flow.on_event(event, &mut reqs)?;
             }

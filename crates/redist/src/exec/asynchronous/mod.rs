@@ -45,6 +45,7 @@ use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;
 use post::{Round, Target};
 use redist_plan::kernel::Store;
+use redist_plan::program::MergeScratch;
 use trial::{Trial, Verdict};
 
 /// The receiver's answer: it copied the message itself.
@@ -76,6 +77,9 @@ pub(crate) struct Async<T> {
     trial: Option<Trial>,
     /// Buffers of stacked messages.
     stacked: Stacked<T>,
+    /// Room for merging the kept elements' and mapped messages' lines
+    /// ([`MergeScratch`]).
+    merge: MergeScratch,
 }
 
 impl<T: Element> Async<T> {
@@ -98,6 +102,7 @@ impl<T: Element> Async<T> {
             batch_notes: BatchNotes::default(),
             trial: other.map(Trial::new),
             stacked: Stacked::default(),
+            merge: MergeScratch::default(),
         }
     }
 
@@ -158,6 +163,7 @@ impl<T: Element> Async<T> {
             slots,
             mapped,
             sent_pieces,
+            merge,
             ..
         } = self;
         let (near, mut reader) = match node {
@@ -206,7 +212,12 @@ impl<T: Element> Async<T> {
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
-                        notes::copy_together(messages, src, out, mapped, reader, 0, store)?;
+                        let peers = notes::Mapped {
+                            recvs: mapped,
+                            reader,
+                            slot: 0,
+                        };
+                        notes::copy_together(messages, src, out, peers, store, merge)?;
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }
@@ -345,5 +356,6 @@ impl<T: Element> Exchange<T> for Async<T> {
             + self.late_sends.capacity()
             + self.late_recvs.capacity()
             + self.stacked.heap_bytes()
+            + self.merge.heap_bytes()
     }
 }

@@ -10,7 +10,7 @@ use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
 use dist_array::Element;
 use redist_plan::kernel::Store;
-use redist_plan::program::MessageProgram;
+use redist_plan::program::{MergeScratch, MessageProgram};
 
 /// The note of receive `i` (program `t`) is in: map the sender's storage
 /// and remember the receive in `mapped`, or — a private source, or one
@@ -44,35 +44,54 @@ pub(super) fn on_note<T: Element>(
     Ok(())
 }
 
-/// Copies the kept elements and every message of `mapped` (receives whose
-/// sender's storage `reader` has mapped, as array `slot`: 0 for a single
-/// execution, the array's place in a batch) into `out` together, in one pass
-/// ([`RankMessages::copy_local_with`]): where messages interleave in the
-/// target, each stretch of target is fetched into cache once for all of
-/// them rather than once per message.
+/// The receives a rank copies straight from its peers' storage: their
+/// indices among its receives, the reader holding the mappings, and the
+/// array's place in a batch (0 for a single execution).
+pub(super) struct Mapped<'a> {
+    pub recvs: &'a [usize],
+    pub reader: &'a PeerReader,
+    pub slot: usize,
+}
+
+/// Copies the kept elements and every message of `peers` into `out`
+/// together, in one pass: where messages interleave in the target, each
+/// stretch of target is written once for all of them rather than once per
+/// message. Where every copy runs on this thread, their lines merge in
+/// target order, sources fetched ahead
+/// ([`RankMessages::copy_local_merged`]); otherwise portion by portion
+/// ([`RankMessages::copy_local_with`]).
 pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
     src: &[T],
     out: &mut [T],
-    mapped: &[usize],
-    reader: &PeerReader,
-    slot: usize,
+    peers: Mapped<'_>,
     store: S,
+    merge: &mut MergeScratch,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
-    let elements = mapped.iter().map(|&i| recvs[i].len).sum();
+    let mut sources: Vec<(&MessageProgram, &[T])> = Vec::with_capacity(peers.recvs.len());
+    for &i in peers.recvs {
+        let t = &recvs[i];
+        let at = PeerArray {
+            rank: t.peer,
+            slot: peers.slot,
+        };
+        // SAFETY: the sender's source storage holds `T`s and stays
+        // untouched until it has this rank's answer, sent after the copy.
+        let peer = unsafe { peers.reader.storage::<T>(at) }.ok_or_else(|| {
+            RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
+        })?;
+        sources.push((t, peer));
+    }
+    if messages.copy_local_merged(src, out, &sources, store, merge) {
+        return Ok(());
+    }
+    let elements = sources.iter().map(|(t, _)| t.len).sum();
     messages.copy_local_with(src, out, elements, store, |k, portions, out| {
-        for &i in mapped {
-            let t = &recvs[i];
-            // SAFETY: the sender's source storage holds `T`s and stays
-            // untouched until it has this rank's answer, sent after the copy.
-            let peer = unsafe { reader.storage::<T>(PeerArray { rank: t.peer, slot }) }
-                .ok_or_else(|| {
-                    RedistError::Internal(format!("no mapping of rank {}'s storage", t.peer))
-                })?;
+        for &(t, peer) in &sources {
             t.copy_with(peer, t.portion(k, portions), out, store);
         }
-        Ok(())
+        Ok::<(), RedistError>(())
     })
 }
 
