@@ -27,13 +27,16 @@ pub struct MergeScratch {
     order: Vec<usize>,
     /// Where each message's lines start in `lines`, and one past the last.
     heads: Vec<usize>,
+    /// While merging: each message's next line.
+    at: Vec<usize>,
 }
 
 impl MergeScratch {
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.lines.capacity() * std::mem::size_of::<(usize, usize, LineCopy)>()
-            + (self.order.capacity() + self.heads.capacity()) * std::mem::size_of::<usize>()
+            + (self.order.capacity() + self.heads.capacity() + self.at.capacity())
+                * std::mem::size_of::<usize>()
     }
 }
 
@@ -76,6 +79,7 @@ impl MessageProgram {
             lines,
             order,
             heads,
+            at,
         } = scratch;
         let out = Out::new(dst);
         let walk = Walk {
@@ -110,7 +114,7 @@ impl MessageProgram {
         });
         let long = elements * size >= STRETCH_MIN_BYTES * stretches;
         if long {
-            merge(lines, heads, order);
+            merge(lines, heads, at, order);
         } else {
             order.clear();
             order.extend(0..lines.len());
@@ -146,11 +150,17 @@ impl MessageProgram {
 
 /// The indices of `lines` (runs `heads[i]..heads[i + 1]` per message, each
 /// in order) merged by first target offset into `order`, ties to the
-/// earlier message.
-fn merge(lines: &[(usize, usize, LineCopy)], heads: &[usize], order: &mut Vec<usize>) {
+/// earlier message; `at` is room for each message's next line.
+fn merge(
+    lines: &[(usize, usize, LineCopy)],
+    heads: &[usize],
+    at: &mut Vec<usize>,
+    order: &mut Vec<usize>,
+) {
     order.clear();
     let n = heads.len().saturating_sub(1);
-    let mut at: Vec<usize> = heads[..n].to_vec();
+    at.clear();
+    at.extend_from_slice(&heads[..n]);
     loop {
         let mut best: Option<usize> = None;
         for i in 0..n {

@@ -117,10 +117,7 @@ impl RankMessages {
         mut others: impl FnMut(usize, usize, &mut [T]) -> Result<(), E>,
     ) -> Result<(), E> {
         let local = self.program.local.as_ref();
-        let total = local.map_or(0, |t| t.len) + elements;
-        let portions = (total * std::mem::size_of::<T>())
-            .div_ceil(PORTION_BYTES)
-            .max(1);
+        let portions = portions::<T>(local.map_or(0, |t| t.len) + elements);
         for k in 0..portions {
             if let Some(t) = local {
                 t.copy_with(src, t.portion(k, portions), dst, store);
@@ -130,36 +127,9 @@ impl RankMessages {
         Ok(())
     }
 
-    /// Copies the kept elements and the messages `others` (each program
-    /// with its source storage) into `dst`, their lines merged in target
-    /// order portion by portion ([`MessageProgram::copy_merged_with`]),
-    /// where every one of them merges ([`MessageProgram::merges`]);
-    /// returns whether it did (else it copied nothing).
-    pub fn copy_local_merged<T: Element, S: Store<T>>(
-        &self,
-        src: &[T],
-        dst: &mut [T],
-        others: &[(&MessageProgram, &[T])],
-        store: S,
-        scratch: &mut MergeScratch,
-    ) -> bool {
-        let local = self.program.local.as_ref();
-        let merges =
-            local.is_none_or(MessageProgram::merges) && others.iter().all(|(t, _)| t.merges());
-        if !merges || others.is_empty() {
-            return false;
-        }
-        let mut all: Vec<(&MessageProgram, &[T])> = Vec::with_capacity(others.len() + 1);
-        all.extend(local.map(|t| (t, src)));
-        all.extend_from_slice(others);
-        let total: usize = all.iter().map(|(t, _)| t.len).sum();
-        let portions = (total * std::mem::size_of::<T>())
-            .div_ceil(PORTION_BYTES)
-            .max(1);
-        for k in 0..portions {
-            MessageProgram::copy_merged_with(&all, k, portions, dst, store, scratch);
-        }
-        true
+    /// The program of the kept elements (the local copy), if any.
+    pub fn local(&self) -> Option<&MessageProgram> {
+        self.program.local.as_ref()
     }
 
     /// Copies the kept elements and packs the sends `packs` (each with the
@@ -183,6 +153,29 @@ impl RankMessages {
                 Ok(())
             });
         let Ok(()) = done;
+    }
+}
+
+/// How many portions of about [`PORTION_BYTES`] of target copies of
+/// `elements` elements in all take (at least one).
+fn portions<T>(elements: usize) -> usize {
+    (elements * std::mem::size_of::<T>())
+        .div_ceil(PORTION_BYTES)
+        .max(1)
+}
+
+/// Copies the messages `all` (each program with its source storage) into
+/// `dst` together, their lines merged in target order portion by portion
+/// ([`MessageProgram::copy_merged_with`]).
+pub fn copy_merged<T: Element, S: Store<T>>(
+    all: &[(&MessageProgram, &[T])],
+    dst: &mut [T],
+    store: S,
+    scratch: &mut MergeScratch,
+) {
+    let portions = portions::<T>(all.iter().map(|(t, _)| t.len).sum());
+    for k in 0..portions {
+        MessageProgram::copy_merged_with(all, k, portions, dst, store, scratch);
     }
 }
 

@@ -3,7 +3,7 @@
 //! messages), and once every note is in, copies the mapped messages
 //! together with its kept elements, then tells each sender it is done.
 
-use super::super::messages::{RankMessages, ANSWER};
+use super::super::messages::{copy_merged, RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::{PeerArray, PeerReader};
 use super::{COPIED, SEND_IT};
@@ -56,9 +56,9 @@ pub(super) struct Mapped<'a> {
 /// Copies the kept elements and every message of `peers` into `out`
 /// together, in one pass: where messages interleave in the target, each
 /// stretch of target is written once for all of them rather than once per
-/// message. Where every copy runs on this thread, their lines merge in
-/// target order, sources fetched ahead
-/// ([`RankMessages::copy_local_merged`]); otherwise portion by portion
+/// message. Where every program merges ([`MessageProgram::merges`]),
+/// their lines merge in target order, sources fetched ahead
+/// ([`copy_merged`]); otherwise portion by portion
 /// ([`RankMessages::copy_local_with`]).
 pub(super) fn copy_together<T: Element, S: Store<T>>(
     messages: &RankMessages,
@@ -69,7 +69,10 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
     merge: &mut MergeScratch,
 ) -> Result<(), RedistError> {
     let recvs = messages.recvs();
-    let mut sources: Vec<(&MessageProgram, &[T])> = Vec::with_capacity(peers.recvs.len());
+    // The local copy first, then the peers' messages.
+    let local = messages.local();
+    let mut sources: Vec<(&MessageProgram, &[T])> = Vec::with_capacity(peers.recvs.len() + 1);
+    sources.extend(local.map(|t| (t, src)));
     for &i in peers.recvs {
         let t = &recvs[i];
         let at = PeerArray {
@@ -83,12 +86,14 @@ pub(super) fn copy_together<T: Element, S: Store<T>>(
         })?;
         sources.push((t, peer));
     }
-    if messages.copy_local_merged(src, out, &sources, store, merge) {
+    let from_peers = &sources[usize::from(local.is_some())..];
+    if !from_peers.is_empty() && sources.iter().all(|(t, _)| t.merges()) {
+        copy_merged(&sources, out, store, merge);
         return Ok(());
     }
-    let elements = sources.iter().map(|(t, _)| t.len).sum();
+    let elements = from_peers.iter().map(|(t, _)| t.len).sum();
     messages.copy_local_with(src, out, elements, store, |k, portions, out| {
-        for &(t, peer) in &sources {
+        for &(t, peer) in from_peers {
             t.copy_with(peer, t.portion(k, portions), out, store);
         }
         Ok::<(), RedistError>(())
