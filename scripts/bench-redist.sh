@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs `redist run --baseline alltoallv --verify --json` over a fixed table of
-# cases on 2 ranks (override with RANKS=N) and prints a markdown table: the
-# time to build the redistribution, the bytes its copy programs hold, the
-# execution time next to a bare MPI_Alltoallv of the same bytes and next to a
-# memcpy of the local data.
+# Runs `redist run --baseline alltoallv,pattern --verify --json` over a fixed
+# table of cases on 2 ranks (override with RANKS=N) and prints a markdown
+# table: the time to build the redistribution, the bytes its copy programs
+# hold, the execution time next to a bare MPI_Alltoallv of the same bytes,
+# next to the same runs copied by a plain loop (the access pattern alone;
+# "-" where the source parts are private) and next to a memcpy of the local
+# data.
 #
 # Each case runs ROUNDS times (REPS timed repetitions each); every figure is
 # the median over the rounds, every ratio the median of the rounds' ratios
@@ -58,20 +60,20 @@ trap 'rm -f "$RECORDS"' EXIT
 source scripts/bench-cases.sh
 
 if [ "$PDGEMR2D" = 1 ]; then
-  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | pdgemr2d ms | pdgemr2d/exec | verified |"
-  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | pattern ms | exec/pattern | exec/memcpy | pdgemr2d ms | pdgemr2d/exec | verified |"
+  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 else
-  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | exec/memcpy | verified |"
-  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | pattern ms | exec/pattern | exec/memcpy | verified |"
+  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 fi
 for c in "${CASES[@]}"; do
   if [ -n "${CASES_FILTER:-}" ] && ! grep -q -- "${CASES_FILTER}" <<<"$c"; then continue; fi
   IFS='|' read -r shape type from to strategy extra <<<"$c"
-  baseline=alltoallv
+  baseline=alltoallv,pattern
   if [ "$PDGEMR2D" = 1 ]; then
     # pdgemr2d moves 2-D arrays of doubles only.
     if [ "$type" != f64 ] || [ "$(tr -cd x <<<"$shape")" != x ]; then continue; fi
-    baseline=alltoallv,pdgemr2d
+    baseline=alltoallv,pattern,pdgemr2d
   fi
   for f in $FLAGS; do
     # A flag the case already has is not given twice.
@@ -93,14 +95,16 @@ v = runs[0]
 med = lambda f: statistics.median(f(r) for r in runs)
 memcpy = lambda r: r["exec_ms_median"] / r["memcpy_ms_median"] if r.get("memcpy_ms_median") else float("nan")
 a2a = lambda r: r.get("exec_over_alltoallv", float("nan"))
+nan = float("nan")
+pat = lambda key: "-" if key not in v else f"{med(lambda r: r.get(key, nan)):.2f}"
 print(f"| {'x'.join(map(str, v['shape']))} | {v['type']} | `{v['from']}` | `{v['to']}` | {v['strategy']} | "
       f"{'yes' if v['node_direct'] else 'no'} | {v['bytes_moved'] / 1e6:.1f} | "
       f"{med(lambda r: r['build_ms']):.2f} | {max(r['program_bytes'] for r in runs)} | "
       f"{med(lambda r: r['exec_ms_median']):.2f} | {med(lambda r: r.get('alltoallv_ms_median', float('nan'))):.2f} | "
-      f"{med(a2a):.2f} | {med(memcpy):.2f} | "
+      f"{med(a2a):.2f} | {pat('pattern_ms_median')} | {pat('exec_over_pattern')} | {med(memcpy):.2f} | "
       + (f"{med(lambda r: r['pdgemr2d_ms_median']):.2f} | {med(lambda r: r['pdgemr2d_over_exec']):.2f} | "
          if "pdgemr2d_ms_median" in v else "")
-      + f"{all(r['verified'] and r.get('pdgemr2d_agrees', True) for r in runs)} |")
+      + f"{all(r['verified'] and r.get('pdgemr2d_agrees', True) and r.get('pattern_verified') is not False for r in runs)} |")
 PY
 done
 if [ -n "$CHART" ]; then

@@ -604,3 +604,132 @@ fn the_shared_memory_threshold_comes_from_the_environment() {
     assert!(run("512x512", &[(var, "")]));
     assert!(!run("512x512", &[(var, "never")]));
 }
+
+#[test]
+fn the_pattern_baseline_copies_what_the_redistribution_copies() {
+    // Source parts in shared memory whatever their size: every case has
+    // the pattern timed, and with `--verify` its own result checked too
+    // (the target is started again before it copies).
+    let shared = [("NDCYCLIC_SHARED_MIN_BYTES", "1")];
+    for n in [1, 2, 3, 5] {
+        let (rows, cols) = (
+            format!("cyclic(3),block@{n}x1"),
+            format!("block,cyclic(5)@1x{n}"),
+        );
+        let three = (
+            format!("cyclic(2),block,*@{n}x1x1"),
+            format!("*,cyclic,block@1x1x{n}"),
+        );
+        let cases: [Vec<&str>; 3] = [
+            vec!["--shape", "37x29", "--from", &rows, "--to", &cols],
+            // Axes permuted: runs of one element on the target side.
+            vec![
+                "--shape",
+                "12x9x7",
+                "--from",
+                &three.0,
+                "--to",
+                &three.1,
+                "--permute",
+                "2,0,1",
+            ],
+            // A window between arrays of two shapes: the rest of the target
+            // keeps its values, which the check reads too.
+            vec![
+                "--shape",
+                "40x30",
+                "--to-shape",
+                "25x50",
+                "--window",
+                "20x20",
+                "--from-window",
+                "3,4",
+                "--to-window",
+                "1,7",
+                "--from",
+                &rows,
+                "--to",
+                &cols,
+            ],
+        ];
+        for case in cases {
+            let args = [
+                &["run"][..],
+                &case,
+                &[
+                    "--reps",
+                    "2",
+                    "--verify",
+                    "--baseline",
+                    "pattern,alltoallv",
+                    "--json",
+                ],
+            ]
+            .concat();
+            let launch = mpirun_with(n, &shared, &args);
+            assert_eq!(launch.code, Some(0), "{launch}");
+            let v = launch.json();
+            assert_eq!(v["verified"], true, "{launch}");
+            assert_eq!(v["pattern_verified"], true, "{launch}");
+            assert!(
+                v["pattern_runs"].as_u64().is_some_and(|r| r > 0),
+                "{launch}"
+            );
+            assert!(v["pattern_ms_median"].is_number(), "{launch}");
+            assert!(v["exec_over_pattern"].is_number(), "{launch}");
+        }
+    }
+    // Private source parts cannot be read by their peers: skipped on every
+    // rank, said once, and the run goes on.
+    let launch = mpirun_with(
+        2,
+        &[("NDCYCLIC_SHARED_MIN_BYTES", "never")],
+        &[
+            "run",
+            "--shape",
+            "1000",
+            "--from",
+            "cyclic(3)@2",
+            "--to",
+            "cyclic(5)@2",
+            "--reps",
+            "2",
+            "--verify",
+            "--baseline",
+            "pattern",
+            "--json",
+        ],
+    );
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert!(
+        v["pattern_skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("private memory")),
+        "{launch}"
+    );
+    assert!(v.get("pattern_ms_median").is_none(), "{launch}");
+    assert_eq!(
+        launch.stderr.matches("pattern baseline skipped").count(),
+        1,
+        "{launch}"
+    );
+    // A batch moves several arrays; the pattern copies one.
+    let launch = mpirun(
+        2,
+        &[
+            "run",
+            "--shape",
+            "1000",
+            "--from",
+            "cyclic(3)@2",
+            "--to",
+            "cyclic(5)@2",
+            "--batch",
+            "2",
+            "--baseline",
+            "pattern",
+        ],
+    );
+    assert_refused_once(&launch, &["--batch with --baseline pattern"]);
+}

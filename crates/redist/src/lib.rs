@@ -45,8 +45,9 @@
 //!   one interface every exchange implements (`exchange.rs`: `alltoallv`,
 //!   `scheduled`, `async`, `combined`), on a batch of K arrays of one
 //!   element type or several ([`MixedBatch`]; one array is a batch of
-//!   one); and the bare all-to-all it is measured against
-//!   ([`BareAlltoallv`]);
+//!   one); and the yardsticks it is measured against: the bare
+//!   all-to-all ([`BareAlltoallv`]) and the access pattern copied by a
+//!   plain loop ([`PatternBaseline`]);
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
 //!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and
 //!   [`Streaming`];
@@ -76,6 +77,7 @@ pub use dist_array;
 pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::machine::this_machine;
+pub use exec::pattern::PatternBaseline;
 pub use exec::{mpi_io, rank_part_bytes, MixedBatch, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use redist_plan;

@@ -26,6 +26,11 @@ pub enum ElementArg {
 pub enum Baseline {
     /// A bare `MPI_Alltoallv` of the same byte counts on pre-packed buffers.
     Alltoallv,
+    /// The same runs copied by one plain loop per rank, in target order,
+    /// from its own source part and its node's peers' (mapped read-only):
+    /// the access pattern alone, the limit of node-direct copies on this
+    /// machine. Needs source parts in shared memory and one node.
+    Pattern,
     /// ScaLAPACK's `pdgemr2d` on the same layouts (2-D, `--type f64`;
     /// needs the tool built with the `scalapack` feature). Both arrays are
     /// then stored column-major, as ScaLAPACK's.
@@ -117,8 +122,8 @@ pub struct RunArgs {
     /// Check every element of the result against its global index.
     #[arg(long)]
     pub verify: bool,
-    /// Also time baselines in the same run: alltoallv, pdgemr2d, pdtran,
-    /// pdgeadd, or several (`alltoallv,pdgemr2d`).
+    /// Also time baselines in the same run: alltoallv, pattern, pdgemr2d,
+    /// pdtran, pdgeadd, or several (`alltoallv,pattern`).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub baseline: Vec<Baseline>,
     /// Print one JSON object on one line (rank 0, last line of stdout).

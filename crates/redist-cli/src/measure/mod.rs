@@ -17,11 +17,14 @@
 //!   and `--verify`'s check of the result;
 //! - [`timing`]: the timed executions, `memcpy` and bare `MPI_Alltoallv`,
 //!   with progress on stderr;
+//! - [`pattern`]: `--baseline pattern`, the same runs copied by a plain
+//!   loop per rank (the access pattern alone), checked and timed;
 //! - [`report`]: what rank 0 reports, as the JSON line of `--json` or the
 //!   readable summary.
 
 mod args;
 mod batch;
+mod pattern;
 mod report;
 mod setup;
 mod timing;
@@ -265,6 +268,24 @@ fn run_typed<T: IndexValue>(
         .then(|| timing::time_pdgemr2d(&r, &src, &dst, baseline_grids, args.reps, &progress))
         .transpose()?;
     let pblas = timing::time_pblas(args, writes, &mut r, &src, baseline_grids, &progress)?;
+    // Last: it starts the target again, which pdgemr2d's check reads.
+    let permutation = args.permutation();
+    let pattern = (args.baseline.contains(&Baseline::Pattern))
+        .then(|| {
+            let run = pattern::PatternRun {
+                r: &r,
+                src: &src,
+                dst: &mut dst,
+                target_grid: &grid_b,
+                moved: values::Moved {
+                    shape: from.shape(),
+                    window: window.as_ref(),
+                    permutation: permutation.as_deref(),
+                },
+            };
+            pattern::time_pattern(run, args.reps, args.verify, &progress)
+        })
+        .transpose()?;
     let measured = Measured {
         exec,
         separate,
@@ -272,6 +293,7 @@ fn run_typed<T: IndexValue>(
         memcpy,
         verified,
         alltoallv,
+        pattern,
         pdgemr2d,
         node_direct: r.reads_shared_sources() && src.shared_storage().is_some(),
         streamed: on_any_rank(comm, r.streams()),

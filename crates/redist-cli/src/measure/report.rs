@@ -5,7 +5,7 @@
 
 use super::args::RunArgs;
 use super::setup::BuildCost;
-use super::timing::{median, Alltoallv};
+use super::timing::{median, Yardstick};
 use crate::error::CliError;
 use crate::pdgemr2d::Timing;
 use dist_array::{Element, Layout};
@@ -25,7 +25,10 @@ pub(super) struct Measured {
     /// Whether every element matched (`None` without `--verify`).
     pub verified: Option<bool>,
     /// The bare `MPI_Alltoallv` baseline.
-    pub alltoallv: Alltoallv,
+    pub alltoallv: Yardstick,
+    /// The access pattern copied by a plain loop, when asked for
+    /// (`--baseline pattern`).
+    pub pattern: Option<super::pattern::PatternMeasured>,
     /// The `pdgemr2d` baseline, when asked for.
     pub pdgemr2d: Option<Timing>,
     /// The PBLAS baselines asked for (`pdtran`, `pdgeadd`).
@@ -41,11 +44,13 @@ pub(super) struct Measured {
 }
 
 impl Measured {
-    /// The run's verdict: a failed check of the result (by `--verify` or
-    /// against `pdgemr2d`) fails the run.
+    /// The run's verdict: a failed check of the result (by `--verify`,
+    /// also of the pattern baseline's, or against `pdgemr2d`) fails the run.
     pub(super) fn verdict(&self) -> Result<(), CliError> {
         let pblas_differ = self.pblas.iter().any(|p| !p.timing.agrees);
+        let pattern_wrong = (self.pattern.as_ref()).is_some_and(|p| p.verified == Some(false));
         if self.verified == Some(false)
+            || pattern_wrong
             || self.pdgemr2d.as_ref().is_some_and(|p| !p.agrees)
             || pblas_differ
         {
@@ -97,12 +102,24 @@ impl<T: Element> Report<'_, T> {
         }
         let exec = &self.measured.exec;
         let ms = |v: &[f64]| median(v) * 1e3;
-        if let Alltoallv::Skipped(reason) = &self.measured.alltoallv {
+        if let Yardstick::Skipped(reason) = &self.measured.alltoallv {
             v["baseline_skipped"] = json!(reason);
         }
-        if let Alltoallv::Timed(times) = &self.measured.alltoallv {
+        if let Yardstick::Timed(times) = &self.measured.alltoallv {
             v["alltoallv_ms_median"] = json!(ms(times));
             v["exec_over_alltoallv"] = json!(median(exec) / median(times).max(1e-12));
+        }
+        if let Some(p) = &self.measured.pattern {
+            match &p.times {
+                Yardstick::Skipped(reason) => v["pattern_skipped"] = json!(reason),
+                Yardstick::Timed(times) => {
+                    v["pattern_ms_median"] = json!(ms(times));
+                    v["exec_over_pattern"] = json!(median(exec) / median(times).max(1e-12));
+                    v["pattern_runs"] = json!(p.runs);
+                    v["pattern_verified"] = json!(p.verified);
+                }
+                Yardstick::NotAsked => {}
+            }
         }
         if let Some(p) = &self.measured.pdgemr2d {
             v["pdgemr2d_ms_median"] = json!(ms(&p.times));
@@ -255,6 +272,17 @@ fn times(v: &Value) -> String {
         s += &format!(
             "alltoallv median {a:10.3} ms   (bare MPI_Alltoallv, same bytes)   exec/alltoallv {:.2}\n",
             v["exec_over_alltoallv"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if let Some(p) = v["pattern_ms_median"].as_f64() {
+        s += &format!(
+            "pattern   median {p:10.3} ms   (the same runs, one plain loop per rank)   exec/pattern {:.2}{}\n",
+            v["exec_over_pattern"].as_f64().unwrap_or(0.0),
+            if v["pattern_verified"].as_bool() == Some(false) {
+                "   PATTERN WRONG"
+            } else {
+                ""
+            }
         );
     }
     if let Some(p) = v["pdgemr2d_ms_median"].as_f64() {

@@ -55,6 +55,12 @@ pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), Cl
             expected: "one array (the baselines move one)".to_string(),
         });
     }
+    if args.batch.is_some() && args.baseline.contains(&Baseline::Pattern) {
+        return Err(CliError::Unsupported {
+            what: "--batch with --baseline pattern",
+            expected: "one array (the pattern copies one)".to_string(),
+        });
+    }
     if !args.batch_types.is_empty() && args.updates() {
         return Err(CliError::Unsupported {
             what: "--batch-types with --alpha, --beta or --conjugate",

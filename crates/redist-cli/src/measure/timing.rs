@@ -90,9 +90,10 @@ pub(super) fn time_memcpy<T: Element>(
     memcpy
 }
 
-/// How the bare `MPI_Alltoallv` baseline went.
-pub(super) enum Alltoallv {
-    /// `--baseline alltoallv` was not given.
+/// How a yardstick timed in the same run went: the bare `MPI_Alltoallv`
+/// or the access pattern.
+pub(super) enum Yardstick {
+    /// Its `--baseline` was not given.
     NotAsked,
     /// It could not run: why (rank 0 has printed it on stderr).
     Skipped(String),
@@ -109,15 +110,15 @@ pub(super) fn time_alltoallv<T: IndexValue>(
     reps: usize,
     progress: &Progress,
     root: bool,
-) -> Result<Alltoallv, CliError> {
+) -> Result<Yardstick, CliError> {
     let bare = match bare {
-        None => return Ok(Alltoallv::NotAsked),
+        None => return Ok(Yardstick::NotAsked),
         // Checked on every rank before any buffer is allocated.
         Some(Err(e)) => {
             if root {
                 eprintln!("baseline skipped: {e}");
             }
-            return Ok(Alltoallv::Skipped(e.to_string()));
+            return Ok(Yardstick::Skipped(e.to_string()));
         }
         Some(Ok(bare)) => bare,
     };
@@ -134,7 +135,7 @@ pub(super) fn time_alltoallv<T: IndexValue>(
         times.push(max_over(comm, mpi::time() - t));
         progress.tick("baseline", rep + 1);
     }
-    Ok(Alltoallv::Timed(times))
+    Ok(Yardstick::Timed(times))
 }
 
 /// Times the `pdgemr2d` baseline on the window `r` moves, from `src` into

@@ -38,6 +38,7 @@ mod axis;
 mod listed;
 mod merged;
 mod rank;
+mod runs;
 #[cfg(test)]
 mod tests;
 mod tree;

@@ -87,7 +87,20 @@ fn plan_programs_match_scan(plan: &Plan, unit: usize) -> bool {
         target_runs_match(&tr, &on_target)
             && portions_match(&tr, &src, &buf, &expect)
             && runs_match(&tr, &want)
+            && direct_runs_match(&tr, &src, &expect)
     })
+}
+
+/// The straight copy's runs, applied one by one, write `expect` from
+/// `src`, and cover the message exactly once.
+fn direct_runs_match(tr: &MessageProgram, src: &[u64], expect: &[u64]) -> bool {
+    let mut dst = vec![u64::MAX; expect.len()];
+    let mut moved = 0;
+    tr.each_direct_run(|from, to, len| {
+        dst[to..to + len].copy_from_slice(&src[from..from + len]);
+        moved += len;
+    });
+    moved == tr.len && dst == expect
 }
 
 /// Packing, unpacking and the straight copy move each element where the
@@ -486,8 +499,13 @@ fn permuted_programs_match_scan(p: &Pair, perm: &[usize], unit: usize) -> bool {
                     return false;
                 }
                 if direct {
-                    // The receiver's program reads the sender's storage.
+                    // The receiver's program reads the sender's storage:
+                    // as a copy, and as plain runs (written twice, alike).
                     t.copy(&src[t.peer], t.whole(), &mut dst[b]);
+                    let from = &src[t.peer];
+                    t.each_direct_run(|f, to, len| {
+                        dst[b][to..to + len].copy_from_slice(&from[f..f + len]);
+                    });
                 } else {
                     let mut buf = vec![0; s.len];
                     s.pack(&src[t.peer], s.whole(), &mut buf);

@@ -35,7 +35,8 @@
 //! In every exchange the elements a rank keeps are copied straight from
 //! source to target storage, with no buffer and no MPI call. Every call into
 //! MPI's C interface goes through `mpi_raw`. [`baseline`] holds the bare
-//! all-to-all the engine is measured against.
+//! all-to-all the engine is measured against, [`pattern`] the plain loop
+//! over the same runs (the access pattern alone).
 
 mod agree;
 mod alltoallv;
@@ -55,6 +56,7 @@ mod messages;
 mod mixed;
 mod mpi_raw;
 mod node_direct;
+pub mod pattern;
 mod redistribution;
 mod route;
 mod scheduled;
