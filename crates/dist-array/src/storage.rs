@@ -15,14 +15,19 @@
 //! the part lives on the heap, and redistributions fall back to messages.
 //!
 //! - `threshold.rs`: which parts are large enough ([`shared_min_bytes`]);
-//! - `pool.rs`: freed files kept for the next part of the same size.
+//! - `pool.rs`: freed files kept for the next part of the same size;
+//! - `huge_pages.rs`: parts of 2 MiB or more ask for transparent huge
+//!   pages, heap and shared alike, readers' mappings too
+//!   ([`HUGE_PAGE_MIN_BYTES`]).
 
+mod huge_pages;
 mod pool;
 mod threshold;
 
 use crate::DistError;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use huge_pages::HUGE_PAGE_MIN_BYTES;
 pub use pool::{POOL_MAX_BYTES, POOL_MAX_FILE_BYTES};
 pub use threshold::{shared_min_bytes, SHARED_MIN_BYTES, SHARED_MIN_BYTES_VAR};
 
@@ -213,12 +218,14 @@ impl<T: bytemuck::Pod> Storage<T> {
                 return Ok(Storage::Shared(b));
             }
         }
-        let mut v = Vec::new();
+        let mut v: Vec<T> = Vec::new();
         if bytes.is_none() || v.try_reserve_exact(len).is_err() {
             return Err(DistError::OutOfMemory {
                 bytes: len as u128 * std::mem::size_of::<T>() as u128,
             });
         }
+        // Before the zeros touch the pages.
+        huge_pages::advise(v.as_ptr().cast(), bytes.unwrap_or(0));
         v.resize(len, T::zeroed());
         Ok(Storage::Heap(v))
     }
@@ -511,6 +518,7 @@ mod sys {
             if ptr == libc::MAP_FAILED {
                 return fail(ptr);
             }
+            super::huge_pages::advise(ptr.cast_const().cast(), bytes);
             let write_seal = if future_write_seals() {
                 libc::F_SEAL_FUTURE_WRITE
             } else {
@@ -610,6 +618,8 @@ mod sys {
                 if ptr == libc::MAP_FAILED {
                     Err(io::Error::last_os_error())
                 } else {
+                    // The owner's pages may be huge: map them so.
+                    super::huge_pages::advise(ptr.cast_const().cast(), s.bytes);
                     Ok(ptr.cast_const().cast::<u8>())
                 }
             });
