@@ -15,7 +15,7 @@
 //!
 //! The buffer holds the message in the source's memory order over the
 //! message box, so both sides walk the same order: outer dimensions index
-//! by index, the innermost line by line through the [`kernel`]s.
+//! by index, the innermost line by line through the [`kernel`](crate::kernel)s.
 //! Parallel work is cut by bytes: ranges of the outermost dimension's
 //! indices holding about [`UNIT_BYTES`](crate::tuning::UNIT_BYTES) each.
 //!

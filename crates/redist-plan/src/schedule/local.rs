@@ -93,7 +93,7 @@ pub enum Construction {
     Axis,
     /// Colours of the dimensions' graphs, combined.
     Product,
-    /// A graph of at most [`WHOLE_EDGES_MAX`] edges where ranks keep data:
+    /// A graph of at most `WHOLE_EDGES_MAX` (4 096) edges where ranks keep data:
     /// coloured whole.
     Whole,
     /// A dimension's graph too large to colour: the shift on ranks.
