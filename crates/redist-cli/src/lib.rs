@@ -1,7 +1,7 @@
 //! The library half of the `redist` tool: what its measurements compare
 //! ndcyclic with, as a library, so that the tool and its tests share it.
 //!
-//! - [`scalapack`] (feature `scalapack`, linking Debian's
+//! - `scalapack` (feature `scalapack`, linking Debian's
 //!   `libscalapack-mpich`): BLACS contexts on ndcyclic's grids, ScaLAPACK
 //!   descriptors of 2-D layouts and layouts of descriptors, `pdgemr2d`,
 //!   PBLAS's `pdtran` and `pdgeadd` on ndcyclic arrays, and ndcyclic's own

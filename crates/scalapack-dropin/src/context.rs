@@ -28,7 +28,7 @@ pub struct Context {
 }
 
 /// Grids over a base's first processes, by shape: the most recent
-/// [`GRIDS_KEPT`]. Every process of the base asks for the same shapes in
+/// `GRIDS_KEPT` (8). Every process of the base asks for the same shapes in
 /// the same order (the calls' arguments are agreed), so all find or build
 /// alike.
 #[derive(Default)]
