@@ -208,6 +208,80 @@ fn executions<T: IndexValue>(
     Ok((exec, None, Some(verified)))
 }
 
+/// What the baselines measured, each timed after the executions.
+struct Baselines {
+    memcpy: Vec<f64>,
+    alltoallv: timing::Yardstick,
+    pdgemr2d: Option<crate::pdgemr2d::Timing>,
+    pblas: Vec<crate::pblas::PblasTiming>,
+    pattern: Option<pattern::PatternMeasured>,
+}
+
+/// What the baselines work on once the executions are done: the
+/// redistribution, its source and target arrays, the source layout, the
+/// window moved and the two grids.
+struct Staged<'a, T: dist_array::Element> {
+    r: &'a mut Redistribution<T>,
+    src: &'a DistArray<T>,
+    dst: &'a mut DistArray<T>,
+    from: &'a dist_array::Layout,
+    window: Option<&'a redist::Window>,
+    grids: crate::pblas::Grids<'a>,
+}
+
+/// Times the baselines `args` asks for (and the `memcpy` of the local
+/// source part) in turn, the bare `MPI_Alltoallv` `bare` built before the
+/// arrays; the pattern last, as it starts the target again, which
+/// `pdgemr2d`'s check reads. Collective.
+fn time_baselines<T: IndexValue>(
+    args: &RunArgs,
+    writes: &dyn Writes<T>,
+    on: Staged<'_, T>,
+    bare: Option<Result<redist::BareAlltoallv<T>, RedistError>>,
+    progress: &Progress,
+) -> Result<Baselines, CliError> {
+    let Staged {
+        r,
+        src,
+        dst,
+        from,
+        window,
+        grids,
+    } = on;
+    let comm = grids.source.communicator();
+    let root = comm.rank() == 0;
+    let memcpy = timing::time_memcpy(comm, src, args.reps);
+    let alltoallv = timing::time_alltoallv(comm, bare, args.reps, progress, root)?;
+    let pdgemr2d = (args.baseline.contains(&Baseline::Pdgemr2d))
+        .then(|| timing::time_pdgemr2d(r, src, dst, grids, args.reps, progress))
+        .transpose()?;
+    let pblas = timing::time_pblas(args, writes, r, src, grids, progress)?;
+    let permutation = args.permutation();
+    let pattern = (args.baseline.contains(&Baseline::Pattern))
+        .then(|| {
+            let run = pattern::PatternRun {
+                r,
+                src,
+                dst,
+                target_grid: grids.target,
+                moved: values::Moved {
+                    shape: from.shape(),
+                    window,
+                    permutation: permutation.as_deref(),
+                },
+            };
+            pattern::time_pattern(run, args.reps, args.verify, progress)
+        })
+        .transpose()?;
+    Ok(Baselines {
+        memcpy,
+        alltoallv,
+        pdgemr2d,
+        pblas,
+        pattern,
+    })
+}
+
 /// A run with elements of type `T`, in the order of events: set up and
 /// build, check memory, fill the arrays, time the executions, verify, time
 /// the baselines, report on rank 0, and return the verdict every rank
@@ -256,45 +330,27 @@ fn run_typed<T: IndexValue>(
         target_grid: &grid_b,
     };
     let (exec, separate, verified) = executions(args, writes, timed, &src, &mut dst, &progress)?;
-    let memcpy = timing::time_memcpy(comm, &src, args.reps);
-    let alltoallv = timing::time_alltoallv(comm, bare, args.reps, &progress, root)?;
-    let baseline_grids = crate::pblas::Grids {
-        source: &grid_a,
-        target: &grid_b,
+    let on = Staged {
+        r: &mut r,
+        src: &src,
+        dst: &mut dst,
+        from: &from,
+        window: window.as_ref(),
+        grids: crate::pblas::Grids {
+            source: &grid_a,
+            target: &grid_b,
+        },
     };
-    let pdgemr2d = args
-        .baseline
-        .contains(&Baseline::Pdgemr2d)
-        .then(|| timing::time_pdgemr2d(&r, &src, &dst, baseline_grids, args.reps, &progress))
-        .transpose()?;
-    let pblas = timing::time_pblas(args, writes, &mut r, &src, baseline_grids, &progress)?;
-    // Last: it starts the target again, which pdgemr2d's check reads.
-    let permutation = args.permutation();
-    let pattern = (args.baseline.contains(&Baseline::Pattern))
-        .then(|| {
-            let run = pattern::PatternRun {
-                r: &r,
-                src: &src,
-                dst: &mut dst,
-                target_grid: &grid_b,
-                moved: values::Moved {
-                    shape: from.shape(),
-                    window: window.as_ref(),
-                    permutation: permutation.as_deref(),
-                },
-            };
-            pattern::time_pattern(run, args.reps, args.verify, &progress)
-        })
-        .transpose()?;
+    let b = time_baselines(args, writes, on, bare, &progress)?;
     let measured = Measured {
         exec,
         separate,
-        pblas,
-        memcpy,
+        pblas: b.pblas,
+        memcpy: b.memcpy,
         verified,
-        alltoallv,
-        pattern,
-        pdgemr2d,
+        alltoallv: b.alltoallv,
+        pattern: b.pattern,
+        pdgemr2d: b.pdgemr2d,
         node_direct: r.reads_shared_sources() && src.shared_storage().is_some(),
         streamed: on_any_rank(comm, r.streams()),
         typed_messages: r.typed_messages().map(|(sends, recvs)| {

@@ -330,9 +330,26 @@ impl PeerCache {
 /// that each could read its senders' probes.
 pub(crate) struct ProbeKept(#[allow(dead_code, reason = "held, never read")] Option<Probe>);
 
-/// A probe's description as sent: present (1 or 0), then the process id,
-/// descriptor, storage id, bytes, device and inode of its storage.
-type ProbeEntry = [u64; 7];
+/// A shared storage's description as sent (a probe's, or a source part's
+/// for the pattern baseline): present (1 or 0), then the process id,
+/// descriptor, storage id, bytes, device and inode.
+pub(crate) type ProbeEntry = [u64; 7];
+
+/// The description of `s` (zeros when there is none).
+pub(crate) fn storage_entry(s: Option<&SharedStorage>) -> ProbeEntry {
+    match s {
+        Some(s) => [
+            1,
+            u64::from(s.pid),
+            word(s.fd),
+            s.id,
+            word(s.bytes),
+            s.dev,
+            s.ino,
+        ],
+        None => [0; 7],
+    }
+}
 
 /// The value a probe of `rank` holds.
 fn probe_value(rank: usize) -> u64 {
@@ -359,18 +376,7 @@ fn exchange_probes(
         .any(|&n| n)
         .then(|| dist_array::storage::probe(probe_value(me)))
         .flatten();
-    let mine: ProbeEntry = match probe.as_ref().map(Probe::info) {
-        Some(s) => [
-            1,
-            u64::from(s.pid),
-            word(s.fd),
-            s.id,
-            word(s.bytes),
-            s.dev,
-            s.ino,
-        ],
-        None => [0; 7],
-    };
+    let mine = storage_entry(probe.as_ref().map(Probe::info).as_ref());
     let mut got = vec![[0u64; 7]; near_recvs.len()];
     mpi::request::scope(|scope| {
         let rank = |peer: usize| comm.process_at_rank(i32::try_from(peer).unwrap_or(i32::MAX));
@@ -394,7 +400,7 @@ fn exchange_probes(
 }
 
 /// The storage a probe entry describes.
-fn probe_storage(e: &ProbeEntry) -> Option<SharedStorage> {
+pub(crate) fn probe_storage(e: &ProbeEntry) -> Option<SharedStorage> {
     (e[0] == 1).then(|| SharedStorage {
         pid: from_word(e[1]),
         fd: from_word(e[2]),

@@ -12,9 +12,10 @@
 //! times the target part.
 
 use super::agree::agree;
+use super::node_direct::{probe_storage, storage_entry, ProbeEntry};
 use super::redistribution::Redistribution;
 use crate::error::RedistError;
-use dist_array::{DistArray, Element, ReadMapping, SharedStorage};
+use dist_array::{DistArray, Element, ReadMapping};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use redist_plan::program::MessageProgram;
 use std::marker::PhantomData;
@@ -101,8 +102,8 @@ impl<T: Element> PatternBaseline<T> {
         let size = usize::try_from(comm.size()).unwrap_or(0);
         let own = src.shared_storage();
         let mut flat = vec![0u64; 7 * size];
-        procgrid::waits::all_gather_into(comm, &describe(own.as_ref())[..], &mut flat[..]);
-        let all: Vec<[u64; 7]> = (flat.chunks_exact(7))
+        procgrid::waits::all_gather_into(comm, &storage_entry(own.as_ref())[..], &mut flat[..]);
+        let all: Vec<ProbeEntry> = (flat.chunks_exact(7))
             .map(|c| c.try_into().unwrap_or([0; 7]))
             .collect();
         let local = Self::build(r, src, &all);
@@ -114,7 +115,7 @@ impl<T: Element> PatternBaseline<T> {
     fn build(
         r: &Redistribution<T>,
         src: &DistArray<T>,
-        all: &[[u64; 7]],
+        all: &[ProbeEntry],
     ) -> Result<Self, RedistError> {
         let plan = r.rank_plan();
         let me = plan.rank();
@@ -142,7 +143,7 @@ impl<T: Element> PatternBaseline<T> {
                     "every rank's peers on its node: the yardstick reads their parts in memory",
                 ));
             }
-            let Some(storage) = storage_of(&all[t.peer]) else {
+            let Some(storage) = probe_storage(&all[t.peer]) else {
                 return Err(refused(
                     format!("rank {}'s source part in private memory", t.peer),
                     "source parts in shared memory (NDCYCLIC_SHARED_MIN_BYTES at most their size)",
@@ -213,36 +214,6 @@ impl<T: Element> PatternBaseline<T> {
         }
         Ok(())
     }
-}
-
-/// Where a source part lives, as every rank tells the others: present (1
-/// or 0), process id, descriptor, storage id, bytes, device, inode.
-fn describe(s: Option<&SharedStorage>) -> [u64; 7] {
-    let word = |x: usize| u64::try_from(x).unwrap_or(u64::MAX);
-    match s {
-        Some(s) => [
-            1,
-            u64::from(s.pid),
-            u64::try_from(s.fd).unwrap_or(u64::MAX),
-            s.id,
-            word(s.bytes),
-            s.dev,
-            s.ino,
-        ],
-        None => [0; 7],
-    }
-}
-
-/// The shared storage a description names, if any.
-fn storage_of(d: &[u64; 7]) -> Option<SharedStorage> {
-    (d[0] == 1).then(|| SharedStorage {
-        pid: u32::try_from(d[1]).unwrap_or(u32::MAX),
-        fd: i32::try_from(d[2]).unwrap_or(i32::MAX),
-        id: d[3],
-        bytes: usize::try_from(d[4]).unwrap_or(usize::MAX),
-        dev: d[5],
-        ino: d[6],
-    })
 }
 
 /// The runs of `programs` — the local copy first when `local`, then the
