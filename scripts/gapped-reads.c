@@ -1,9 +1,14 @@
 /* Two processes each build a 64 MiB target from 320-byte runs taken in
  * turn from two 64 MiB shared sources (memfd, as ndcyclic's shared parts),
- * with memcpy or with non-temporal stores, reading the sources either
- * sequentially or every other run (as a rank of cyclic(40) -> cyclic(300)
- * on 2 ranks pulls its messages). Prints each process's best and mean of
- * 15 repetitions. The figures are in docs/performance.md (issue 39 entry).
+ * with memcpy or with non-temporal stores, in three orders:
+ *   sequential: each reads its half of both sources front to back;
+ *   gapped:     each reads every other run of both sources, writing its
+ *               target front to back (as a rank of cyclic(40) ->
+ *               cyclic(300) on 2 ranks pulls its messages);
+ *   pushed:     each reads its own source front to back and writes every
+ *               other run of both targets (the same copy, pushed).
+ * Prints each process's best and mean of 15 repetitions. The figures are
+ * in docs/performance.md (issue 39 entries).
  *
  *   cc -O2 -o /tmp/gapped-reads scripts/gapped-reads.c && /tmp/gapped-reads
  *   /tmp/gapped-reads 640     # another run length, in bytes (a multiple of 64)
@@ -46,17 +51,21 @@ int main(int argc, char **argv) {
     memset(src[r], r + 1, n);
     memset(dst[r], 0, n);
     usleep(300000); /* both processes filled before either times */
-    for (int gaps = 0; gaps < 2; gaps++)
+    for (int order = 0; order < 3; order++)
       for (int nt = 0; nt < 2; nt++) {
         double best = 1e9, sum = 0;
         for (int rep = 0; rep < 15; rep++) {
           double t = now();
           for (size_t o = 0, k = 0; o < n; o += 2 * run, k += run) {
             /* sequential: this rank's half of each source; gapped: every other run */
-            size_t at = gaps ? 2 * k + r * run : r * half + k;
+            size_t at = order == 1 ? 2 * k + r * run : r * half + k;
             for (int s = 0; s < 2; s++) {
               char *d = dst[r] + o + s * run;
               const char *from = src[(r + s) % 2] + at;
+              if (order == 2) { /* what rank s pulls from here, written there */
+                d = dst[s] + 2 * k + (r + s) % 2 * run;
+                from = src[r] + o + s * run;
+              }
               if (nt) stream(d, from, run); else memcpy(d, from, run);
             }
           }
@@ -66,7 +75,7 @@ int main(int argc, char **argv) {
           sum += t;
         }
         printf("process %d, %s sources, %s: best %.2f ms, mean %.2f ms\n", r,
-               gaps ? "gapped" : "sequential", nt ? "non-temporal stores" : "memcpy",
+               order == 0 ? "sequential" : order == 1 ? "gapped" : "pushed", nt ? "non-temporal stores" : "memcpy",
                best * 1e3, sum / 15 * 1e3);
       }
     fflush(stdout);
