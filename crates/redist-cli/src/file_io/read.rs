@@ -56,34 +56,24 @@ pub(super) fn run<T: IndexValue>(
 ) -> Result<(), CliError> {
     let common = &args.common;
     let info = header(args)?;
-    let k = info.shape.len();
-    let origin = args
-        .from_window
-        .as_ref()
-        .map_or(vec![0; k], |o| o.0.clone());
-    let window = match &args.window {
-        Some(w) => w.0.clone(),
-        None => (0..k.min(origin.len()))
-            .map(|d| info.shape[d].saturating_sub(origin[d]))
-            .collect(),
-    };
-    let whole = origin.iter().all(|&o| o == 0) && window == info.shape;
-    let layout = crate::shape::layout_for(&crate::shape::Shape(window.clone()), &common.layout)?;
+    let read = Window::of(args, &info);
+    let layout =
+        crate::shape::layout_for(&crate::shape::Shape(read.extent.clone()), &common.layout)?;
     let grid = grid_for(&layout, world)?;
     let mut options = options(args);
     options.progress = !common.json;
     // The first load makes the array (its pages paid once, untimed, as
     // the baselines read into an array they have); the timed ones read
     // into it, as a solver reloading a checkpoint into its field would.
-    let mut array: DistArray<T> = if whole {
+    let mut array: DistArray<T> = if read.whole {
         dist_io::load(&grid, &common.layout, &common.file, &options)?
     } else {
         dist_io::load_window(
             &grid,
             &common.layout,
             &common.file,
-            &origin,
-            &window,
+            &read.origin,
+            &read.extent,
             &options,
         )?
     };
@@ -92,67 +82,31 @@ pub(super) fn run<T: IndexValue>(
         common.reps,
         || {},
         || {
-            if whole {
+            if read.whole {
                 dist_io::load_into(&mut array, &common.file, &options)?;
             } else {
-                dist_io::load_window_into(&mut array, &common.file, &origin, &options)?;
+                dist_io::load_window_into(&mut array, &common.file, &read.origin, &options)?;
             }
             Ok(())
         },
     )?;
-    let mut verified = args
+    let ours_verified = args
         .verify
-        .then(|| holds_file_values(world, &array, &info.shape, &origin));
-    let baseline = match common.baseline {
-        Some(IoBaseline::Mpiio) if whole && info.format == Format::Npy => {
-            let layout = layout.clone().with_storage(info.order);
-            let mut theirs = DistArray::<T>::zeros(&grid, layout)?;
-            let offset = info.data_offset.unwrap_or(0);
-            mpiio_read(&mut theirs, &common.file, offset)?;
-            let t = time_reps(
-                world,
-                common.reps,
-                || {},
-                || mpiio_read(&mut theirs, &common.file, offset),
-            )?;
-            if args.verify {
-                let ok = holds_file_values(world, &theirs, &info.shape, &origin);
-                verified = verified.map(|v| v && ok);
-            }
-            Some(t)
-        }
-        Some(IoBaseline::Mpiio) => {
-            return Err(CliError::Unsupported {
-                what: "--baseline mpiio",
-                expected: "a whole .npy file (no --window)".to_string(),
-            })
-        }
-        Some(IoBaseline::Hdf5) | None => None,
-    };
-    let hdf5 = match common.baseline {
-        Some(IoBaseline::Hdf5) => {
-            let (t, theirs) =
-                super::hdf5_baseline::read_times::<T>(&grid, &layout, &info, whole, common, world)?;
-            if args.verify {
-                let ok = holds_file_values(world, &theirs, &info.shape, &origin);
-                verified = verified.map(|v| v && ok);
-            }
-            Some(t)
-        }
-        _ => None,
-    };
+        .then(|| holds_file_values(world, &array, &info.shape, &read.origin));
+    let theirs = baselines::<T>(args, world, &grid, &layout, &info, &read)?;
+    let verified = ours_verified.map(|v| v && theirs.verified);
     let report = Report {
         operation: "read",
         common,
-        shape: window,
+        shape: read.extent,
         element: ElementType::of::<T>(),
         order: info.order,
         format: info.format.clone(),
         ranks: world.size() as usize,
         timed: Timed {
             ours: times,
-            mpiio: baseline,
-            hdf5,
+            mpiio: theirs.mpiio,
+            hdf5: theirs.hdf5,
             verified,
         },
     };
@@ -161,6 +115,100 @@ pub(super) fn run<T: IndexValue>(
         return Err(CliError::VerificationFailed);
     }
     Ok(())
+}
+
+/// The part of the file a read loads: the window at `origin` of `extent`
+/// (`--from-window`, `--window`; by default from the origin to the file's
+/// end), and whether that is the whole file.
+struct Window {
+    origin: Vec<usize>,
+    extent: Vec<usize>,
+    whole: bool,
+}
+
+impl Window {
+    /// The window `args` asks for in the file `info` describes.
+    fn of(args: &ReadArgs, info: &FileInfo) -> Window {
+        let k = info.shape.len();
+        let origin = args
+            .from_window
+            .as_ref()
+            .map_or(vec![0; k], |o| o.0.clone());
+        let extent = match &args.window {
+            Some(w) => w.0.clone(),
+            None => (0..k.min(origin.len()))
+                .map(|d| info.shape[d].saturating_sub(origin[d]))
+                .collect(),
+        };
+        let whole = origin.iter().all(|&o| o == 0) && extent == info.shape;
+        Window {
+            origin,
+            extent,
+            whole,
+        }
+    }
+}
+
+/// What the baselines of a read measured: each one's times, if it ran,
+/// and whether every array they read held the file's values (true when
+/// not checked).
+struct Baselines {
+    mpiio: Option<Vec<f64>>,
+    hdf5: Option<Vec<f64>>,
+    verified: bool,
+}
+
+/// Reads the file `--reps` times by the baseline `--baseline` names, if
+/// any, into the same layout: MPI-IO (a whole `.npy` file only) or
+/// parallel HDF5; with `--verify`, checks what it read. Collective.
+fn baselines<T: IndexValue>(
+    args: &ReadArgs,
+    world: &SimpleCommunicator,
+    grid: &procgrid::ProcGrid,
+    layout: &Layout,
+    info: &FileInfo,
+    read: &Window,
+) -> Result<Baselines, CliError> {
+    let common = &args.common;
+    let check = |theirs: &DistArray<T>| {
+        !args.verify || holds_file_values(world, theirs, &info.shape, &read.origin)
+    };
+    let mut done = Baselines {
+        mpiio: None,
+        hdf5: None,
+        verified: true,
+    };
+    match common.baseline {
+        Some(IoBaseline::Mpiio) if read.whole && info.format == Format::Npy => {
+            let layout = layout.clone().with_storage(info.order);
+            let mut theirs = DistArray::<T>::zeros(grid, layout)?;
+            let offset = info.data_offset.unwrap_or(0);
+            mpiio_read(&mut theirs, &common.file, offset)?;
+            let t = time_reps(
+                world,
+                common.reps,
+                || {},
+                || mpiio_read(&mut theirs, &common.file, offset),
+            )?;
+            done.verified = check(&theirs);
+            done.mpiio = Some(t);
+        }
+        Some(IoBaseline::Mpiio) => {
+            return Err(CliError::Unsupported {
+                what: "--baseline mpiio",
+                expected: "a whole .npy file (no --window)".to_string(),
+            })
+        }
+        Some(IoBaseline::Hdf5) => {
+            let (t, theirs) = super::hdf5_baseline::read_times::<T>(
+                grid, layout, info, read.whole, common, world,
+            )?;
+            done.verified = check(&theirs);
+            done.hdf5 = Some(t);
+        }
+        None => {}
+    }
+    Ok(done)
 }
 
 /// Whether every element of `array` holds the value of its global index
