@@ -294,58 +294,71 @@ impl<'a> Transfer<'a> {
             let layout = Layout::new(&round.extent, &round.spec(ranks))?
                 .with_rank_map(rank_map.clone())?
                 .with_storage(g.order);
-            let stage = match staging.take() {
-                Some(s) if s.layout() == &layout => s,
-                Some(s) => {
-                    crate::staging::keep(s);
-                    crate::staging::array(&staging_grid, layout)?
-                }
-                None => crate::staging::array(&staging_grid, layout)?,
-            };
-            let stage = staging.insert(stage);
+            let stage = staging_for(&mut staging, &staging_grid, layout)?;
             let file_box = position
                 .and_then(|q| round.aggregator_box(q))
                 .map(|b| g.file_box(b));
             progress.tick(&self.what, i, count, &round, g.element_bytes);
-            match &mut side {
-                Side::Save(array) => {
-                    let window =
-                        Window::new(&round.origin, &vec![0; g.extent.len()], &round.extent)?;
-                    let mut r = Redistribution::<T>::with_window(
-                        array.grid(),
-                        array.layout(),
-                        &staging_grid,
-                        stage.layout(),
-                        &window,
-                        options,
-                    )?;
-                    r.execute_into(array, stage)?;
-                    let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
-                    let done = store.write(file_box.as_ref(), bytes, contiguous);
-                    agree(comm, done, 0, &self.what)?;
-                }
-                Side::Load(array) => {
-                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(stage.local_slice_mut());
-                    let done = store.read(file_box.as_ref(), bytes, contiguous);
-                    agree(comm, done, 0, &self.what)?;
-                    let window =
-                        Window::new(&vec![0; g.extent.len()], &round.origin, &round.extent)?;
-                    let mut r = Redistribution::<T>::with_window(
-                        &staging_grid,
-                        stage.layout(),
-                        array.grid(),
-                        array.layout(),
-                        &window,
-                        options,
-                    )?;
-                    r.execute_into(stage, array)?;
-                }
-            }
+            let io = RoundIo {
+                store: &mut *store,
+                file_box: file_box.as_ref(),
+                contiguous,
+            };
+            self.move_round(&mut side, stage, &staging_grid, &round, io, options)?;
         }
         if let Some(s) = staging {
             crate::staging::keep(s);
         }
         Ok(())
+    }
+
+    /// One round: the array redistributed into `stage` (the round's
+    /// ranges on the aggregators, on `staging_grid`) and written, or
+    /// `stage` read and redistributed into the array. Collective; each
+    /// step agreed.
+    fn move_round<T: Element>(
+        &self,
+        side: &mut Side<'_, T>,
+        stage: &mut DistArray<T>,
+        staging_grid: &ProcGrid,
+        round: &Round,
+        io: RoundIo<'_>,
+        options: redist::Options,
+    ) -> Result<(), IoError> {
+        let comm = staging_grid.communicator();
+        let k = self.geometry.extent.len();
+        match side {
+            Side::Save(array) => {
+                let window = Window::new(&round.origin, &vec![0; k], &round.extent)?;
+                let mut r = Redistribution::<T>::with_window(
+                    array.grid(),
+                    array.layout(),
+                    staging_grid,
+                    stage.layout(),
+                    &window,
+                    options,
+                )?;
+                r.execute_into(array, stage)?;
+                let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
+                let done = io.store.write(io.file_box, bytes, io.contiguous);
+                agree(comm, done, 0, &self.what)
+            }
+            Side::Load(array) => {
+                let bytes: &mut [u8] = bytemuck::cast_slice_mut(stage.local_slice_mut());
+                let done = io.store.read(io.file_box, bytes, io.contiguous);
+                agree(comm, done, 0, &self.what)?;
+                let window = Window::new(&vec![0; k], &round.origin, &round.extent)?;
+                let mut r = Redistribution::<T>::with_window(
+                    staging_grid,
+                    stage.layout(),
+                    array.grid(),
+                    array.layout(),
+                    &window,
+                    options,
+                )?;
+                Ok(r.execute_into(stage, array)?)
+            }
+        }
     }
 
     /// Moves the array straight between its local parts and the file, each
@@ -485,4 +498,31 @@ impl Progress {
             bytes as f64 / f64::from(1 << 20)
         );
     }
+}
+
+/// The file side of one round: the store, this rank's box of the file (if
+/// it aggregates one) and whether every box of the round is one range.
+struct RoundIo<'a> {
+    store: &'a mut dyn Store,
+    file_box: Option<&'a FileBox>,
+    contiguous: bool,
+}
+
+/// The staging array of a round of `layout`: the previous round's when its
+/// layout is the same, else a new one on `grid` (the old one handed back
+/// to be reused, [`crate::staging::keep`]).
+fn staging_for<'s, T: Element>(
+    staging: &'s mut Option<DistArray<T>>,
+    grid: &ProcGrid,
+    layout: Layout,
+) -> Result<&'s mut DistArray<T>, IoError> {
+    let stage = match staging.take() {
+        Some(s) if s.layout() == &layout => s,
+        Some(s) => {
+            crate::staging::keep(s);
+            crate::staging::array(grid, layout)?
+        }
+        None => crate::staging::array(grid, layout)?,
+    };
+    Ok(staging.insert(stage))
 }
