@@ -66,7 +66,7 @@ if [ "$PDGEMR2D" = 1 ]; then
   echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 else
   echo "| shape | type | from | to | strategy | node direct | MB moved | build ms | program B | exec ms | alltoallv ms | exec/alltoallv | pattern ms | exec/pattern | pattern/alltoallv | exec/memcpy | verified |"
-  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 fi
 for c in "${CASES[@]}"; do
   if [ -n "${CASES_FILTER:-}" ] && ! grep -q -- "${CASES_FILTER}" <<<"$c"; then continue; fi
