@@ -14,7 +14,7 @@
 //!   part (lent out as ndarray views), with parallel `from_fn`,
 //!   `map_inplace`, `zip_with`;
 //! - [`storage`]: where a local part lives — heap memory, or shared memory
-//!   other processes of the node can map ([`SharedStorage`], [`ReadMapping`]),
+//!   other processes of the node can map ([`SharedStorage`], [`ReadMapping`], [`WriteMapping`]),
 //!   and staging bytes shared the same way ([`SharedBytes`]);
 //! - [`collective`]: reductions (sum, max-abs, 2-norm), gather and scatter;
 //! - [`error`]: [`DistError`], the one error type.
@@ -42,7 +42,7 @@ pub use error::DistError;
 pub use on_grid::layout_on_grid;
 pub use procgrid::{self, ProcGrid};
 pub use redist_plan::{AxisMap, Dist, Element, Layout, LayoutSpec, LocalBlock, LocalBlocks, Order};
-pub use storage::{ReadMapping, SharedBytes, SharedStorage};
+pub use storage::{ReadMapping, SharedBytes, SharedStorage, WriteMapping};
 
 /// Re-export of `num_complex::Complex`, a supported element type.
 pub use redist_plan::Complex;

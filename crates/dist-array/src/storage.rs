@@ -18,6 +18,8 @@
 //! - `linux.rs`: the system calls behind shared storage (`memfd`, seals,
 //!   mappings through `/proc/<pid>/fd`); `elsewhere.rs`: their stand-ins
 //!   where nothing is shared;
+//! - `writers.rs`: whether the node's other ranks may write this
+//!   process's storage ([`node_writes`]);
 //! - `pool.rs`: freed files kept for the next part of the same size;
 //! - `huge_pages.rs`: parts of 2 MiB or more ask for transparent huge
 //!   pages, heap and shared alike, readers' mappings too
@@ -26,6 +28,7 @@
 mod huge_pages;
 mod pool;
 mod threshold;
+mod writers;
 
 use crate::DistError;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use huge_pages::HUGE_PAGE_MIN_BYTES;
 pub use pool::{POOL_MAX_BYTES, POOL_MAX_FILE_BYTES};
 pub use threshold::{shared_min_bytes, SHARED_MIN_BYTES, SHARED_MIN_BYTES_VAR};
+pub use writers::{node_writes, NODE_WRITES_VAR};
 
 /// The share of this process's limit on open files (`RLIMIT_NOFILE`, soft)
 /// that shared storage may hold at once, one file each: past it new parts
@@ -85,6 +89,33 @@ impl SharedStorage {
         }
         let ptr = sys::map_read_only(self)?;
         Ok(ReadMapping {
+            ptr,
+            bytes: self.bytes,
+        })
+    }
+
+    /// Maps the storage readable and writable into this process, through
+    /// `/proc/<pid>/fd/<fd>`, after the checks of
+    /// [`map_read_only`](Self::map_read_only) (sealed against resizing is
+    /// enough). Refused where the owner sealed the file against other
+    /// writers ([`NODE_WRITES_VAR`] `=never` there). Writing it is for the
+    /// owner and the writer to order: a redistribution writes only the
+    /// elements the owner's target lends it, between the owner's note and
+    /// the writer's answer.
+    ///
+    /// # Errors
+    ///
+    /// As [`map_read_only`](Self::map_read_only), and the system's error
+    /// (`PermissionDenied`) when the file is sealed against writers.
+    pub fn map_read_write(&self) -> std::io::Result<WriteMapping> {
+        if self.bytes == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "empty storage",
+            ));
+        }
+        let ptr = sys::map_read_write(self)?;
+        Ok(WriteMapping {
             ptr,
             bytes: self.bytes,
         })
@@ -155,6 +186,39 @@ impl ReadMapping {
 impl Drop for ReadMapping {
     fn drop(&mut self) {
         sys::unmap(self.ptr.cast_mut(), self.bytes);
+    }
+}
+
+/// A readable and writable mapping of another process's shared storage
+/// ([`SharedStorage::map_read_write`]), unmapped on drop.
+#[derive(Debug)]
+pub struct WriteMapping {
+    ptr: *mut u8,
+    bytes: usize,
+}
+
+// SAFETY: plain memory; who writes which bytes when is for the owner and
+// the writers to order (a redistribution does so with messages).
+unsafe impl Send for WriteMapping {}
+// SAFETY: as above.
+unsafe impl Sync for WriteMapping {}
+
+impl WriteMapping {
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The first byte of the mapping, page-aligned; [`bytes`](Self::bytes)
+    /// bytes can be read and written while `self` lives.
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+}
+
+impl Drop for WriteMapping {
+    fn drop(&mut self) {
+        sys::unmap(self.ptr, self.bytes);
     }
 }
 
@@ -572,8 +636,10 @@ mod tests {
     }
 
     /// What another process of the same user could try through
-    /// `/proc/<pid>/fd`: write, map writable, shrink. All refused; a reader
-    /// that checks what it maps still reads the owner's data.
+    /// `/proc/<pid>/fd`: shrink (always refused, so no access can fault)
+    /// and, where the owner seals writers out (`NDCYCLIC_NODE_WRITES=never`),
+    /// write or map writable. A reader that checks what it maps still reads
+    /// the owner's data.
     #[test]
     #[cfg(target_os = "linux")]
     fn sealed_storage_cannot_be_turned_against_a_reader() {
@@ -584,10 +650,10 @@ mod tests {
         // SAFETY: plain system calls on a descriptor of this test, closed below.
         unsafe {
             let fd = libc::open(path.as_ptr(), libc::O_RDWR);
-            assert!(fd >= 0, "reopening read-write is allowed, writing is not");
+            assert!(fd >= 0, "reopening read-write is allowed");
             assert!(libc::ftruncate(fd, 8) != 0, "shrinking must fail");
             let bytes = [0u8; 8];
-            if sys::future_write_seals() {
+            if sys::future_write_seals() && !node_writes() {
                 assert!(
                     libc::write(fd, bytes.as_ptr().cast(), 8) < 0,
                     "writing must fail"
@@ -607,6 +673,32 @@ mod tests {
         let m = info.map_read_only().unwrap();
         // SAFETY: u64s, not written while read.
         assert_eq!(&unsafe { m.slice::<u64>() }[..3], &[7, 9, 7]);
+    }
+
+    /// A writer of the node maps the owner's storage writable (unless the
+    /// owner seals writers out) and the owner sees what it wrote.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_writer_of_the_node_writes_what_the_owner_reads() {
+        let s = Storage::shared_copy(&[5u32; 2048]);
+        let info = s.shared().unwrap();
+        match info.map_read_write() {
+            Ok(w) => {
+                assert!(node_writes());
+                assert_eq!(w.bytes(), 2048 * 4);
+                // SAFETY: inside the mapping; the owner does not touch the
+                // storage meanwhile.
+                unsafe { w.as_mut_ptr().cast::<u32>().add(100).write(77) };
+                assert_eq!(s.as_slice()[100], 77);
+                assert_eq!(s.as_slice()[99], 5);
+            }
+            Err(e) => assert!(!node_writes(), "refused: {e}"),
+        }
+        let too_long = SharedStorage {
+            bytes: info.bytes * 2,
+            ..info
+        };
+        assert!(too_long.map_read_write().is_err());
     }
 
     #[test]

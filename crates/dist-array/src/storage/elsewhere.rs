@@ -27,6 +27,18 @@ pub fn map_read_only(_s: &SharedStorage) -> io::Result<*const u8> {
     ))
 }
 
+/// Nothing can be mapped off Linux.
+///
+/// # Errors
+///
+/// - [`Unsupported`](io::ErrorKind::Unsupported), always.
+pub fn map_read_write(_s: &SharedStorage) -> io::Result<*mut u8> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "shared storage needs Linux",
+    ))
+}
+
 pub fn still_open(_s: &SharedStorage) -> bool {
     false
 }

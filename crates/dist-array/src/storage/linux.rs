@@ -18,9 +18,10 @@ pub struct File {
 const SIZE_SEALS: libc::c_int = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW;
 
 /// A zero-filled file of `bytes` bytes, mapped read-write, then sealed
-/// against resizing and against every writer but this mapping (where
-/// the kernel has `F_SEAL_FUTURE_WRITE`), or `None` if the system
-/// refuses any of it.
+/// against resizing and — unless the node's ranks may write it
+/// ([`node_writes`](super::node_writes)) — against every writer but this
+/// mapping (where the kernel has `F_SEAL_FUTURE_WRITE`), or `None` if the
+/// system refuses any of it.
 pub fn create(bytes: usize) -> Option<File> {
     let size = libc::off_t::try_from(bytes).ok()?;
     // SAFETY: plain system calls on a descriptor this function owns;
@@ -55,7 +56,7 @@ pub fn create(bytes: usize) -> Option<File> {
             return fail(ptr);
         }
         super::huge_pages::advise(ptr.cast_const().cast(), bytes);
-        let write_seal = if future_write_seals() {
+        let write_seal = if future_write_seals() && !super::node_writes() {
             libc::F_SEAL_FUTURE_WRITE
         } else {
             0
@@ -129,34 +130,48 @@ pub fn still_open(s: &SharedStorage) -> bool {
 /// - the system's error when `/proc/<pid>/fd/<fd>` cannot be opened, examined
 ///   (`fstat`) or mapped;
 /// - [`InvalidData`](io::ErrorKind::InvalidData) when it is not a regular file, not
-///   the file `s` names (device, inode), shorter than `s.bytes`, or not sealed.
+///   the file `s` names (device, inode), shorter than `s.bytes`, or not sealed
+///   against resizing.
 pub fn map_read_only(s: &SharedStorage) -> io::Result<*const u8> {
+    map(s, false).map(<*mut u8>::cast_const)
+}
+
+/// Maps `s` readable and writable after checking what it is.
+///
+/// # Errors
+///
+/// As [`map_read_only`], and the system's error when the owner sealed the
+/// file against other writers.
+pub fn map_read_write(s: &SharedStorage) -> io::Result<*mut u8> {
+    map(s, true)
+}
+
+/// Maps `s`, writable if `write`, after checking what it is.
+fn map(s: &SharedStorage, write: bool) -> io::Result<*mut u8> {
+    let (flags, prot) = if write {
+        (libc::O_RDWR, libc::PROT_READ | libc::PROT_WRITE)
+    } else {
+        (libc::O_RDONLY, libc::PROT_READ)
+    };
     let path = std::ffi::CString::new(format!("/proc/{}/fd/{}", s.pid, s.fd))
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
     // SAFETY: plain system calls; the descriptor is closed on every path
     // (the mapping keeps the memory).
     unsafe {
-        let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        let fd = libc::open(path.as_ptr(), flags | libc::O_CLOEXEC);
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
         let checked = check(fd, s, &invalid);
         let result = checked.and_then(|()| {
-            let ptr = libc::mmap(
-                std::ptr::null_mut(),
-                s.bytes,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
+            let ptr = libc::mmap(std::ptr::null_mut(), s.bytes, prot, libc::MAP_SHARED, fd, 0);
             if ptr == libc::MAP_FAILED {
                 Err(io::Error::last_os_error())
             } else {
                 // The owner's pages may be huge: map them so.
                 super::huge_pages::advise(ptr.cast_const().cast(), s.bytes);
-                Ok(ptr.cast_const().cast::<u8>())
+                Ok(ptr.cast::<u8>())
             }
         });
         libc::close(fd);
@@ -164,7 +179,9 @@ pub fn map_read_only(s: &SharedStorage) -> io::Result<*const u8> {
     }
 }
 
-/// That `fd` is the file `s` describes, long enough, and sealed.
+/// That `fd` is the file `s` describes, long enough, and sealed against
+/// resizing (so that no access can fault). Whether other writers are
+/// sealed out is the owner's choice ([`node_writes`](super::node_writes)).
 ///
 /// # Safety
 /// `fd` is an open descriptor.
@@ -200,12 +217,7 @@ unsafe fn check(
     }
     // SAFETY: an open descriptor.
     let seals = unsafe { libc::fcntl(fd, libc::F_GET_SEALS) };
-    let needed = SIZE_SEALS
-        | if future_write_seals() {
-            libc::F_SEAL_FUTURE_WRITE
-        } else {
-            0
-        };
+    let needed = SIZE_SEALS;
     if seals < 0 || seals & needed != needed {
         return Err(invalid(format!(
             "the storage is not sealed (seals {seals:#x}, {needed:#x} needed)"

@@ -21,14 +21,15 @@ use crate::tuning::PREFETCH_BYTES;
 /// lines, a few thousand at most.
 #[derive(Debug, Default)]
 pub struct MergeScratch {
-    /// `(first target offset, message, line)`, message after message.
-    lines: Vec<(usize, usize, LineCopy)>,
-    /// Indices into `lines`, in target order.
-    order: Vec<usize>,
+    /// `(first target offset, message, line)` (first source offset for
+    /// pushed copies), message after message.
+    pub(super) lines: Vec<(usize, usize, LineCopy)>,
+    /// Indices into `lines`, in target (or source) order.
+    pub(super) order: Vec<usize>,
     /// Where each message's lines start in `lines`, and one past the last.
-    heads: Vec<usize>,
+    pub(super) heads: Vec<usize>,
     /// While merging: each message's next line.
-    at: Vec<usize>,
+    pub(super) at: Vec<usize>,
 }
 
 impl MergeScratch {
@@ -149,9 +150,10 @@ impl MessageProgram {
 }
 
 /// The indices of `lines` (runs `heads[i]..heads[i + 1]` per message, each
-/// in order) merged by first target offset into `order`, ties to the
-/// earlier message; `at` is room for each message's next line.
-fn merge(
+/// in order) merged by their key (first target offset, or first source
+/// offset for pushed copies) into `order`, ties to the earlier message;
+/// `at` is room for each message's next line.
+pub(super) fn merge(
     lines: &[(usize, usize, LineCopy)],
     heads: &[usize],
     at: &mut Vec<usize>,

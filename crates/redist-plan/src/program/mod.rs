@@ -37,6 +37,7 @@ use std::sync::Arc;
 mod axis;
 mod listed;
 mod merged;
+mod pushed;
 mod rank;
 mod runs;
 #[cfg(test)]

@@ -613,3 +613,76 @@ fn merged_copies_of_a_block_size_change() {
         assert!(merged_copies_match_scan(&plan, portions));
     }
 }
+
+/// Every message out of source rank `a` copied together into its target,
+/// merged in source order in `portions` portions
+/// ([`MessageProgram::push_merged_with`]), streamed or not, lands every
+/// element where the scan says, and nothing else is written.
+fn pushed_copies_match_scan(plan: &Plan, portions: usize, stream: bool) -> bool {
+    let code = |a: usize, offset: usize| ((a as u64) << 40) | offset as u64;
+    let targets = plan.target().ranks();
+    let mut scratch = MergeScratch::default();
+    (0..plan.source().ranks()).all(|a| {
+        let n = plan.source().local_len(a).unwrap();
+        let src: Vec<u64> = (0..n).map(|o| code(a, o)).collect();
+        let mut expect: Vec<Vec<u64>> = (0..targets)
+            .map(|b| vec![u64::MAX; plan.target().local_len(b).unwrap()])
+            .collect();
+        let mut dsts = expect.clone();
+        let mut programs = Vec::new();
+        for (b, e) in expect.iter_mut().enumerate() {
+            let want = pairs(plan, a, b);
+            for &(s, t) in &want {
+                e[t] = code(a, s);
+            }
+            if !want.is_empty() {
+                programs.push((program(plan, a, b, usize::MAX), b));
+            }
+        }
+        let mut list: Vec<(&MessageProgram, &mut [u64])> = Vec::new();
+        for (b, dst) in dsts.iter_mut().enumerate() {
+            if let Some((t, _)) = programs.iter().find(|(_, to)| *to == b) {
+                list.push((t, dst.as_mut_slice()));
+            }
+        }
+        for k in 0..portions {
+            MessageProgram::push_merged_with(
+                &src,
+                &mut list,
+                k,
+                portions,
+                stream,
+                Plain,
+                &mut scratch,
+            );
+        }
+        MessageProgram::fence(stream);
+        dsts == expect
+    })
+}
+
+quickcheck! {
+    fn pushed_copies_land_every_element(p: Pair, portions: u8, stream: bool) -> bool {
+        let plan = Plan::new(&p.0, &p.1, Remap::None).unwrap();
+        pushed_copies_match_scan(&plan, usize::from(portions % 5) + 1, stream)
+    }
+
+    fn pushed_copies_of_windows(w: Windowed, portions: u8) -> bool {
+        let plan = Plan::with_window(&w.0, &w.1, &w.2, Remap::None).unwrap();
+        pushed_copies_match_scan(&plan, usize::from(portions % 5) + 1, true)
+    }
+}
+
+/// The seeds' block-size change pushed: every element of both targets
+/// lands, streamed and not.
+#[test]
+fn pushed_copies_of_a_block_size_change() {
+    let n = 40 * 300 * 4 + 17;
+    let a = Layout::parse(&[n], "cyclic(40)@2").unwrap();
+    let b = Layout::parse(&[n], "cyclic(300)@2").unwrap();
+    let plan = Plan::new(&a, &b, Remap::None).unwrap();
+    for portions in [1, 2, 7] {
+        assert!(pushed_copies_match_scan(&plan, portions, true));
+        assert!(pushed_copies_match_scan(&plan, portions, false));
+    }
+}
