@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use huge_pages::HUGE_PAGE_MIN_BYTES;
 pub use pool::{POOL_MAX_BYTES, POOL_MAX_FILE_BYTES};
 pub use threshold::{shared_min_bytes, SHARED_MIN_BYTES, SHARED_MIN_BYTES_VAR};
-pub use writers::{node_writes, NODE_WRITES_VAR};
+pub use writers::{node_writes, NodeWrites, NODE_WRITES_VAR};
 
 /// The share of this process's limit on open files (`RLIMIT_NOFILE`, soft)
 /// that shared storage may hold at once, one file each: past it new parts
@@ -653,7 +653,7 @@ mod tests {
             assert!(fd >= 0, "reopening read-write is allowed");
             assert!(libc::ftruncate(fd, 8) != 0, "shrinking must fail");
             let bytes = [0u8; 8];
-            if sys::future_write_seals() && !node_writes() {
+            if sys::future_write_seals() && node_writes() == NodeWrites::Never {
                 assert!(
                     libc::write(fd, bytes.as_ptr().cast(), 8) < 0,
                     "writing must fail"
@@ -684,7 +684,7 @@ mod tests {
         let info = s.shared().unwrap();
         match info.map_read_write() {
             Ok(w) => {
-                assert!(node_writes());
+                assert_ne!(node_writes(), NodeWrites::Never);
                 assert_eq!(w.bytes(), 2048 * 4);
                 // SAFETY: inside the mapping; the owner does not touch the
                 // storage meanwhile.
@@ -692,7 +692,7 @@ mod tests {
                 assert_eq!(s.as_slice()[100], 77);
                 assert_eq!(s.as_slice()[99], 5);
             }
-            Err(e) => assert!(!node_writes(), "refused: {e}"),
+            Err(e) => assert_eq!(node_writes(), NodeWrites::Never, "refused: {e}"),
         }
         let too_long = SharedStorage {
             bytes: info.bytes * 2,

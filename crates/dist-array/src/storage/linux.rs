@@ -56,7 +56,8 @@ pub fn create(bytes: usize) -> Option<File> {
             return fail(ptr);
         }
         super::huge_pages::advise(ptr.cast_const().cast(), bytes);
-        let write_seal = if future_write_seals() && !super::node_writes() {
+        let write_seal = if future_write_seals() && super::node_writes() == super::NodeWrites::Never
+        {
             libc::F_SEAL_FUTURE_WRITE
         } else {
             0

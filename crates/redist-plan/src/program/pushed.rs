@@ -20,8 +20,8 @@ impl MessageProgram {
     /// every message of `messages`, each from `src` into its own target
     /// storage (`(program, target)`): the messages' lines in the order of
     /// their first source offsets (each message's own in its walk order),
-    /// streaming stretches of a cache line or more when `stream` (the
-    /// caller fences, [`fence`](Self::fence), before the targets are read
+    /// streaming stretches of a cache line or more into targets larger
+    /// than the cache when `stream` (the caller fences, [`fence`](Self::fence), before the targets are read
     /// by anybody else). Copies through offset tables or tiles run as the
     /// walk meets them. The elements written are those of
     /// [`copy_with`](Self::copy_with) on each message; only the order
@@ -52,7 +52,12 @@ impl MessageProgram {
             tables: true,
             buf_start: 0,
         };
-        let stream_of = |m: &MessageProgram| (stream, stream && m.shape.stream_unpack);
+        // Only into targets too large for the cache (those the plan
+        // streams unpacking into).
+        let stream_of = |m: &MessageProgram| {
+            let s = stream && m.shape.stream_unpack;
+            (s, s)
+        };
         lines.clear();
         heads.clear();
         for (i, (m, dst)) in messages.iter_mut().enumerate() {

@@ -36,6 +36,11 @@ pub(crate) const REPORT: Tag = 1008;
 pub(crate) const REPLY: Tag = 1009;
 /// Tag of the verdicts `combined`'s leaders pass among themselves.
 pub(crate) const VERDICT: Tag = 1010;
+/// Tag of a receiver's note about its target (node-direct writes).
+pub(crate) const TARGET_NOTE: Tag = 1011;
+/// Tag of a writer's word: the message is written into the target, or
+/// must be sent.
+pub(crate) const WRITTEN: Tag = 1012;
 
 /// This rank's part of a redistribution, shared by every strategy: the
 /// copy programs of its sends, receives and kept elements, where each message
@@ -158,7 +163,7 @@ impl RankMessages {
 
 /// How many portions of about [`PORTION_BYTES`] of target copies of
 /// `elements` elements in all take (at least one).
-fn portions<T>(elements: usize) -> usize {
+pub(crate) fn portions<T>(elements: usize) -> usize {
     (elements * std::mem::size_of::<T>())
         .div_ceil(PORTION_BYTES)
         .max(1)

@@ -19,7 +19,7 @@ use super::messages::PROBE;
 use super::mpi_raw::Note;
 use crate::tuning::{MAPPINGS_CHECK_EVERY, MAPPINGS_KEPT};
 use dist_array::storage::Probe;
-use dist_array::{ReadMapping, SharedStorage};
+use dist_array::{ReadMapping, SharedStorage, WriteMapping};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
@@ -35,6 +35,8 @@ pub(crate) struct NodeDirect {
     pub near: Near,
     /// What reading the senders' storage needs.
     pub reader: PeerReader,
+    /// What writing into the receivers' target storage needs.
+    pub writer: PeerWriter,
 }
 
 /// Per send and receive of a rank: whether its peer is on the rank's node.
@@ -57,6 +59,11 @@ impl Near {
     /// Receives from ranks of this node.
     pub fn recv_count(&self) -> usize {
         self.recvs.iter().filter(|&&x| x).count()
+    }
+
+    /// Sends to ranks of this node.
+    pub fn send_count(&self) -> usize {
+        self.sends.iter().filter(|&&x| x).count()
     }
 }
 
@@ -108,9 +115,12 @@ impl NodeDirect {
                 *pid = storage.map_or(0, |s| s.pid);
             }
         }
-        let source = plan.source();
+        let (source, target) = (plan.source(), plan.target());
         let expected = (plan.recvs().iter())
             .map(|t| source.local_len(t.peer).unwrap_or(0) * elem_bytes)
+            .collect();
+        let expected_targets = (plan.sends().iter())
+            .map(|t| target.local_len(t.peer).unwrap_or(0) * elem_bytes)
             .collect();
         let node_direct = NodeDirect {
             near: Near { sends, recvs },
@@ -119,17 +129,30 @@ impl NodeDirect {
                 expected,
                 cache: PeerCache::default(),
             },
+            writer: PeerWriter {
+                expected: expected_targets,
+                cache: PeerCache::default(),
+            },
         };
         (node_direct, can_map, ProbeKept(probe))
     }
 
     /// The note a sender sends: whether its source storage is shared, and
-    /// how to map it.
+    /// how to map it (present, descriptor, storage id, bytes, device,
+    /// inode; the process id the receiver checked when the redistribution
+    /// was built).
     pub fn note_for(source: Option<&SharedStorage>) -> Note {
         match source {
-            Some(s) => [1, word(s.fd), s.id, word(s.bytes), s.dev, s.ino],
-            None => [0; 6],
+            Some(s) => [1, word(s.fd), s.id, word(s.bytes), s.dev, s.ino, 0],
+            None => [0; 7],
         }
+    }
+
+    /// The note a receiver sends each sender of its node: whether they may
+    /// write their messages into its target storage, and how to map it
+    /// (as [`storage_entry`]: with the process id).
+    pub fn target_note_for(target: Option<&SharedStorage>) -> Note {
+        storage_entry(target)
     }
 
     /// Bytes held on the heap (mappings aside).
@@ -138,6 +161,7 @@ impl NodeDirect {
             + self.near.recvs.capacity()
             + self.reader.pids.capacity() * std::mem::size_of::<u32>()
             + self.reader.expected.capacity() * std::mem::size_of::<usize>()
+            + self.writer.expected.capacity() * std::mem::size_of::<usize>()
     }
 }
 
@@ -184,6 +208,91 @@ impl PeerReader {
     }
 }
 
+/// What a sender needs to write its messages into its receivers' target
+/// storage: the size each receiver's target must have, and the mappings
+/// made so far.
+pub(crate) struct PeerWriter {
+    /// Per send: the bytes the receiver's target storage holds, from the
+    /// plan; a note saying otherwise is not trusted.
+    expected: Vec<usize>,
+    /// Mappings of the receivers' targets.
+    cache: PeerCache<WriteMapping>,
+}
+
+impl PeerWriter {
+    /// Maps, writable, the target storage that the note of send `i`'s
+    /// receiver describes, as the receiver's array `at`.
+    ///
+    /// # Errors
+    ///
+    /// - [`InvalidData`](std::io::ErrorKind::InvalidData) when the note
+    ///   describes no storage or another size than the plan gives the
+    ///   receiver;
+    /// - the errors of [`PeerCache::get`] (the receiver's storage sealed
+    ///   against writers among them).
+    pub fn map(&mut self, note: Note, i: usize, at: PeerArray) -> std::io::Result<()> {
+        let storage = probe_storage(&note).filter(|s| Some(&s.bytes) == self.expected.get(i));
+        let Some(storage) = storage else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the target note describes no storage of the size the plan gives the receiver",
+            ));
+        };
+        self.cache.get(at, &storage).map(|_| ())
+    }
+
+    /// The target storage of the peer's array `at` mapped last, as `T`s.
+    ///
+    /// # Safety
+    ///
+    /// The peer's storage holds `T`s, and nobody else reads or writes the
+    /// elements written through the returned slice while it lives (the
+    /// plan gives each target element to one message; the peer waits for
+    /// this rank's word).
+    #[allow(clippy::mut_from_ref, reason = "the peer's memory, lent by its note")]
+    pub unsafe fn target<T: bytemuck::Pod>(&self, at: PeerArray) -> Option<&mut [T]> {
+        let m = self.cache.mapped(at)?;
+        // SAFETY: the mapping holds `bytes` writable bytes, page-aligned;
+        // the caller's contract for the rest.
+        Some(unsafe {
+            std::slice::from_raw_parts_mut(
+                m.as_mut_ptr().cast::<T>(),
+                m.bytes() / std::mem::size_of::<T>(),
+            )
+        })
+    }
+}
+
+/// A mapping of a peer's storage that a [`PeerCache`] keeps.
+pub(crate) trait Mapping: Sized {
+    /// Maps `s`.
+    ///
+    /// # Errors
+    ///
+    /// The system's, as [`SharedStorage::map_read_only`] gives them.
+    fn map(s: &SharedStorage) -> std::io::Result<Self>;
+    /// Its size in bytes.
+    fn bytes(&self) -> usize;
+}
+
+impl Mapping for ReadMapping {
+    fn map(s: &SharedStorage) -> std::io::Result<Self> {
+        s.map_read_only()
+    }
+    fn bytes(&self) -> usize {
+        ReadMapping::bytes(self)
+    }
+}
+
+impl Mapping for WriteMapping {
+    fn map(s: &SharedStorage) -> std::io::Result<Self> {
+        s.map_read_write()
+    }
+    fn bytes(&self) -> usize {
+        WriteMapping::bytes(self)
+    }
+}
+
 /// A non-negative integer as one word of a note.
 fn word<I: TryInto<u64>>(x: I) -> u64 {
     x.try_into().unwrap_or(u64::MAX)
@@ -222,26 +331,36 @@ impl Bounded for usize {
 /// every [`MAPPINGS_CHECK_EVERY`] lookups, and no more than
 /// [`MAPPINGS_KEPT`] are kept besides the current ones (the least recently
 /// used go first). Storage ids are never reused within a process.
-#[derive(Debug, Default)]
-pub(crate) struct PeerCache {
+#[derive(Debug)]
+pub(crate) struct PeerCache<M = ReadMapping> {
     /// Per peer's array: the id of the storage mapped for it last.
     current: HashMap<PeerArray, u64>,
     /// Every mapping, by owner's rank and storage id, with the lookup
     /// that used it last.
-    maps: HashMap<(usize, u64), Kept>,
+    maps: HashMap<(usize, u64), Kept<M>>,
     /// Lookups so far.
     lookups: u64,
 }
 
+impl<M> Default for PeerCache<M> {
+    fn default() -> Self {
+        PeerCache {
+            current: HashMap::new(),
+            maps: HashMap::new(),
+            lookups: 0,
+        }
+    }
+}
+
 /// A mapping kept in a [`PeerCache`].
 #[derive(Debug)]
-struct Kept {
+struct Kept<M> {
     storage: SharedStorage,
-    map: ReadMapping,
+    map: M,
     used: u64,
 }
 
-impl PeerCache {
+impl<M: Mapping> PeerCache<M> {
     /// The mapping of `s`, the storage of the peer's array `at`, mapped
     /// now if not kept.
     ///
@@ -250,7 +369,7 @@ impl PeerCache {
     /// - [`Other`](std::io::ErrorKind::Other) when the [`Fault::Map`](crate::faults::Fault::Map) fault is injected (tests);
     /// - the errors of [`SharedStorage::map_read_only`] when `s` is not kept and
     ///   cannot be mapped (the slot then has no current mapping).
-    pub fn get(&mut self, at: PeerArray, s: &SharedStorage) -> std::io::Result<&ReadMapping> {
+    pub fn get(&mut self, at: PeerArray, s: &SharedStorage) -> std::io::Result<&M> {
         if crate::faults::injected(crate::faults::Fault::Map) {
             return Err(std::io::Error::other(
                 "mapping refused (fault injected: Fault::Map)",
@@ -270,7 +389,7 @@ impl PeerCache {
         }
         let kept = match self.maps.entry(key) {
             Entry::Occupied(kept) => kept.into_mut(),
-            Entry::Vacant(room) => match s.map_read_only() {
+            Entry::Vacant(room) => match M::map(s) {
                 Ok(map) => room.insert(Kept {
                     storage: *s,
                     map,
@@ -287,7 +406,7 @@ impl PeerCache {
     }
 
     /// The mapping of `at` that [`get`](Self::get) made last.
-    pub fn mapped(&self, at: PeerArray) -> Option<&ReadMapping> {
+    pub fn mapped(&self, at: PeerArray) -> Option<&M> {
         let id = self.current.get(&at)?;
         self.maps.get(&(at.rank, *id)).map(|k| &k.map)
     }

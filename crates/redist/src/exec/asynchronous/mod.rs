@@ -31,10 +31,11 @@ mod batch;
 mod notes;
 mod post;
 mod trial;
+mod writes;
 
 use super::arrays::Arrays;
 use super::exchange::Exchange;
-use super::messages::{grow, RankMessages};
+use super::messages::{grow, RankMessages, ANSWER};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeDirect};
 use super::route::Routes;
@@ -47,6 +48,7 @@ use post::{Round, Target};
 use redist_plan::kernel::Store;
 use redist_plan::program::MergeScratch;
 use trial::{Trial, Verdict};
+use writes::OnTarget;
 
 /// The receiver's answer: it copied the message itself.
 const COPIED: u64 = 0;
@@ -68,6 +70,11 @@ pub(crate) struct Async<T> {
     slots: Vec<(usize, usize)>,
     /// Receives of this execution copied straight from a mapped peer.
     mapped: Vec<usize>,
+    /// Sends of this execution written straight into a mapped target.
+    written: Vec<usize>,
+    /// Whether this rank lends its target to its node's writers, once the
+    /// first execution has found out (`writes::lend_pays`).
+    lend_pays: Option<bool>,
     /// Per send: pieces packed and sent so far when sends are packed
     /// together with the local copy.
     sent_pieces: Vec<usize>,
@@ -98,6 +105,8 @@ impl<T: Element> Async<T> {
             late_recvs: Vec::new(),
             slots: Vec::new(),
             mapped: Vec::new(),
+            written: Vec::new(),
+            lend_pays: None,
             sent_pieces: Vec::new(),
             batch_notes: BatchNotes::default(),
             trial: other.map(Trial::new),
@@ -133,21 +142,34 @@ impl<T: Element> Async<T> {
         store: S,
     ) -> Result<(), RedistError> {
         let shared = src.shared_storage();
+        // The target is lent to the node's writers where its storage lets
+        // them map it and their stretches are long enough.
+        let near = self.node.as_ref().map(|n| &n.near);
+        let pays = *(self.lend_pays)
+            .get_or_insert_with(|| near.is_some_and(|near| writes::lend_pays::<T>(messages, near)));
+        let lent = dst.shared_storage().filter(|_| pays);
         let (src, out) = (src.local_slice(), dst.local_slice_mut());
-        self.round_one(messages, comm, shared.as_ref(), src, out, store)?;
+        let storages = Storages {
+            source: shared.as_ref(),
+            target: lent.as_ref(),
+        };
+        self.round_one(messages, comm, storages, src, out, store)?;
         if self.late_sends.contains(&true) || self.late_recvs.contains(&true) {
             self.round_two(messages, comm, src, out, store)?;
         }
         Ok(())
     }
 
-    /// Round 1: messages across nodes move; within the node, notes, then
-    /// the copies straight from mapped peers together with the local copy.
+    /// Round 1: messages across nodes move; within the node, notes both
+    /// ways, then the messages into lent targets written by their senders
+    /// (with the local copy where this rank's target is lent), those from
+    /// shared sources into private targets read by their receivers (with
+    /// the local copy there).
     fn round_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
         comm: &SimpleCommunicator,
-        shared: Option<&SharedStorage>,
+        storages: Storages<'_>,
         src: &[T],
         out: &mut [T],
         store: S,
@@ -162,14 +184,16 @@ impl<T: Element> Async<T> {
             late_recvs,
             slots,
             mapped,
+            written,
             sent_pieces,
             merge,
             ..
         } = self;
-        let (near, mut reader) = match node {
-            Some(n) => (Some(&n.near), Some(&mut n.reader)),
-            None => (None, None),
+        let (near, mut reader, mut writer) = match node {
+            Some(n) => (Some(&n.near), Some(&mut n.reader), Some(&mut n.writer)),
+            None => (None, None, None),
         };
+        let lent = storages.target.filter(|_| near.is_some());
         let round = Round {
             messages,
             routes,
@@ -186,15 +210,22 @@ impl<T: Element> Async<T> {
         let target = Target::of(out);
         let mut reqs =
             requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends.len())?;
-        round.post_receives_and_notes(&mut reqs, target)?;
-        // Without copies from peers of the node, the kept elements are copied
+        round.post_receives_and_notes(&mut reqs, target, lent)?;
+        // The kept elements are copied with the messages read from peers
+        // (into a private target), else with those written to peers, else
         // in one pass with the packed sends whose pieces pack on their own.
-        let mut notes_left = near.map_or(0, Near::recv_count);
-        let fuse = notes_left == 0;
+        let mut notes_left = match lent {
+            Some(_) => 0,
+            None => near.map_or(0, Near::recv_count),
+        };
+        let mut targets_left = near.map_or(0, Near::send_count);
+        let local_with_reads = notes_left > 0;
+        let local_with_writes = !local_with_reads && targets_left > 0;
+        let fuse = !local_with_reads && !local_with_writes;
         let together = |i: usize| fuse && !round.near_send(i) && round.packs_alone(i);
-        let rest =
-            round.send_and_note(&mut reqs, &mut send_buf[..], shared, together, late_sends)?;
+        let rest = round.send_and_note(&mut reqs, &mut send_buf[..], storages.source, together)?;
         mapped.clear();
+        written.clear();
         if fuse {
             round.copy_local_and_send(together, out, &mut reqs, rest, sent_pieces)?;
         }
@@ -205,10 +236,11 @@ impl<T: Element> Async<T> {
                     message,
                     last,
                 } => round.arrived(&reqs, out, request, message, last)?,
+                // A lent target is written by its senders: their notes
+                // about their sources do not matter.
+                Event::Note(_) if lent.is_some() => {}
                 Event::Note(i) => {
-                    let reader = reader.as_deref_mut().ok_or_else(|| {
-                        RedistError::Internal("a note without node-direct copies".to_string())
-                    })?;
+                    let reader = reader.as_deref_mut().ok_or_else(no_node)?;
                     notes_left -= 1;
                     notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
                     if notes_left == 0 {
@@ -221,7 +253,24 @@ impl<T: Element> Async<T> {
                         notes::answer_copied(&mut reqs, mapped, recvs)?;
                     }
                 }
+                Event::TargetNote(i) => {
+                    let writer = writer.as_deref_mut().ok_or_else(no_node)?;
+                    targets_left -= 1;
+                    let source_shared = storages.source.is_some();
+                    match writes::on_target_note(&mut reqs, writer, &sends[i], i, source_shared)? {
+                        OnTarget::Write => written.push(i),
+                        OnTarget::Pull => reqs.irecv_word(i, sends[i].peer, ANSWER)?,
+                        OnTarget::Late => late_sends[i] = true,
+                    }
+                    if targets_left == 0 {
+                        let local = local_with_writes.then_some(&mut *out);
+                        writes::write_together(
+                            &mut reqs, messages, src, local, written, writer, store, merge,
+                        )?;
+                    }
+                }
                 Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
+                Event::Written(i) => late_recvs[i] = reqs.written(i) != COPIED,
                 Event::Sent | Event::Landed(_) => {}
             }
         }
@@ -295,6 +344,20 @@ fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
     all.map(|n| Duration::from_nanos(n).as_secs_f64())
 }
 
+/// The shared storages of one execution's arrays: the source's (read by
+/// the node's receivers) and the target's where it is lent to the node's
+/// writers.
+#[derive(Clone, Copy)]
+struct Storages<'a> {
+    source: Option<&'a SharedStorage>,
+    target: Option<&'a SharedStorage>,
+}
+
+/// The error of a note where no node-direct copies were set up.
+fn no_node() -> RedistError {
+    RedistError::Internal("a note without node-direct copies".to_string())
+}
+
 /// `flags` holding `n` times `false`.
 fn reset(flags: &mut Vec<bool>, n: usize) {
     flags.clear();
@@ -355,6 +418,7 @@ impl<T: Element> Exchange<T> for Async<T> {
             + self.slots.capacity() * std::mem::size_of::<(usize, usize)>()
             + self.late_sends.capacity()
             + self.late_recvs.capacity()
+            + (self.mapped.capacity() + self.written.capacity()) * std::mem::size_of::<usize>()
             + self.stacked.heap_bytes()
             + self.merge.heap_bytes()
     }

@@ -3,7 +3,7 @@
 //! same pass where they can), receives straight into target storage where
 //! a piece lies there as one run.
 
-use super::super::messages::{RankMessages, ANSWER, DATA, NOTE};
+use super::super::messages::{RankMessages, DATA, NOTE, TARGET_NOTE, WRITTEN};
 use super::super::mpi_raw::{Requests, SendBuf};
 use super::super::node_direct::{Near, NodeDirect};
 use super::super::route::{Cut, Recv, Routes, Send};
@@ -103,16 +103,23 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
         Ok(())
     }
 
-    /// Round 1's receives: a note from each rank of the node, the data from
-    /// every other rank.
+    /// Round 1's receives: from each rank of the node a note, after this
+    /// rank's own note about its target — lent to be written into when
+    /// `lent` describes it, and then a receive of the writer's word —, the
+    /// data from every other rank.
     pub fn post_receives_and_notes(
         &self,
         reqs: &mut Requests<'_, 'b, T>,
         target: Target<T>,
+        lent: Option<&SharedStorage>,
     ) -> Result<(), RedistError> {
         for (i, t) in self.messages.recvs().iter().enumerate() {
             if self.near_recv(i) {
                 reqs.irecv_note(i, t.peer, NOTE)?;
+                reqs.isend_target_note(i, NodeDirect::target_note_for(lent), t.peer, TARGET_NOTE)?;
+                if lent.is_some() {
+                    reqs.irecv_written(i, t.peer, WRITTEN)?;
+                }
             }
         }
         self.post_receives(reqs, target, |i| !self.near_recv(i))
@@ -135,17 +142,16 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
     }
 
     /// Round 1's sends but those `later` selects (they go with the local
-    /// copy): the data to ranks of other nodes, a note to each rank of the
-    /// node — and, where the source is `shared`, a receive for its answer;
-    /// where it is private, the data follows in round 2 (`late_sends`).
-    /// Returns the send buffer not taken.
+    /// copy): the data to ranks of other nodes, to each rank of the node a
+    /// note — whether the source is `shared` — and a receive for its note
+    /// about its target (`writes.rs` decides on it). Returns the send
+    /// buffer not taken.
     pub fn send_and_note(
         &self,
         reqs: &mut Requests<'_, 'b, T>,
         buf: &'b mut [T],
         shared: Option<&SharedStorage>,
         later: impl Fn(usize) -> bool,
-        late_sends: &mut [bool],
     ) -> Result<&'b mut [T], RedistError> {
         let mut rest = buf;
         self.send(reqs, &mut rest, |i| !later(i) && !self.near_send(i))?;
@@ -154,11 +160,7 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
                 continue;
             }
             reqs.isend_note(i, NodeDirect::note_for(shared), t.peer, NOTE)?;
-            if shared.is_some() {
-                reqs.irecv_word(i, t.peer, ANSWER)?;
-            } else {
-                late_sends[i] = true;
-            }
+            reqs.irecv_target_note(i, t.peer, TARGET_NOTE)?;
         }
         Ok(rest)
     }

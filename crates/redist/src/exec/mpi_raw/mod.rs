@@ -589,6 +589,10 @@ enum What {
     Note(usize),
     /// The word answering send message `i`.
     Word(usize),
+    /// The target note of send message `i`'s receiver.
+    TargetNote(usize),
+    /// The word of receive message `i`'s sender: written or not.
+    Written(usize),
     /// A send.
     Send,
     /// Receive message `i`, straight into target storage.

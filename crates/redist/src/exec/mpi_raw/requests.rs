@@ -34,6 +34,13 @@ pub(crate) enum Event {
     /// The word answering send message `i` has arrived: read it with
     /// [`Requests::word`].
     Word(usize),
+    /// The note of send message `i`'s receiver about its target has
+    /// arrived: read it with [`Requests::target_note`].
+    TargetNote(usize),
+    /// The word of receive message `i`'s sender saying whether it wrote
+    /// the message into this rank's target: read it with
+    /// [`Requests::written`].
+    Written(usize),
     /// A send completed.
     Sent,
     /// Receive message `i`, described by a datatype over target storage,
@@ -42,9 +49,9 @@ pub(crate) enum Event {
 }
 
 /// A note between two ranks of the node-direct protocol: whether the
-/// sender's source is shared, its descriptor, storage id, bytes, device and
-/// inode.
-pub(crate) type Note = [u64; 6];
+/// sender's source (or the receiver's target) is shared, and how to map
+/// it (`node_direct.rs` has the two layouts).
+pub(crate) type Note = [u64; 7];
 
 /// Storage of one exchange's requests, kept from one execution to the next
 /// so that executing allocates nothing after the first call: request
@@ -67,6 +74,14 @@ pub(crate) struct RequestStore {
     words_in: Vec<u64>,
     /// Per receive: the word this rank answered.
     words_out: Vec<u64>,
+    /// Per send: its receiver's note about its target.
+    target_notes_in: Vec<Note>,
+    /// Per receive: this rank's note about its target.
+    target_notes_out: Vec<Note>,
+    /// Per receive: whether its sender wrote it.
+    written_in: Vec<u64>,
+    /// Per send: whether this rank wrote it.
+    written_out: Vec<u64>,
 }
 
 impl RequestStore {
@@ -104,10 +119,14 @@ impl RequestStore {
         self.outstanding.resize(recvs, 0);
         self.next_free.clear();
         self.next_free.resize(recvs, 0);
-        self.notes_in.resize(recvs, [0; 6]);
-        self.notes_out.resize(sends, [0; 6]);
+        self.notes_in.resize(recvs, [0; 7]);
+        self.notes_out.resize(sends, [0; 7]);
         self.words_in.resize(sends, 0);
         self.words_out.resize(recvs, 0);
+        self.target_notes_in.resize(sends, [0; 7]);
+        self.target_notes_out.resize(recvs, [0; 7]);
+        self.written_in.resize(recvs, 0);
+        self.written_out.resize(sends, 0);
         Ok(Requests {
             store: self,
             pending: 0,
@@ -205,6 +224,46 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             .words_out
             .get_mut(i)
             .ok_or_else(|| no_slot("word", i))?;
+        *slot = word;
+        let ptr: *const u64 = slot;
+        // SAFETY: as for notes.
+        unsafe { self.post_send(ptr.cast(), WORD_BYTES, byte_type(), peer, tag) }
+    }
+
+    /// Posts a send of `note` as this rank's note about its target to the
+    /// sender of receive message `i`.
+    ///
+    /// # Errors
+    ///
+    /// As [`isend_note`](Self::isend_note), for receive message `i`.
+    pub fn isend_target_note(
+        &mut self,
+        i: usize,
+        note: Note,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let slot = (self.store.target_notes_out.get_mut(i)).ok_or_else(|| no_slot("note", i))?;
+        *slot = note;
+        let ptr: *const Note = slot;
+        // SAFETY: as for notes.
+        unsafe { self.post_send(ptr.cast(), NOTE_BYTES, byte_type(), peer, tag) }
+    }
+
+    /// Posts a send of `word` telling the receiver of send message `i`
+    /// whether this rank wrote it into its target.
+    ///
+    /// # Errors
+    ///
+    /// As [`isend_word`](Self::isend_word), for send message `i`.
+    pub fn isend_written(
+        &mut self,
+        i: usize,
+        word: u64,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let slot = (self.store.written_out.get_mut(i)).ok_or_else(|| no_slot("word", i))?;
         *slot = word;
         let ptr: *const u64 = slot;
         // SAFETY: as for notes.
@@ -414,6 +473,55 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         }
     }
 
+    /// Posts the receive of the note about its target from the receiver
+    /// of send message `i`.
+    ///
+    /// # Errors
+    ///
+    /// As [`irecv_note`](Self::irecv_note), for send message `i`.
+    pub fn irecv_target_note(
+        &mut self,
+        i: usize,
+        peer: usize,
+        tag: Tag,
+    ) -> Result<(), RedistError> {
+        let slot = (self.store.target_notes_in.get_mut(i)).ok_or_else(|| no_slot("note", i))?;
+        let ptr: *mut Note = slot;
+        // SAFETY: as for notes.
+        unsafe {
+            self.post_recv(
+                ptr.cast(),
+                NOTE_BYTES,
+                byte_type(),
+                peer,
+                tag,
+                What::TargetNote(i),
+            )
+        }
+    }
+
+    /// Posts the receive of the word saying whether the sender of receive
+    /// message `i` wrote it.
+    ///
+    /// # Errors
+    ///
+    /// As [`irecv_word`](Self::irecv_word), for receive message `i`.
+    pub fn irecv_written(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
+        let slot = (self.store.written_in.get_mut(i)).ok_or_else(|| no_slot("word", i))?;
+        let ptr: *mut u64 = slot;
+        // SAFETY: as for notes.
+        unsafe {
+            self.post_recv(
+                ptr.cast(),
+                WORD_BYTES,
+                byte_type(),
+                peer,
+                tag,
+                What::Written(i),
+            )
+        }
+    }
+
     /// # Safety
     /// `ptr` addresses `bytes` writable bytes in the store that are not
     /// accessed until the request completes.
@@ -548,6 +656,8 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
             }
             What::Note(i) => Event::Note(i),
             What::Word(i) => Event::Word(i),
+            What::TargetNote(i) => Event::TargetNote(i),
+            What::Written(i) => Event::Written(i),
             What::Send => Event::Sent,
             What::Landed(i) => Event::Landed(i),
         })
@@ -595,6 +705,22 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         Ok(unsafe { std::slice::from_raw_parts(self.inbox.add(start), n) })
     }
 
+    /// The note about its target from the receiver of send message `i`
+    /// (meaningful once it has arrived).
+    pub fn target_note(&self, i: usize) -> Note {
+        self.store
+            .target_notes_in
+            .get(i)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Whether the sender of receive message `i` wrote it (its word,
+    /// meaningful once it has arrived).
+    pub fn written(&self, i: usize) -> u64 {
+        self.store.written_in.get(i).copied().unwrap_or(u64::MAX)
+    }
+
     /// The note of receive message `i` (meaningful once it has arrived).
     pub fn note(&self, i: usize) -> Note {
         self.store.notes_in.get(i).copied().unwrap_or_default()
@@ -607,7 +733,12 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
 }
 
 /// Bytes of a note and of a word on the wire.
-const NOTE_BYTES: Count = 48;
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    reason = "56 bytes"
+)]
+const NOTE_BYTES: Count = std::mem::size_of::<Note>() as Count;
 const WORD_BYTES: Count = 8;
 
 /// `MPI_BYTE`.

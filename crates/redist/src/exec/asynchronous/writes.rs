@@ -1,0 +1,138 @@
+//! The writing side of round 1 within a node: a receiver whose target is
+//! shared lends it to the senders of its node with a note; a sender
+//! maps each lent target, writes its messages into them together — its
+//! source read once, front to back ([`MessageProgram::push_merged_with`])
+//! — and tells each receiver it is done, or that the message follows as
+//! messages after all.
+
+use super::super::messages::{portions, RankMessages, WRITTEN};
+use super::super::mpi_raw::Requests;
+use super::super::node_direct::{Near, PeerArray, PeerWriter};
+use super::{COPIED, SEND_IT};
+use crate::error::RedistError;
+use dist_array::storage::{node_writes, NodeWrites};
+use dist_array::Element;
+use redist_plan::kernel::Store;
+use redist_plan::program::{MergeScratch, MessageProgram};
+
+/// Stretches the senders of the node read, on average, at least this long
+/// make lending the target to them pay: written, each stretch is a whole
+/// run of the target and the sources are read front to back; shorter
+/// ones write parts of cache lines the target's other writers write too.
+/// Measured (`docs/TUNING.md`, written copies): 80-byte stretches and up
+/// are 0.78–0.89 of the time read copies take, 24–40-byte ones 0.98–1.53.
+pub const WRITE_MIN_STRETCH_BYTES: usize = 64;
+
+/// Whether this rank lends its target to the ranks of its node it receives
+/// from (`near`): as [`node_writes`] says, and by default where the
+/// stretches of their messages are [`WRITE_MIN_STRETCH_BYTES`] or longer
+/// on average — runs of their source storage, so that each is a stretch
+/// of both sides.
+pub(super) fn lend_pays<T>(messages: &RankMessages, near: &Near) -> bool {
+    match node_writes() {
+        NodeWrites::Never => false,
+        NodeWrites::Always => true,
+        NodeWrites::Auto => {
+            let (mut bytes, mut runs) = (0usize, 0usize);
+            for (i, t) in messages.recvs().iter().enumerate() {
+                if near.recv(i) {
+                    bytes = bytes.saturating_add(t.len.saturating_mul(std::mem::size_of::<T>()));
+                    runs = runs.saturating_add(t.type_tree(true).leaf_runs());
+                }
+            }
+            runs > 0 && bytes >= runs.saturating_mul(WRITE_MIN_STRETCH_BYTES)
+        }
+    }
+}
+
+/// What a sender does with send `i` (program `t`) once its receiver's note
+/// about its target is in: writes it there (remembered in `written`), or —
+/// when the target is private — leaves it to be read (`source_shared`:
+/// then it waits for the receiver's answer, `pull`) or to round 2
+/// (`late_sends`); a lent target it cannot map is answered "send it".
+pub(super) enum OnTarget {
+    /// Written with the others once every note is in.
+    Write,
+    /// Read by the receiver from this rank's shared source.
+    Pull,
+    /// Sent as messages in round 2.
+    Late,
+}
+
+/// Decides send `i` from its receiver's target `note`, mapping the target
+/// through `writer` where it is lent.
+pub(super) fn on_target_note<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    writer: &mut PeerWriter,
+    t: &MessageProgram,
+    i: usize,
+    source_shared: bool,
+) -> Result<OnTarget, RedistError> {
+    let note = reqs.target_note(i);
+    if note[0] == 1 {
+        let at = PeerArray {
+            rank: t.peer,
+            slot: 0,
+        };
+        return Ok(match writer.map(note, i, at) {
+            Ok(()) => OnTarget::Write,
+            Err(_) => {
+                // Sealed against writers, or not what the plan says: the
+                // receiver waits for this word, then for messages.
+                reqs.isend_written(i, SEND_IT, t.peer, WRITTEN)?;
+                OnTarget::Late
+            }
+        });
+    }
+    Ok(if source_shared {
+        OnTarget::Pull
+    } else {
+        OnTarget::Late
+    })
+}
+
+/// Writes the sends `written` into their receivers' mapped targets and,
+/// where `local` holds this rank's own target, the kept elements too, all
+/// from `src` in one pass in source order, portion by portion; then
+/// fences the streamed stores and tells each receiver its message is
+/// written.
+#[allow(clippy::too_many_arguments, reason = "one step of round 1")]
+pub(super) fn write_together<T: Element, S: Store<T>>(
+    reqs: &mut Requests<'_, '_, T>,
+    messages: &RankMessages,
+    src: &[T],
+    local: Option<&mut [T]>,
+    written: &[usize],
+    writer: &PeerWriter,
+    store: S,
+    merge: &mut MergeScratch,
+) -> Result<(), RedistError> {
+    let sends = messages.sends();
+    let mut list: Vec<(&MessageProgram, &mut [T])> = Vec::with_capacity(written.len() + 1);
+    if let (Some(t), Some(out)) = (messages.local(), local) {
+        list.push((t, out));
+    }
+    for &i in written {
+        let t = &sends[i];
+        let at = PeerArray {
+            rank: t.peer,
+            slot: 0,
+        };
+        // SAFETY: the receiver's target holds `T`s; it lent it with its
+        // note and waits for this rank's word, sent below, before using it;
+        // the plan gives each of its elements to one message only.
+        let target = unsafe { writer.target::<T>(at) }.ok_or_else(|| {
+            RedistError::Internal(format!("no mapping of rank {}'s target", t.peer))
+        })?;
+        list.push((t, target));
+    }
+    let n = portions::<T>(list.iter().map(|(t, _)| t.len).sum());
+    for k in 0..n {
+        MessageProgram::push_merged_with(src, &mut list, k, n, true, store, merge);
+    }
+    MessageProgram::fence(true);
+    for &i in written {
+        reqs.isend_written(i, COPIED, sends[i].peer, WRITTEN)?;
+    }
+    Ok(())
+}
