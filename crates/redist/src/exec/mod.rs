@@ -65,4 +65,5 @@ mod stacked;
 pub use calibrate::datatypes_pay;
 pub use mixed::MixedBatch;
 pub use mpi_raw::file as mpi_io;
+pub use node_direct::NodeCopies;
 pub use redistribution::{rank_part_bytes, Redistribution};

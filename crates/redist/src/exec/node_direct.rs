@@ -1,19 +1,25 @@
-//! Reading another rank's local storage directly, between ranks of one node.
+//! Reading another rank's local storage directly, or writing into it,
+//! between ranks of one node.
 //!
 //! A message between two ranks of one node normally costs four passes over
 //! its elements: the sender packs, MPI copies into shared memory and out
-//! again, the receiver unpacks. When the sender's array keeps its local part
-//! in shared memory ([`dist_array::storage`]), the receiver maps that memory
-//! read-only and copies the message's runs straight from the sender's source
-//! storage into its own target storage: one pass, the same as the bare
-//! exchange of a contiguous buffer.
+//! again, the receiver unpacks. When the receiver's target keeps its local
+//! part in shared memory ([`dist_array::storage`]) and lends it, the sender
+//! maps it writable and copies the message's runs straight from its own
+//! source into it; when the target is private but the sender's source is
+//! shared, the receiver maps the source read-only and copies from it. One
+//! pass either way, the same as the bare exchange of a contiguous buffer.
+//! Writing reads each source front to back and leaves the gaps to the
+//! writes, which write whole runs of the target: the faster where
+//! stretches are long (`asynchronous/writes.rs`).
 //!
-//! Per execution, the sender sends a note — whether its source is shared and
-//! how to map it — and, if it is, waits for the receiver's answer before
-//! returning, so its array is not written while being read (the protocol is
-//! in `asynchronous.rs`). The receiver keeps one mapping per peer, keyed by
-//! the sender's storage id (never reused), so repeated executions on the
-//! same arrays map nothing.
+//! Per execution, notes go both ways — whether the source is shared and
+//! how to map it, whether the target is lent and how to map it — and the
+//! rank whose storage is used waits for the other's word before returning,
+//! so its array is not touched by its own program meanwhile (the protocol
+//! is in `asynchronous/mod.rs`). Each side keeps one mapping per peer's
+//! array ([`PeerCache`]), keyed by the owner's storage id (never reused),
+//! so repeated executions on the same arrays map nothing.
 
 use super::messages::PROBE;
 use super::mpi_raw::Note;
@@ -26,6 +32,21 @@ use procgrid::Node;
 use redist_plan::{Link, RankPlan};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+
+/// How this rank's messages within its node moved in its last single
+/// execution ([`Redistribution::node_copies`](crate::Redistribution::node_copies)):
+/// written by this rank into its receivers' targets, read by it from its
+/// senders' sources, and whether it lent its own target to its writers.
+/// The others moved as messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NodeCopies {
+    /// Sends this rank wrote straight into the receiver's target.
+    pub written: usize,
+    /// Receives this rank read straight from the sender's source.
+    pub read: usize,
+    /// Whether this rank's target was lent to the senders of its node.
+    pub lent: bool,
+}
 
 /// Which messages of `async` may be read straight from the sender's shared
 /// source storage: those between ranks of one node, when every rank can map
@@ -563,7 +584,7 @@ mod tests {
     #[test]
     fn one_mapping_per_peer_kept_and_a_new_storage_current() {
         let probes = probes(0..6);
-        let mut cache = PeerCache::default();
+        let mut cache = PeerCache::<ReadMapping>::default();
         // Six peers, each mapped once and kept: no eviction however many.
         for _ in 0..3 {
             for (peer, p) in probes.iter().enumerate() {
@@ -583,7 +604,7 @@ mod tests {
     #[test]
     fn storages_taking_turns_in_a_slot_are_mapped_once() {
         let fields = probes(10..13);
-        let mut cache = PeerCache::default();
+        let mut cache = PeerCache::<ReadMapping>::default();
         let mut first = Vec::new();
         for round in 0..4 {
             for (j, f) in fields.iter().enumerate() {
@@ -603,7 +624,7 @@ mod tests {
     #[test]
     fn mappings_of_freed_storages_are_dropped() {
         let mut fields = probes(0..3);
-        let mut cache = PeerCache::default();
+        let mut cache = PeerCache::<ReadMapping>::default();
         for f in &fields {
             cache.get(at(0, 0), &f.info()).unwrap();
         }
@@ -628,7 +649,7 @@ mod tests {
     #[test]
     fn at_most_so_many_old_mappings_are_kept() {
         let many = probes(0..MAPPINGS_KEPT as u64 + 5);
-        let mut cache = PeerCache::default();
+        let mut cache = PeerCache::<ReadMapping>::default();
         for p in &many {
             cache.get(at(3, 0), &p.info()).unwrap();
         }
@@ -658,7 +679,7 @@ mod tests {
         // the storage asked for, and no more than the current ones and
         // MAPPINGS_KEPT others are held.
         let many = probes(0..MAPPINGS_KEPT as u64 + 8);
-        let mut cache = PeerCache::default();
+        let mut cache = PeerCache::<ReadMapping>::default();
         for i in 0..5 * usize::try_from(MAPPINGS_CHECK_EVERY).unwrap() {
             let (slot, j) = (i % 3, (i * 7 + i / 5) % many.len());
             let m = cache.get(at(1, slot), &many[j].info()).unwrap();

@@ -351,6 +351,20 @@ impl<T: Element> Redistribution<T> {
         matches!(&self.exchange, AnyExchange::Async(a) if a.node_direct())
     }
 
+    /// How this rank's messages within its node moved in its last single
+    /// execution ([`execute_into`](Self::execute_into) and the like; not
+    /// batches): how many it wrote into its receivers' targets, how many
+    /// it read from its senders' sources, and whether it lent its target
+    /// to its writers. `None` where receivers neither read nor are
+    /// written to ([`reads_shared_sources`](Self::reads_shared_sources)
+    /// is `false`).
+    pub fn node_copies(&self) -> Option<super::NodeCopies> {
+        match &self.exchange {
+            AnyExchange::Async(a) if a.node_direct() => Some(a.node_copies()),
+            _ => None,
+        }
+    }
+
     /// How many of this rank's messages it sends, and how many it
     /// receives, described to MPI by a derived datatype (MPI walks their
     /// runs) rather than packed and unpacked by this rank, with the routes

@@ -645,6 +645,110 @@ fn pieces_land_in_target_runs(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// Where a shared target receives long stretches from the ranks of its
+/// node, they write their messages into it (from shared and private
+/// sources alike, into shared and private targets side by side); when a
+/// writer cannot map a target, that message follows as messages. Every
+/// execution lands every element, whoever fails, over executions on the
+/// same and on new arrays.
+fn written_into_lent_targets(world: &SimpleCommunicator) -> TestResult {
+    let p = world.size() as usize;
+    let grid = ProcGrid::new(world, &[p]).map_err(|e| e.to_string())?;
+    let me = world.rank() as usize;
+    if p == 1 {
+        // Nothing to write into: no node-direct copies are set up.
+        return Ok(());
+    }
+    // Runs of 40 and 300: long stretches, so targets are lent.
+    let n = 40 * 300 * 2 * p + 17;
+    let cases = [
+        ("cyclic(40)", "cyclic(300)"),
+        ("cyclic(300)", "block"),
+        ("block", "cyclic(97)"),
+    ];
+    for (from, to) in cases {
+        let from = Layout::parse(&[n], &format!("{from}@{p}")).map_err(|e| e.to_string())?;
+        let to = Layout::parse(&[n], &format!("{to}@{p}")).map_err(|e| e.to_string())?;
+        let options = Options {
+            strategy: Strategy::Async,
+            ..Options::default()
+        };
+        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options)
+            .map_err(|e| e.to_string())?;
+        let mut shared_target = DistArray::<f64>::zeros(&grid, to.clone())
+            .map_err(|e| e.to_string())?
+            .into_shared();
+        for round in 0..6usize {
+            // Rounds 2 and 3: rank 1, then every rank, cannot map; odd
+            // rounds read a private source; round 4 a new target.
+            let fails = match round {
+                2 => me == 1,
+                3 => true,
+                _ => false,
+            };
+            let a = DistArray::from_fn(&grid, from.clone(), move |g| code(g) + round as f64)
+                .map_err(|e| e.to_string())?;
+            let a = if round % 2 == 0 {
+                a.into_shared()
+            } else {
+                // On the heap, where `from_local` keeps its elements.
+                DistArray::from_local(&grid, from.clone(), a.into_local())
+                    .map_err(|e| e.to_string())?
+            };
+            ensure!(
+                (round % 2 == 0) == a.shared_storage().is_some(),
+                "round {round}: the source is not where the test wants it"
+            );
+            if round == 4 {
+                shared_target = DistArray::<f64>::zeros(&grid, to.clone())
+                    .map_err(|e| e.to_string())?
+                    .into_shared();
+            }
+            if fails {
+                redist::faults::inject(&[redist::faults::Fault::Map]);
+            }
+            let result = r.execute_into(&a, &mut shared_target);
+            redist::faults::inject(&[]);
+            let at = format!("{from} -> {to}, round {round}");
+            result.map_err(|e| format!("{at}: {e}"))?;
+            check(&shared_target, |g| code(g) + round as f64).map_err(|e| format!("{at}: {e}"))?;
+            // Every send to a rank of the node is written, unless this
+            // rank could not map the target.
+            let copies = r.node_copies().ok_or("no node-direct copies")?;
+            let sends = r.rank_plan().sends().len();
+            let expect = if fails { 0 } else { sends };
+            ensure!(
+                copies.written == expect && copies.read == 0 && copies.lent,
+                "{at}: {copies:?}, {sends} sends"
+            );
+            // A private target next to it: read or sent, never written.
+            let private = DistArray::from_local(
+                &grid,
+                to.clone(),
+                DistArray::<f64>::zeros(&grid, to.clone())
+                    .map_err(|e| e.to_string())?
+                    .into_local(),
+            )
+            .map_err(|e| e.to_string())?;
+            let mut private = private;
+            r.execute_into(&a, &mut private)
+                .map_err(|e| format!("{at}, private: {e}"))?;
+            check(&private, |g| code(g) + round as f64)
+                .map_err(|e| format!("{at}, private: {e}"))?;
+            let copies = r.node_copies().ok_or("no node-direct copies")?;
+            let recvs = r.rank_plan().recvs().len();
+            // Read where the source is shared (even rounds), sent
+            // otherwise.
+            let expect = if round % 2 == 0 { recvs } else { 0 };
+            ensure!(
+                copies.written == 0 && copies.read == expect && !copies.lent,
+                "{at}, private: {copies:?}, {recvs} receives"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// When a receiver cannot map a peer's shared storage, it asks for the
 /// message instead and the exchange completes with messages: every rank
 /// sees its result, whoever fails.
@@ -956,6 +1060,7 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("tiny_blocks_long_extents", tiny_blocks_long_extents),
     MpiTest::new("pieces_land_in_target_runs", pieces_land_in_target_runs),
     MpiTest::new("unreadable_peers_fall_back", unreadable_peers_fall_back),
+    MpiTest::new("written_into_lent_targets", written_into_lent_targets),
     MpiTest::new("stress", stress),
     MpiTest::new("random_windows", random_windows),
     MpiTest::new("windows_are_checked", windows_are_checked),

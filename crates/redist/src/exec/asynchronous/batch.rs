@@ -84,6 +84,9 @@ impl<T: Element> Async<T> {
             targets: dsts,
         } = arrays;
         let k = srcs.len();
+        // A batch writes nothing into its peers' targets.
+        self.written.clear();
+        self.lent = false;
         let node = self.node.as_mut().ok_or_else(|| {
             RedistError::Internal("a node-direct batch without node-direct copies".to_string())
         })?;

@@ -6,23 +6,35 @@
 //! as soon as it is packed and unpacked as soon as it arrives, so packing,
 //! transfer and unpacking overlap.
 //!
-//! Between ranks of one node, a message may skip MPI (`node_direct.rs`).
-//! An execution then runs in two rounds:
+//! Between ranks of one node, a message may skip MPI (`node_direct.rs`),
+//! written by its sender into the receiver's target or read by the
+//! receiver from the sender's source. An execution then runs in two
+//! rounds:
 //!
-//! 1. every message between ranks of different nodes moves as above; for
-//!    a message within the node the sender sends a note — whether its
-//!    source storage is shared and how to map it. The receiver copies the
-//!    message straight from the sender's storage and answers "copied", or
-//!    answers "send it" when it cannot map it; the sender of a shared
-//!    source waits for the answer before returning, so its array is not
-//!    written while being read. Once every note is in, the kept elements and
-//!    all mapped messages are copied together, a fraction of each per step
-//!    (about 1 MiB of target), so target stretches that several messages
-//!    fill are fetched into cache once, not once per message.
-//! 2. messages from private sources, and those whose receiver answered
-//!    "send it", move as ordinary messages. Only the ranks concerned take
-//!    part, and they know it from round 1, so nobody waits for anybody
-//!    else.
+//! 1. every message between ranks of different nodes moves as above.
+//!    Within the node, notes go both ways: the sender's says whether its
+//!    source storage is shared and how to map it; the receiver's whether
+//!    it lends its target storage — shared, and the stretches it receives
+//!    long enough for writing to pay (`writes.rs`).
+//!    - Into a lent target, the sender writes: once every receiver's note
+//!      is in, it maps the lent targets and copies all those messages,
+//!      and its kept elements where its own target is lent too, in one
+//!      pass over its source in source order with streaming stores,
+//!      portion by portion; then it tells each receiver "written" (or
+//!      "send it" where it could not map the target). The receiver waits
+//!      for those words before returning.
+//!    - Into a private target, the receiver reads: it maps the sender's
+//!      shared source, copies the message straight from it and answers
+//!      "copied", or answers "send it" when it cannot map it; the sender
+//!      waits for the answer before returning, so its array is not written
+//!      while being read. Once every note is in, the kept elements and all
+//!      mapped messages are copied together, a fraction of each per step
+//!      (about 1 MiB of target), so target stretches that several messages
+//!      fill are fetched into cache once, not once per message.
+//! 2. messages from private sources into private targets, and those a
+//!    writer or reader answered "send it", move as ordinary messages. Only
+//!    the ranks concerned take part, and they know it from round 1, so
+//!    nobody waits for anybody else.
 //!
 //! The receive buffer holds only what arrives as messages: receives that
 //! are all copied straight from the sender need none.
@@ -37,7 +49,7 @@ use super::arrays::Arrays;
 use super::exchange::Exchange;
 use super::messages::{grow, RankMessages, ANSWER};
 use super::mpi_raw::{Event, RequestStore};
-use super::node_direct::{Near, NodeDirect};
+use super::node_direct::{Near, NodeCopies, NodeDirect};
 use super::route::Routes;
 use super::stacked::Stacked;
 use crate::error::RedistError;
@@ -75,6 +87,8 @@ pub(crate) struct Async<T> {
     /// Whether this rank lends its target to its node's writers, once the
     /// first execution has found out (`writes::lend_pays`).
     lend_pays: Option<bool>,
+    /// Whether the last execution lent the target.
+    lent: bool,
     /// Per send: pieces packed and sent so far when sends are packed
     /// together with the local copy.
     sent_pieces: Vec<usize>,
@@ -107,6 +121,7 @@ impl<T: Element> Async<T> {
             mapped: Vec::new(),
             written: Vec::new(),
             lend_pays: None,
+            lent: false,
             sent_pieces: Vec::new(),
             batch_notes: BatchNotes::default(),
             trial: other.map(Trial::new),
@@ -132,6 +147,15 @@ impl<T: Element> Async<T> {
         self.node.is_some()
     }
 
+    /// How the last single execution's messages within the node moved.
+    pub fn node_copies(&self) -> NodeCopies {
+        NodeCopies {
+            written: self.written.len(),
+            read: self.mapped.len(),
+            lent: self.lent,
+        }
+    }
+
     /// One execution with the routes in use.
     fn run_routed<S: Store<T>>(
         &mut self,
@@ -148,6 +172,7 @@ impl<T: Element> Async<T> {
         let pays = *(self.lend_pays)
             .get_or_insert_with(|| near.is_some_and(|near| writes::lend_pays::<T>(messages, near)));
         let lent = dst.shared_storage().filter(|_| pays);
+        self.lent = lent.is_some();
         let (src, out) = (src.local_slice(), dst.local_slice_mut());
         let storages = Storages {
             source: shared.as_ref(),
