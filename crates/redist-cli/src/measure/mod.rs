@@ -330,6 +330,12 @@ fn run_typed<T: IndexValue>(
         target_grid: &grid_b,
     };
     let (exec, separate, verified) = executions(args, writes, timed, &src, &mut dst, &progress)?;
+    // How the last execution moved its messages within the node, summed
+    // over the ranks (before the baselines execute anything).
+    let node_copies = r.node_copies().map(|c| {
+        let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
+        (count(c.written), count(c.read))
+    });
     let on = Staged {
         r: &mut r,
         src: &src,
@@ -351,7 +357,8 @@ fn run_typed<T: IndexValue>(
         alltoallv: b.alltoallv,
         pattern: b.pattern,
         pdgemr2d: b.pdgemr2d,
-        node_direct: r.reads_shared_sources() && src.shared_storage().is_some(),
+        node_direct: node_copies.is_some_and(|(w, r)| w + r > 0),
+        node_copies,
         streamed: on_any_rank(comm, r.streams()),
         typed_messages: r.typed_messages().map(|(sends, recvs)| {
             let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));

@@ -33,8 +33,13 @@ pub(super) struct Measured {
     pub pdgemr2d: Option<Timing>,
     /// The PBLAS baselines asked for (`pdtran`, `pdgeadd`).
     pub pblas: Vec<crate::pblas::PblasTiming>,
-    /// Whether the redistribution read sources straight from shared storage.
+    /// Whether the redistribution copied messages straight between the
+    /// storage of ranks of one node (written or read).
     pub node_direct: bool,
+    /// Messages of the last execution written into the receiver's target,
+    /// and read from the sender's source, summed over the ranks (`None`
+    /// without node-direct copies).
+    pub node_copies: Option<(u64, u64)>,
     /// Whether any rank's copies used streaming stores.
     pub streamed: bool,
     /// Messages sent, and received, described by derived datatypes, summed
@@ -189,6 +194,8 @@ impl<T: Element> Report<'_, T> {
             "verified": measured.verified,
             "target_rank_map": r.target_layout().rank_map(),
             "node_direct": measured.node_direct,
+            "node_written": measured.node_copies.map(|c| c.0),
+            "node_read": measured.node_copies.map(|c| c.1),
             "streaming": args.streaming.to_string(),
             "streamed": measured.streamed,
             "typed_sends": measured.typed_messages.map(|t| t.0),
@@ -248,6 +255,14 @@ fn heading(v: &Value) -> String {
         v["bytes_moved"],
         v["bytes_total"]
     );
+    if v["node_written"].as_u64().is_some_and(|n| n > 0)
+        || v["node_read"].as_u64().is_some_and(|n| n > 0)
+    {
+        s += &format!(
+            "node-direct copies: {} messages written into their targets, {} read from their sources\n",
+            v["node_written"], v["node_read"]
+        );
+    }
     if v["nodes"].as_u64().is_some_and(|n| n > 1) {
         s += &format!(
             "on {} nodes: {} bytes in {} messages between nodes\n",
