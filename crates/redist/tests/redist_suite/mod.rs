@@ -660,12 +660,12 @@ fn written_into_lent_targets(world: &SimpleCommunicator) -> TestResult {
         return Ok(());
     }
     let writes = dist_array::storage::node_writes() != dist_array::storage::NodeWrites::Never;
-    // Runs of 40 and 300: long stretches, so targets are lent.
+    // Source runs of 80 bytes to a few KiB: targets are lent.
     let n = 40 * 300 * 2 * p + 17;
     let cases = [
         ("cyclic(40)", "cyclic(300)"),
-        ("cyclic(300)", "block"),
-        ("block", "cyclic(97)"),
+        ("cyclic(300)", "cyclic(200)"),
+        ("cyclic(10)", "cyclic(97)"),
     ];
     for (from, to) in cases {
         let from = Layout::parse(&[n], &format!("{from}@{p}")).map_err(|e| e.to_string())?;
@@ -756,6 +756,27 @@ fn written_into_lent_targets(world: &SimpleCommunicator) -> TestResult {
                 "{at}, private: {copies:?}, {recvs} receives"
             );
         }
+    }
+    // Source runs of 8 KiB: by default read, the target not lent.
+    if dist_array::storage::node_writes() == dist_array::storage::NodeWrites::Auto {
+        let from = Layout::parse(&[n], &format!("cyclic(1000)@{p}")).map_err(|e| e.to_string())?;
+        let to = Layout::parse(&[n], &format!("cyclic(2000)@{p}")).map_err(|e| e.to_string())?;
+        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, Options::default())
+            .map_err(|e| e.to_string())?;
+        let a = DistArray::from_fn(&grid, from.clone(), code)
+            .map_err(|e| e.to_string())?
+            .into_shared();
+        let mut b = DistArray::<f64>::zeros(&grid, to.clone())
+            .map_err(|e| e.to_string())?
+            .into_shared();
+        r.execute_into(&a, &mut b).map_err(|e| e.to_string())?;
+        check(&b, code)?;
+        let copies = r.node_copies().ok_or("no node-direct copies")?;
+        let recvs = r.rank_plan().recvs().len();
+        ensure!(
+            !copies.lent && copies.written == 0 && copies.read == recvs,
+            "{from} -> {to}: {copies:?}, {recvs} receives"
+        );
     }
     Ok(())
 }

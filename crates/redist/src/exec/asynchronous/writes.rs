@@ -15,19 +15,25 @@ use dist_array::Element;
 use redist_plan::kernel::Store;
 use redist_plan::program::{MergeScratch, MessageProgram};
 
-/// Stretches the senders of the node read, on average, at least this long
-/// make lending the target to them pay: written, each stretch is a whole
-/// run of the target and the sources are read front to back; shorter
-/// ones write parts of cache lines the target's other writers write too.
-/// Measured (`docs/TUNING.md`, written copies): 80-byte stretches and up
-/// are 0.78–0.89 of the time read copies take, 24–40-byte ones 0.98–1.53.
-pub const WRITE_MIN_STRETCH_BYTES: usize = 64;
+/// Runs of source storage the senders of the node read for this rank, on
+/// average, at least this long make lending the target to them pay:
+/// written, the sources are read front to back and each stretch written
+/// is a whole run of the target; shorter runs write parts of cache lines
+/// the target's other writers write too. Measured (`docs/TUNING.md`,
+/// `WRITE_MIN_SOURCE_RUN_BYTES`): runs of 1–2 KiB are written in 0.67–0.87
+/// of the time they are read, runs of 24–40 bytes in 0.93–1.53.
+pub const WRITE_MIN_SOURCE_RUN_BYTES: usize = 64;
+
+/// Runs of source storage this long or longer, on average, are read
+/// rather than written: a reader then streams whole pages of each source,
+/// and writes its target in order, which writing into gaps cannot beat
+/// (`cyclic(64)² @1x2 → @2x1`, runs of 1 MiB: written 1.38× the time read).
+pub const WRITE_MAX_SOURCE_RUN_BYTES: usize = 4096;
 
 /// Whether this rank lends its target to the ranks of its node it receives
-/// from (`near`): as [`node_writes`] says, and by default where the
-/// stretches of their messages are [`WRITE_MIN_STRETCH_BYTES`] or longer
-/// on average — runs of their source storage, so that each is a stretch
-/// of both sides.
+/// from (`near`): as [`node_writes`] says, and by default where the runs
+/// of their source storage its messages read average from
+/// [`WRITE_MIN_SOURCE_RUN_BYTES`] up to [`WRITE_MAX_SOURCE_RUN_BYTES`].
 pub(super) fn lend_pays<T>(messages: &RankMessages, near: &Near) -> bool {
     match node_writes() {
         NodeWrites::Never => false,
@@ -40,7 +46,9 @@ pub(super) fn lend_pays<T>(messages: &RankMessages, near: &Near) -> bool {
                     runs = runs.saturating_add(t.type_tree(true).leaf_runs());
                 }
             }
-            runs > 0 && bytes >= runs.saturating_mul(WRITE_MIN_STRETCH_BYTES)
+            runs > 0
+                && bytes >= runs.saturating_mul(WRITE_MIN_SOURCE_RUN_BYTES)
+                && bytes < runs.saturating_mul(WRITE_MAX_SOURCE_RUN_BYTES)
         }
     }
 }
