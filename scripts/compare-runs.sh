@@ -12,7 +12,11 @@
 #   ROUNDS=5 REPS=9 RANKS=4 scripts/compare-runs.sh OLD NEW
 #   CASES_FILTER=cyclic scripts/compare-runs.sh OLD NEW   # only matching cases
 #   STRATEGY=scheduled scripts/compare-runs.sh OLD NEW     # every case with it
+#   OLD_ENV=NDCYCLIC_NODE_WRITES=never scripts/compare-runs.sh \
+#       target/release/redist target/release/redist        # one build, two settings
 #
+# OLD_ENV and NEW_ENV (space-separated NAME=VALUE words) set the environment
+# of each side's runs.
 # Exits 1 when a run fails or does not verify, 2 on a usage error; it judges
 # no ratio (that is the reader's call, with the range in view).
 set -euo pipefail
@@ -39,9 +43,10 @@ for c in "${CASES[@]}"; do
   strategy=${STRATEGY:-$strategy}
   pairs=()
   for _ in $(seq "$ROUNDS"); do
-    for bin in "$OLD" "$NEW"; do
-      # shellcheck disable=SC2086 # extra holds zero or more flags
-      line=$(mpirun -n "$RANKS" "$bin" run --shape "$shape" --type "$type" --from "$from" \
+    for side in old new; do
+      if [ "$side" = old ]; then bin=$OLD; vars=${OLD_ENV:-}; else bin=$NEW; vars=${NEW_ENV:-}; fi
+      # shellcheck disable=SC2086 # extra and vars hold zero or more words
+      line=$(env $vars mpirun -n "$RANKS" "$bin" run --shape "$shape" --type "$type" --from "$from" \
           --to "$to" --strategy "$strategy" --reps "$REPS" --verify --json ${extra:-} | tail -n 1) \
         || { echo "compare-runs.sh: a run of $bin failed on $c" >&2; status=1; line='{}'; }
       pairs+=("$line")
