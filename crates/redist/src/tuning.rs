@@ -21,6 +21,21 @@
 /// cache between them; larger ones walk the copy programs fewer times.
 pub const PORTION_BYTES: usize = 1 << 20;
 
+/// Runs of source storage the senders of the node read for this rank, on
+/// average, at least this long make lending the target to them pay:
+/// written, the sources are read front to back and each stretch written
+/// is a whole run of the target; shorter runs write parts of cache lines
+/// the target's other writers write too. Measured (`docs/TUNING.md`,
+/// `WRITE_MIN_SOURCE_RUN_BYTES`): runs of 1–2 KiB are written in 0.67–0.87
+/// of the time they are read, runs of 24–40 bytes in 0.93–1.53.
+pub const WRITE_MIN_SOURCE_RUN_BYTES: usize = 64;
+
+/// Runs of source storage this long or longer, on average, are read
+/// rather than written: a reader then streams whole pages of each source,
+/// and writes its target in order, which writing into gaps cannot beat
+/// (`cyclic(64)² @1x2 → @2x1`, runs of 1 MiB: written 1.38× the time read).
+pub const WRITE_MAX_SOURCE_RUN_BYTES: usize = 4096;
+
 // How messages travel.
 
 /// Largest message between two ranks, in bytes, for which `auto` combines

@@ -10,25 +10,11 @@ use super::super::mpi_raw::Requests;
 use super::super::node_direct::{Near, PeerArray, PeerWriter};
 use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
+use crate::tuning::{WRITE_MAX_SOURCE_RUN_BYTES, WRITE_MIN_SOURCE_RUN_BYTES};
 use dist_array::storage::{node_writes, NodeWrites};
 use dist_array::Element;
 use redist_plan::kernel::Store;
 use redist_plan::program::{MergeScratch, MessageProgram};
-
-/// Runs of source storage the senders of the node read for this rank, on
-/// average, at least this long make lending the target to them pay:
-/// written, the sources are read front to back and each stretch written
-/// is a whole run of the target; shorter runs write parts of cache lines
-/// the target's other writers write too. Measured (`docs/TUNING.md`,
-/// `WRITE_MIN_SOURCE_RUN_BYTES`): runs of 1–2 KiB are written in 0.67–0.87
-/// of the time they are read, runs of 24–40 bytes in 0.93–1.53.
-pub const WRITE_MIN_SOURCE_RUN_BYTES: usize = 64;
-
-/// Runs of source storage this long or longer, on average, are read
-/// rather than written: a reader then streams whole pages of each source,
-/// and writes its target in order, which writing into gaps cannot beat
-/// (`cyclic(64)² @1x2 → @2x1`, runs of 1 MiB: written 1.38× the time read).
-pub const WRITE_MAX_SOURCE_RUN_BYTES: usize = 4096;
 
 /// Whether this rank lends its target to the ranks of its node it receives
 /// from (`near`): as [`node_writes`] says, and by default where the runs
