@@ -47,7 +47,7 @@ mod writes;
 
 use super::arrays::Arrays;
 use super::exchange::Exchange;
-use super::messages::{grow, RankMessages, ANSWER};
+use super::messages::{grow, RankMessages};
 use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeCopies, NodeDirect};
 use super::route::Routes;
@@ -60,7 +60,6 @@ use post::{Round, Target};
 use redist_plan::kernel::Store;
 use redist_plan::program::MergeScratch;
 use trial::{Trial, Verdict};
-use writes::OnTarget;
 
 /// The receiver's answer: it copied the message itself.
 const COPIED: u64 = 0;
@@ -214,7 +213,7 @@ impl<T: Element> Async<T> {
             merge,
             ..
         } = self;
-        let (near, mut reader, mut writer) = match node {
+        let (near, reader, writer) = match node {
             Some(n) => (Some(&n.near), Some(&mut n.reader), Some(&mut n.writer)),
             None => (None, None, None),
         };
@@ -226,34 +225,29 @@ impl<T: Element> Async<T> {
             near,
             store,
         };
-        let (sends, recvs) = (messages.sends(), messages.recvs());
-        reset(late_sends, sends.len());
-        reset(late_recvs, recvs.len());
+        let sends = messages.sends().len();
+        reset(late_sends, sends);
+        reset(late_recvs, messages.recvs().len());
         grow(send_buf, round.packed_room(|i| !round.near_send(i)));
         round.set_slots(slots, |i| !round.near_recv(i));
         grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
-        let target = Target::of(out);
-        let mut reqs =
-            requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends.len())?;
-        round.post_receives_and_notes(&mut reqs, target, lent)?;
-        // The kept elements are copied with the messages read from peers
-        // (into a private target), else with those written to peers, else
-        // in one pass with the packed sends whose pieces pack on their own.
-        let mut notes_left = match lent {
-            Some(_) => 0,
-            None => near.map_or(0, Near::recv_count),
-        };
-        let mut targets_left = near.map_or(0, Near::send_count);
-        let local_with_reads = notes_left > 0;
-        let local_with_writes = !local_with_reads && targets_left > 0;
-        let fuse = !local_with_reads && !local_with_writes;
+        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends)?;
+        round.post_receives_and_notes(&mut reqs, Target::of(out), lent)?;
+        // Where the kept elements are copied ([`Kept`]).
+        let kept = Kept::of(lent.is_some(), near);
+        let fuse = kept == Kept::Fused;
         let together = |i: usize| fuse && !round.near_send(i) && round.packs_alone(i);
         let rest = round.send_and_note(&mut reqs, &mut send_buf[..], storages.source, together)?;
-        mapped.clear();
-        written.clear();
         if fuse {
             round.copy_local_and_send(together, out, &mut reqs, rest, sent_pieces)?;
         }
+        let notes_left = near.filter(|_| lent.is_none()).map_or(0, Near::recv_count);
+        let mut reading = reader.map(|r| notes::Reading::new(r, mapped, notes_left));
+        let (targets_left, with_writes) =
+            (near.map_or(0, Near::send_count), kept == Kept::WithWrites);
+        let shared = storages.source.is_some();
+        let mut writing =
+            writer.map(|w| writes::Writing::new(w, written, targets_left, with_writes, shared));
         while let Some(event) = reqs.wait_any()? {
             match event {
                 Event::Piece {
@@ -264,36 +258,10 @@ impl<T: Element> Async<T> {
                 // A lent target is written by its senders: their notes
                 // about their sources do not matter.
                 Event::Note(_) if lent.is_some() => {}
-                Event::Note(i) => {
-                    let reader = reader.as_deref_mut().ok_or_else(no_node)?;
-                    notes_left -= 1;
-                    notes::on_note(&mut reqs, reader, &recvs[i], i, mapped, late_recvs)?;
-                    if notes_left == 0 {
-                        let peers = notes::Mapped {
-                            recvs: mapped,
-                            reader,
-                            slot: 0,
-                        };
-                        notes::copy_together(messages, src, out, peers, store, merge)?;
-                        notes::answer_copied(&mut reqs, mapped, recvs)?;
-                    }
-                }
-                Event::TargetNote(i) => {
-                    let writer = writer.as_deref_mut().ok_or_else(no_node)?;
-                    targets_left -= 1;
-                    let source_shared = storages.source.is_some();
-                    match writes::on_target_note(&mut reqs, writer, &sends[i], i, source_shared)? {
-                        OnTarget::Write => written.push(i),
-                        OnTarget::Pull => reqs.irecv_word(i, sends[i].peer, ANSWER)?,
-                        OnTarget::Late => late_sends[i] = true,
-                    }
-                    if targets_left == 0 {
-                        let local = local_with_writes.then_some(&mut *out);
-                        writes::write_together(
-                            &mut reqs, messages, src, local, written, writer, store, merge,
-                        )?;
-                    }
-                }
+                Event::Note(i) => (reading.as_mut().ok_or_else(no_node)?)
+                    .on_note(&mut reqs, &round, i, out, late_recvs, merge)?,
+                Event::TargetNote(i) => (writing.as_mut().ok_or_else(no_node)?)
+                    .on_note(&mut reqs, &round, i, out, late_sends, merge)?,
                 Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
                 Event::Written(i) => late_recvs[i] = reqs.written(i) != COPIED,
                 Event::Sent | Event::Landed(_) => {}
@@ -376,6 +344,29 @@ fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
 struct Storages<'a> {
     source: Option<&'a SharedStorage>,
     target: Option<&'a SharedStorage>,
+}
+
+/// Where round 1 copies the kept elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// With the messages read from the node's senders (a private target).
+    WithReads,
+    /// With the messages written to the node's receivers.
+    WithWrites,
+    /// In one pass with the packed sends whose pieces pack on their own.
+    Fused,
+}
+
+impl Kept {
+    /// Where the kept elements go when the target is `lent` (or not) and
+    /// `near` tells the messages within the node.
+    fn of(lent: bool, near: Option<&Near>) -> Kept {
+        match near {
+            Some(n) if !lent && n.recv_count() > 0 => Kept::WithReads,
+            Some(n) if n.send_count() > 0 => Kept::WithWrites,
+            _ => Kept::Fused,
+        }
+    }
 }
 
 /// The error of a note where no node-direct copies were set up.

@@ -6,6 +6,7 @@
 use super::super::messages::{copy_merged, RankMessages, ANSWER};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::{PeerArray, PeerReader};
+use super::post::Round;
 use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
 use dist_array::Element;
@@ -42,6 +43,56 @@ pub(super) fn on_note<T: Element>(
         }
     }
     Ok(())
+}
+
+/// What a receiver keeps while its senders' notes come in: where it maps
+/// their storage, the receives it copies straight from them, and how many
+/// notes are still to come.
+pub(super) struct Reading<'r> {
+    reader: &'r mut PeerReader,
+    mapped: &'r mut Vec<usize>,
+    left: usize,
+}
+
+impl<'r> Reading<'r> {
+    /// Waits for `left` notes, mapping through `reader`, the receives it
+    /// copies in `mapped` (emptied first).
+    pub fn new(reader: &'r mut PeerReader, mapped: &'r mut Vec<usize>, left: usize) -> Self {
+        mapped.clear();
+        Reading {
+            reader,
+            mapped,
+            left,
+        }
+    }
+
+    /// The note of receive `i` is in: map the sender's storage or mark the
+    /// receive for round 2 ([`on_note`], `late_recvs`); once every note is
+    /// in, copy the mapped receives and the kept elements into `out`
+    /// together ([`copy_together`]) and answer each sender.
+    pub fn on_note<T: Element, S: Store<T>>(
+        &mut self,
+        reqs: &mut Requests<'_, '_, T>,
+        round: &Round<'_, T, S>,
+        i: usize,
+        out: &mut [T],
+        late_recvs: &mut [bool],
+        merge: &mut MergeScratch,
+    ) -> Result<(), RedistError> {
+        let recvs = round.messages.recvs();
+        self.left -= 1;
+        on_note(reqs, self.reader, &recvs[i], i, self.mapped, late_recvs)?;
+        if self.left == 0 {
+            let peers = Mapped {
+                recvs: self.mapped,
+                reader: self.reader,
+                slot: 0,
+            };
+            copy_together(round.messages, round.src, out, peers, round.store, merge)?;
+            answer_copied(reqs, self.mapped, recvs)?;
+        }
+        Ok(())
+    }
 }
 
 /// The receives a rank copies straight from its peers' storage: their

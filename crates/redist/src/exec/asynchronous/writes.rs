@@ -5,9 +5,10 @@
 //! — and tells each receiver it is done, or that the message follows as
 //! messages after all.
 
-use super::super::messages::{portions, RankMessages, WRITTEN};
+use super::super::messages::{portions, RankMessages, ANSWER, WRITTEN};
 use super::super::mpi_raw::Requests;
 use super::super::node_direct::{Near, PeerArray, PeerWriter};
+use super::post::Round;
 use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
 use crate::tuning::{WRITE_MAX_SOURCE_RUN_BYTES, WRITE_MIN_SOURCE_RUN_BYTES};
@@ -44,7 +45,7 @@ pub(super) fn lend_pays<T>(messages: &RankMessages, near: &Near) -> bool {
 /// when the target is private — leaves it to be read (`source_shared`:
 /// then it waits for the receiver's answer, `pull`) or to round 2
 /// (`late_sends`); a lent target it cannot map is answered "send it".
-pub(super) enum OnTarget {
+enum OnTarget {
     /// Written with the others once every note is in.
     Write,
     /// Read by the receiver from this rank's shared source.
@@ -53,9 +54,81 @@ pub(super) enum OnTarget {
     Late,
 }
 
+/// What a sender keeps while its receivers' notes about their targets
+/// come in: where it maps them, the sends it writes, how many notes are
+/// still to come, whether its kept elements go with the writes, and
+/// whether its own source is shared (readable where a target is not lent).
+pub(super) struct Writing<'w> {
+    writer: &'w mut PeerWriter,
+    written: &'w mut Vec<usize>,
+    left: usize,
+    with_local: bool,
+    source_shared: bool,
+}
+
+impl<'w> Writing<'w> {
+    /// Waits for `left` notes, mapping through `writer`, the sends it
+    /// writes in `written` (emptied first); the kept elements go with the
+    /// writes when `with_local`.
+    pub fn new(
+        writer: &'w mut PeerWriter,
+        written: &'w mut Vec<usize>,
+        left: usize,
+        with_local: bool,
+        source_shared: bool,
+    ) -> Self {
+        written.clear();
+        Writing {
+            writer,
+            written,
+            left,
+            with_local,
+            source_shared,
+        }
+    }
+
+    /// The note of send `i`'s receiver is in: decide the send
+    /// ([`on_target_note`]) — written, read by the receiver (then wait for
+    /// its answer), or sent in round 2 (`late_sends`) — and, once every
+    /// note is in, write every written send (and the kept elements into
+    /// `out` where they go with them) in one pass ([`write_together`]).
+    pub fn on_note<T: Element, S: Store<T>>(
+        &mut self,
+        reqs: &mut Requests<'_, '_, T>,
+        round: &Round<'_, T, S>,
+        i: usize,
+        out: &mut [T],
+        late_sends: &mut [bool],
+        merge: &mut MergeScratch,
+    ) -> Result<(), RedistError> {
+        let t = &round.messages.sends()[i];
+        self.left -= 1;
+        match on_target_note(reqs, self.writer, t, i, self.source_shared)? {
+            OnTarget::Write => self.written.push(i),
+            OnTarget::Pull => reqs.irecv_word(i, t.peer, ANSWER)?,
+            OnTarget::Late => late_sends[i] = true,
+        }
+        if self.left == 0 {
+            let local = self.with_local.then_some(out);
+            let (messages, src, store) = (round.messages, round.src, round.store);
+            write_together(
+                reqs,
+                messages,
+                src,
+                local,
+                self.written,
+                self.writer,
+                store,
+                merge,
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Decides send `i` from its receiver's target `note`, mapping the target
 /// through `writer` where it is lent.
-pub(super) fn on_target_note<T: Element>(
+fn on_target_note<T: Element>(
     reqs: &mut Requests<'_, '_, T>,
     writer: &mut PeerWriter,
     t: &MessageProgram,
@@ -91,7 +164,7 @@ pub(super) fn on_target_note<T: Element>(
 /// fences the streamed stores and tells each receiver its message is
 /// written.
 #[allow(clippy::too_many_arguments, reason = "one step of round 1")]
-pub(super) fn write_together<T: Element, S: Store<T>>(
+fn write_together<T: Element, S: Store<T>>(
     reqs: &mut Requests<'_, '_, T>,
     messages: &RankMessages,
     src: &[T],
