@@ -192,7 +192,8 @@ ucs_status_ptr_t ucp_disconnect_nb(ucp_ep_h ep)
 }
 EOF
   if cc -shared -fPIC -O2 -o "$work/finalize-fix.so" "$work/finalize-fix.c" 2>"$work/finalize-fix.log"; then
-    finalize_fix=(-genv LD_PRELOAD "$work/finalize-fix.so")
+    # After what the caller preloads (the test harness's yield_when_idle.so).
+    finalize_fix=(-genv LD_PRELOAD "${LD_PRELOAD:+$LD_PRELOAD:}$work/finalize-fix.so")
   else
     echo "cluster.sh: warning: could not build the MPI_Finalize fix (needs cc and libucx-dev); ranks may hang in MPI_Finalize" >&2
   fi

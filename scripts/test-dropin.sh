@@ -160,6 +160,11 @@ verdict() { # verdict NAME STATUS
 }
 
 export LD_LIBRARY_PATH="$root/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# MPICH's waiting ranks yield their core instead of spinning on it, as in
+# the MPI test harness (scripts/yield-when-idle.sh; NDCYCLIC_MPI_IDLE=spin:
+# not). Preloaded into every run, next to the library where that is preloaded.
+idle=$(scripts/yield-when-idle.sh)
+export LD_PRELOAD=$idle
 dat=$root/$crate/tests/data/GEMR2D.dat
 
 # How often $2 shows in logs/$1.err. Ranks' trace lines interleave
@@ -261,7 +266,7 @@ same_as_b() {
 log "plain_user (b): linked with ScaLAPACK only, $PLAIN_RANKS ranks"
 rc=0
 run plain_user.b "$TIMEOUT" "$PLAIN_RANKS" \
-  env -u LD_LIBRARY_PATH -u LD_PRELOAD NDCYCLIC_SCALAPACK_TRACE=1 "$out/plain_user_scalapack" || rc=$?
+  env -u LD_LIBRARY_PATH LD_PRELOAD="$idle" NDCYCLIC_SCALAPACK_TRACE=1 "$out/plain_user_scalapack" || rc=$?
 if [ "$rc" -eq 0 ] && [ "$(trace_count plain_user.b ndcyclic_scalapack)" -gt 0 ]; then
   log "plain_user (b): ndcyclic traced in a ScaLAPACK-only run" >&2
   rc=1
@@ -278,7 +283,7 @@ log "plain_user (c): the ScaLAPACK-only binary with LD_PRELOAD, $PLAIN_RANKS ran
 rc=0
 # The preload goes to the ranks only (not to mpirun itself).
 run plain_user.c "$TIMEOUT" "$PLAIN_RANKS" \
-  env -u LD_LIBRARY_PATH LD_PRELOAD="$lib" NDCYCLIC_SCALAPACK_TRACE=1 "$out/plain_user_scalapack" || rc=$?
+  env -u LD_LIBRARY_PATH LD_PRELOAD="$lib${idle:+:$idle}" NDCYCLIC_SCALAPACK_TRACE=1 "$out/plain_user_scalapack" || rc=$?
 same_as_b plain_user.c "$rc" "LD_PRELOAD"
 
 # --- ScaLAPACK's own PBLAS testers ----------------------------------------
@@ -299,7 +304,7 @@ if [ -x "$testers/dpb3tst" ]; then
     log "${t}pb3tst (ScaLAPACK's PBLAS tester) with the library preloaded, 4 ranks"
     rc=0
     (cd "$dir" && run "${t}pb3tst.preloaded" "$TIMEOUT" 4 \
-      env -u LD_LIBRARY_PATH LD_PRELOAD="$lib" NDCYCLIC_SCALAPACK_TRACE=1 "./${t}pb3tst" > /dev/null) || rc=$?
+      env -u LD_LIBRARY_PATH LD_PRELOAD="$lib${idle:+:$idle}" NDCYCLIC_SCALAPACK_TRACE=1 "./${t}pb3tst" > /dev/null) || rc=$?
     # The summary: a row per routine (tests, passed, failed, skipped).
     summary=$logs/${t}pb3tst.preloaded.out
     routines=$(grep -cE "^ *\| +P${T}[A-Z0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ *$" "$summary" || true)
@@ -318,7 +323,7 @@ if [ -x "$testers/dpb3tst" ]; then
   dir=$out/pblas/d
   log "dpb3tst without the library, 4 ranks"
   rc=0
-  (cd "$dir" && run dpb3tst.plain "$TIMEOUT" 4 env -u LD_LIBRARY_PATH -u LD_PRELOAD ./dpb3tst > /dev/null) || rc=$?
+  (cd "$dir" && run dpb3tst.plain "$TIMEOUT" 4 env -u LD_LIBRARY_PATH LD_PRELOAD="$idle" ./dpb3tst > /dev/null) || rc=$?
   untimed() { grep -vE "time|Time|WALL|CPU|MFLOP|IEEE" "$logs/$1.out" || true; }
   if [ "$rc" -eq 0 ] && ! diff <(untimed dpb3tst.plain) <(untimed dpb3tst.preloaded) > "$logs/dpb3tst.diff"; then
     log "dpb3tst: output differs with the library preloaded (logs/dpb3tst.diff)" >&2

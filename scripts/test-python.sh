@@ -31,6 +31,10 @@ so=$(ls python/ndcyclic/_ndcyclic*.so 2>/dev/null | head -n 1 || true)
 if [ -n "$so" ] && [ -n "$(find python/src python/Cargo.toml crates/*/src -newer "$so" -print -quit)" ]; then
     echo "test-python: warning: sources changed since the extension was built; scripts/setup.sh --with-python rebuilds it" >&2
 fi
+# MPICH's waiting ranks yield their core instead of spinning on it, as in
+# the MPI test harness (scripts/yield-when-idle.sh; NDCYCLIC_MPI_IDLE=spin: not).
+idle=$(scripts/yield-when-idle.sh)
+[ -z "$idle" ] || export LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$idle
 ranks=${NDCYCLIC_MPI_RANKS:-1,2,3,4}
 limit=${NDCYCLIC_MPI_TIMEOUT:-300}
 mpirun=${NDCYCLIC_MPIRUN:-mpirun}

@@ -73,8 +73,11 @@ impl Invocation {
                     .unwrap_or_default();
                 cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
                 cmd_args.extend(args.iter().cloned());
+                let preload = crate::idle::yield_shim()
+                    .map(|shim| format!("LD_PRELOAD={} ", shim.display()))
+                    .unwrap_or_default();
                 let command = format!(
-                    "{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
+                    "{preload}{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
                     cmd_args.join(" ")
                 );
                 Invocation {
@@ -117,6 +120,7 @@ impl Invocation {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err);
+        crate::idle::yield_when_idle(&mut cmd);
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;

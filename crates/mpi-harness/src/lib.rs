@@ -29,21 +29,25 @@
 //! ```
 //!
 //! Command-line arguments of a test program (after `cargo test --test NAME --`):
-//! `--ranks 2,3` launches only those rank counts, `--list` lists the launches,
+//! `--ranks 2,3` launches only those rank counts, `--list` lists every test body
+//! at every rank count (`SUITE::BODY np=K: test`) without launching,
 //! and any other word keeps only the test bodies whose names contain it.
 //! Environment: `NDCYCLIC_MPIRUN` (launcher, default `mpirun`),
 //! `NDCYCLIC_MPIRUN_ARGS` (extra launcher arguments), `NDCYCLIC_MPI_TIMEOUT`
 //! (seconds per launch, default 300), `NDCYCLIC_MPI_RANKS` (like `--ranks`),
-//! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too).
+//! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too),
+//! `NDCYCLIC_MPI_IDLE=spin` (let MPICH spin while it waits: [`yield_when_idle`]).
 //!
 //! Whole programs (the tour's examples, `docs/tour.md`) are launched the
 //! same way by [`run_examples`].
 #![deny(missing_docs)]
 
 mod examples;
+mod idle;
 mod launch;
 
 pub use examples::{run_examples, Example};
+pub use idle::{yield_shim, yield_when_idle};
 
 use launch::{launch, Report};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -281,8 +285,11 @@ fn run_rank(suite: &str, tests: &[MpiTest]) {
 /// The launcher side: start the suite under mpirun for every rank count.
 fn launch_all(suite: &str, args: &Args, tests: &[MpiTest]) -> bool {
     if args.list {
+        // Every body at every rank count: what the launches run.
         for k in &args.rank_counts {
-            println!("np{k}: test");
+            for t in tests {
+                println!("{suite}::{} np={k}: test", t.name);
+            }
         }
         return true;
     }

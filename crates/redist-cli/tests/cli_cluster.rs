@@ -60,8 +60,9 @@ fn mpirun() -> String {
 /// `PROGRAM ARGS` on `nodes` emulated nodes of `per_node` ranks each.
 fn on_cluster(nodes: usize, per_node: &str, program: &str, args: &[&str]) -> Output {
     let nodes = nodes.to_string();
-    Command::new("timeout")
-        .args(["-s", "TERM", TIMEOUT_S])
+    let mut cmd = Command::new("timeout");
+    mpi_harness::yield_when_idle(&mut cmd);
+    cmd.args(["-s", "TERM", TIMEOUT_S])
         .arg(script())
         .args([
             "--nodes",
@@ -306,7 +307,9 @@ fn example_here_and_across(name: &str, args: &[&str]) -> Option<(Value, Value)> 
         return None;
     }
     let example = example.to_str().expect("a UTF-8 path");
-    let one = Command::new(mpirun())
+    let mut one = Command::new(mpirun());
+    mpi_harness::yield_when_idle(&mut one);
+    let one = one
         .args(["-n", "4", example])
         .args(args)
         .output()

@@ -83,6 +83,7 @@ pub fn mpirun_with(ranks: usize, env: &[(&str, &str)], args: &[&str]) -> Launch 
         .envs(env.iter().copied())
         // Its own process group, so a hung launch is killed with its ranks.
         .process_group(0);
+    mpi_harness::yield_when_idle(&mut cmd);
     let command = format!("{launcher} -n {ranks} redist {}", args.join(" "));
     let mut child = cmd
         .spawn()
