@@ -60,25 +60,52 @@ struct Invocation {
     command: String,
 }
 
+/// The program that starts a launch's ranks, and its first arguments
+/// (before `-n K`).
+#[derive(Clone, Debug)]
+pub struct Launcher {
+    program: String,
+    args: Vec<String>,
+}
+
+impl Launcher {
+    /// `program` with `args` first, for the launches of a [`crate::Suite`]
+    /// that must not go through `mpirun` (emulated nodes, for example).
+    pub fn new(program: impl Into<String>, args: &[&str]) -> Launcher {
+        Launcher {
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    /// `NDCYCLIC_MPIRUN` (default `mpirun`) with `NDCYCLIC_MPIRUN_ARGS`.
+    pub(crate) fn from_env() -> Launcher {
+        Launcher {
+            program: std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string()),
+            args: std::env::var("NDCYCLIC_MPIRUN_ARGS")
+                .map(|v| v.split_whitespace().map(String::from).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
 impl Invocation {
-    /// `exe` with `args` under `mpirun -n k` (`NDCYCLIC_MPIRUN_ARGS` first),
-    /// or directly when `k` is `None`.
-    fn new(exe: &Path, k: Option<usize>, args: &[String]) -> Invocation {
+    /// `exe` with `args` under `launcher -n k` (`launcher`'s arguments
+    /// first), or directly when `k` is `None`.
+    fn new(exe: &Path, k: Option<usize>, args: &[String], launcher: &Launcher) -> Invocation {
         match k {
             Some(k) => {
-                let mpirun =
-                    std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
-                let mut cmd_args: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
-                    .map(|v| v.split_whitespace().map(String::from).collect())
-                    .unwrap_or_default();
+                let mpirun = launcher.program.clone();
+                let mut cmd_args: Vec<String> = launcher.args.clone();
                 cmd_args.extend(["-n".to_string(), k.to_string(), exe.display().to_string()]);
                 cmd_args.extend(args.iter().cloned());
                 let preload = crate::idle::yield_shim()
                     .map(|shim| format!("LD_PRELOAD={} ", shim.display()))
                     .unwrap_or_default();
+                let shown: Vec<String> = cmd_args.iter().map(|a| quoted(a)).collect();
                 let command = format!(
                     "{preload}{CHILD_VAR}=1 NDCYCLIC_MPI_RANKS_LAUNCHED={k} {mpirun} {}",
-                    cmd_args.join(" ")
+                    shown.join(" ")
                 );
                 Invocation {
                     program: mpirun,
@@ -127,6 +154,15 @@ impl Invocation {
             cmd.process_group(0);
         }
         cmd
+    }
+}
+
+/// `arg` as a shell reads it back: in single quotes when it holds a space.
+fn quoted(arg: &str) -> String {
+    if arg.contains(char::is_whitespace) {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    } else {
+        arg.to_string()
     }
 }
 
@@ -227,11 +263,11 @@ fn wait_or_kill(child: &mut Child, tag: &str, start: Instant, timeout: Duration)
     }
 }
 
-/// Starts `exe` with `args` under `mpirun -n k` (`k` = `None`: directly,
+/// Starts `exe` with `args` under `launcher -n k` (`k` = `None`: directly,
 /// for programs without MPI), under the timeout, and reports what it did;
 /// none of its processes outlives the call.
-pub(crate) fn launch(exe: &Path, k: Option<usize>, args: &[String]) -> Report {
-    let invocation = Invocation::new(exe, k, args);
+pub(crate) fn launch(exe: &Path, k: Option<usize>, args: &[String], launcher: &Launcher) -> Report {
+    let invocation = Invocation::new(exe, k, args, launcher);
     let timeout = launch_timeout();
     let tag = job_tag(k);
     let files = OutputFiles::new(&tag);

@@ -45,13 +45,16 @@
 mod examples;
 mod idle;
 mod launch;
+mod suite;
 
 pub use examples::{run_examples, Example};
 pub use idle::{yield_shim, yield_when_idle};
+pub use launch::Launcher;
+pub use suite::{run_suites, Suite};
 
-use launch::{launch, Report};
-use mpi::topology::{Communicator, SimpleCommunicator};
-use std::time::{Duration, Instant};
+use launch::Report;
+use mpi::topology::SimpleCommunicator;
+use std::time::Instant;
 
 /// Rank counts every suite is launched with unless told otherwise.
 pub const DEFAULT_RANK_COUNTS: &[usize] = &[1, 2, 3, 4, 5, 6, 8];
@@ -178,64 +181,78 @@ pub fn run(suite: &str, tests: &[MpiTest]) {
 
 /// Like [`run`], with the suite's own rank counts.
 pub fn run_with_ranks(suite: &str, rank_counts: &[usize], tests: &[MpiTest]) {
-    let args = Args::parse(rank_counts);
-    let selected: Vec<MpiTest> = tests
-        .iter()
-        .filter(|t| {
-            args.filters.is_empty() || args.filters.iter().any(|f| t.name.contains(f.as_str()))
-        })
-        .copied()
-        .collect();
-    if is_rank() {
-        run_rank(suite, &selected);
-    } else {
-        let ok = launch_all(suite, &args, &selected);
-        std::process::exit(if ok { 0 } else { 1 });
-    }
+    run_suites(&[Suite::new(suite, tests).ranks(rank_counts)])
 }
 
 /// Parsed command line of a test program.
 struct Args {
-    rank_counts: Vec<usize>,
+    /// `--ranks`: the rank counts of every launch.
+    ranks: Option<Vec<usize>>,
+    /// `NDCYCLIC_MPI_RANKS`: the rank counts of launches through `mpirun`.
+    env_ranks: Option<Vec<usize>>,
+    /// Words that keep only the bodies (or examples) whose names hold one.
     filters: Vec<String>,
+    /// `--skip WORD`: leaves out the bodies whose names hold one.
+    skip: Vec<String>,
+    /// `--suite NAME`: only that suite of a program of several.
+    suite: Option<String>,
     list: bool,
 }
 
 impl Args {
-    fn parse(default_counts: &[usize]) -> Args {
-        let mut rank_counts = std::env::var("NDCYCLIC_MPI_RANKS")
+    fn parse() -> Args {
+        let env_ranks = std::env::var("NDCYCLIC_MPI_RANKS")
             .ok()
-            .and_then(|v| parse_counts(&v))
-            .unwrap_or_else(|| default_counts.to_vec());
-        let mut filters = vec![];
-        let mut list = false;
+            .and_then(|v| parse_counts(&v));
+        let mut args = Args {
+            ranks: None,
+            env_ranks,
+            filters: vec![],
+            skip: vec![],
+            suite: None,
+            list: false,
+        };
         let mut it = std::env::args().skip(1);
         while let Some(a) = it.next() {
             match a.as_str() {
                 "--ranks" => {
                     if let Some(c) = it.next().as_deref().and_then(parse_counts) {
-                        rank_counts = c;
+                        args.ranks = Some(c);
                     }
                 }
-                "--list" => list = true,
+                "--list" => args.list = true,
+                "--skip" => args.skip.extend(it.next()),
+                "--suite" => args.suite = it.next(),
                 // libtest options cargo or users may pass; they take a value.
-                "--test-threads" | "--format" | "--logfile" | "--skip" | "--color" => {
+                "--test-threads" | "--format" | "--logfile" | "--color" => {
                     it.next();
                 }
                 s if s.starts_with("--ranks=") => {
                     if let Some(c) = parse_counts(&s["--ranks=".len()..]) {
-                        rank_counts = c;
+                        args.ranks = Some(c);
                     }
                 }
                 s if s.starts_with('-') => {}
-                s => filters.push(s.to_string()),
+                s => args.filters.push(s.to_string()),
             }
         }
-        Args {
-            rank_counts,
-            filters,
-            list,
-        }
+        args
+    }
+
+    /// The rank counts of launches whose own are `own`: `--ranks`, else
+    /// `NDCYCLIC_MPI_RANKS` where it applies (launches through `mpirun`),
+    /// else `own`.
+    fn rank_counts(&self, own: &[usize], env_applies: bool) -> Vec<usize> {
+        self.ranks
+            .clone()
+            .or_else(|| self.env_ranks.clone().filter(|_| env_applies))
+            .unwrap_or_else(|| own.to_vec())
+    }
+
+    /// Whether the body or example `name` is selected.
+    fn selects(&self, name: &str) -> bool {
+        (self.filters.is_empty() || self.filters.iter().any(|f| name.contains(f.as_str())))
+            && !self.skip.iter().any(|s| name.contains(s.as_str()))
     }
 }
 
@@ -245,68 +262,6 @@ fn parse_counts(s: &str) -> Option<Vec<usize>> {
         .map(|x| x.trim().parse().ok().filter(|&n| n > 0))
         .collect();
     v.filter(|v| !v.is_empty())
-}
-
-/// The rank side: initialise MPI, run every selected body, abort on failure.
-fn run_rank(suite: &str, tests: &[MpiTest]) {
-    let universe = match procgrid::init() {
-        Ok(u) => u,
-        Err(e) => {
-            eprintln!("{suite}: cannot start MPI: {e}");
-            std::process::exit(2);
-        }
-    };
-    let world = universe.world();
-    let rank = world.rank();
-    for t in tests {
-        let start = Instant::now();
-        if let Err(msg) = (t.body)(&world) {
-            eprintln!(
-                "{suite}::{} FAILED on rank {rank} of {}: {msg}",
-                t.name,
-                world.size()
-            );
-            // Give the launcher time to forward the message before the abort tears the job down.
-            let _ = std::io::Write::flush(&mut std::io::stdout());
-            std::thread::sleep(Duration::from_millis(300));
-            world.abort(1);
-        }
-        procgrid::waits::barrier(&world);
-        if rank == 0 {
-            println!(
-                "  {suite}::{} ok ({:.2} s)",
-                t.name,
-                start.elapsed().as_secs_f64()
-            );
-        }
-    }
-}
-
-/// The launcher side: start the suite under mpirun for every rank count.
-fn launch_all(suite: &str, args: &Args, tests: &[MpiTest]) -> bool {
-    if args.list {
-        // Every body at every rank count: what the launches run.
-        for k in &args.rank_counts {
-            for t in tests {
-                println!("{suite}::{} np={k}: test", t.name);
-            }
-        }
-        return true;
-    }
-    let exe = std::env::current_exe().expect("the test program knows its own path");
-    println!(
-        "\nrunning {} MPI launches of {} tests ({suite})",
-        args.rank_counts.len(),
-        tests.len()
-    );
-    let mut tally = Tally::new();
-    for &k in &args.rank_counts {
-        tally.record(
-            format!("{suite} np={k}"),
-            launch(&exe, Some(k), &args.filters),
-        );
-    }
-    tally.finish()
 }
 
 /// The launches of one test program: a line per launch as it ends, then
