@@ -1,4 +1,5 @@
-//! The redistribution suite of `redist_suite` across emulated nodes: 4 ranks
+//! The redistribution suite across emulated nodes (the suite `redist
+//! across nodes` of `mpi_redist`): 4 ranks
 //! on 2 nodes of 2 and 5 ranks on nodes of 2, 2 and 1
 //! (`scripts/cluster-mpirun.sh`, which builds them with `scripts/cluster.sh`:
 //! network namespaces on a bridge, each with its own host name), so that
@@ -10,12 +11,9 @@
 //! `scripts/test-openmpi.sh` sets it), on the rank counts above unless
 //! `--ranks` says otherwise.
 
-use mpi_harness::MpiTest;
+use mpi_harness::{is_rank, Launcher, Suite};
 use std::path::PathBuf;
 use std::process::Command;
-
-mod common;
-mod redist_suite;
 
 /// Rank counts of the launches: 2 nodes of 2, then 3 nodes of 2, 2 and 1.
 const RANK_COUNTS: &[usize] = &[4, 5];
@@ -42,21 +40,23 @@ fn unavailable() -> Option<String> {
     }
 }
 
-fn main() {
-    if !mpi_harness::is_rank() {
+/// The suite, or `None` (saying why) where nodes cannot be emulated.
+pub fn suite() -> Option<Suite> {
+    if !is_rank() {
         if let Some(why) = unavailable() {
             println!("\nnot run: emulated nodes are unavailable here: {why}\n");
-            return;
+            return None;
         }
-        let mpi = std::env::var("NDCYCLIC_CLUSTER_MPI").unwrap_or_else(|_| "mpich".into());
-        std::env::set_var("NDCYCLIC_MPIRUN", scripts().join("cluster-mpirun.sh"));
-        std::env::set_var("NDCYCLIC_MPIRUN_ARGS", format!("--mpi {mpi}"));
-        std::env::remove_var("NDCYCLIC_MPI_RANKS");
     }
-    let tests: Vec<MpiTest> = redist_suite::TESTS
-        .iter()
-        .filter(|t| !LEFT_OUT.contains(&t.name()))
-        .copied()
-        .collect();
-    mpi_harness::run_with_ranks("redist across nodes", RANK_COUNTS, &tests);
+    let mpi = std::env::var("NDCYCLIC_CLUSTER_MPI").unwrap_or_else(|_| "mpich".into());
+    let launcher = Launcher::new(
+        scripts().join("cluster-mpirun.sh").display().to_string(),
+        &["--mpi", &mpi],
+    );
+    Some(
+        Suite::new("redist across nodes", super::TESTS)
+            .ranks(RANK_COUNTS)
+            .without(LEFT_OUT)
+            .launcher(launcher),
+    )
 }

@@ -1,18 +1,16 @@
-//! Redistribution on many ranks: launched by the harness with 32 and 64
-//! ranks (more than this machine's cores; waits yield), random layout pairs
-//! of every strategy verified element by element, and the small
-//! redistribution whose set-up and execution once grew with the rank count.
-#![allow(clippy::cast_possible_truncation, reason = "test values are small")]
+//! Redistribution on many ranks: the suite `many ranks` of `mpi_redist`,
+//! launched with 32 and 64 ranks (more than this machine's cores; waits
+//! yield), random layout pairs of every strategy verified element by
+//! element, and the small redistribution whose set-up and execution once
+//! grew with the rank count.
 
 use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use mpi_harness::{ensure, ensure_eq, MpiTest, Suite, TestResult};
 use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Remap, Strategy};
 
-mod common;
-
-use common::{check, code, random_case, Lcg};
+use crate::common::{check, code, random_case, Lcg};
 
 /// Random layout pairs on grids of every shape the rank count allows: each
 /// executed and checked against the value of every global index, on
@@ -78,13 +76,14 @@ fn a_small_redistribution(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
-fn main() {
-    mpi_harness::run_with_ranks(
+/// The suite: both bodies at 32 and 64 ranks.
+pub fn suite() -> Suite {
+    Suite::new(
         "many ranks",
-        &[32, 64],
         &[
             MpiTest::new("random_pairs", random_pairs),
             MpiTest::new("a_small_redistribution", a_small_redistribution),
         ],
-    );
+    )
+    .ranks(&[32, 64])
 }

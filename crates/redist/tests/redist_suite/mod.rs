@@ -1,7 +1,8 @@
 //! The redistribution suite under MPI: random layout pairs over every
 //! strategy and remapping, shared sources, element types, grids of
 //! different sizes, windows and the error paths. `mpi_redist` runs it on
-//! one node with 1 to 8 ranks, `mpi_across_nodes` across emulated nodes.
+//! one node with 1 to 8 ranks and across emulated nodes ([`across_nodes`]),
+//! next to the suite of [`many_ranks`].
 #![allow(
     clippy::cast_possible_truncation,
     reason = "test values are small or wrap on purpose"
@@ -15,6 +16,8 @@ use redist::{MinRun, NodeCopies, Options, Redistribution, Remap, Strategy, Strea
 
 use crate::common::{check, code, random_case, random_extents, random_layout, Lcg};
 
+pub mod across_nodes;
+pub mod many_ranks;
 mod routes;
 mod transforms;
 use routes::{datatype_verdict_agrees, routes_are_tried_and_the_faster_kept};
