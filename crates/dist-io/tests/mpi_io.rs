@@ -1,5 +1,7 @@
-//! Saving and loading under MPI, launched by the harness with 1, 2, 3, 4,
-//! 5, 6 and 8 ranks: round trips between random layouts, grids, element
+//! Saving and loading under MPI, one program of three suites (the files
+//! NumPy reads and writes, `suites/numpy_files.rs`, and with the feature
+//! `hdf5` HDF5 datasets, `suites/hdf5.rs`, next to its own), launched by
+//! the harness with 1, 2, 3, 4, 5, 6 and 8 ranks: round trips between random layouts, grids, element
 //! types and storage orders; windows; files written by one rank count and
 //! read by another; every refusal, the same on every rank; failures that
 //! leave the previous file as it was.
@@ -11,13 +13,14 @@
 )]
 
 mod common;
+mod suites;
 
 use common::{limit_file_size, linear, same_everywhere, Code, Lcg};
 use dist_array::{Complex, Dist, DistArray, Layout, LayoutSpec, Order};
 use dist_io::{Aggregators, ElementType, IoError, IoOptions};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use mpi_harness::{ensure, ensure_eq, MpiTest, Suite, TestResult};
 use procgrid::{balanced_extents, ProcGrid};
 use std::path::{Path, PathBuf};
 
@@ -628,7 +631,7 @@ fn main() {
         std::fs::create_dir_all(&dir).expect("a folder for the test files");
         std::env::set_var(DIR_VAR, &dir);
     }
-    mpi_harness::run(
+    let dist_io = Suite::new(
         "dist_io",
         &[
             MpiTest::new("round_trips", round_trips),
@@ -638,4 +641,8 @@ fn main() {
             MpiTest::new("failures_keep_the_old_file", failures_keep_the_old_file),
         ],
     );
+    let mut all = vec![dist_io, suites::numpy_files::suite()];
+    #[cfg(feature = "hdf5")]
+    all.push(suites::hdf5::suite());
+    mpi_harness::run_suites(&all);
 }

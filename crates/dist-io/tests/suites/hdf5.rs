@@ -9,14 +9,12 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-mod common;
-
-use common::{limit_file_size, linear};
+use crate::common::{limit_file_size, linear};
 use dist_array::{Complex, DistArray, Element, Layout, Order};
 use dist_io::{Aggregators, ElementType, Format, IoError, IoOptions};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use mpi_harness::{ensure, ensure_eq, MpiTest, Suite, TestResult};
 use procgrid::{balanced_extents, ProcGrid};
 use std::path::{Path, PathBuf};
 
@@ -774,8 +772,9 @@ fn full_file_system(world: &SimpleCommunicator) -> TestResult {
     result
 }
 
-fn main() {
-    mpi_harness::run(
+/// The suite `mpi_hdf5`.
+pub fn suite() -> Suite {
+    Suite::new(
         "mpi_hdf5",
         &[
             MpiTest::new("every_element_type", every_element_type),
@@ -790,5 +789,5 @@ fn main() {
             ),
             MpiTest::new("full_file_system", full_file_system),
         ],
-    );
+    )
 }

@@ -10,14 +10,12 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-mod common;
-
-use common::Code;
+use crate::common::Code;
 use dist_array::{Complex, DistArray, Layout, LayoutSpec, Order};
 use dist_io::IoOptions;
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, MpiTest, TestResult};
+use mpi_harness::{ensure, MpiTest, Suite, TestResult};
 use procgrid::ProcGrid;
 use std::path::PathBuf;
 use std::process::Command;
@@ -43,7 +41,7 @@ const TYPES: [(&str, &str); 9] = [
 const SHAPE: [usize; 3] = [7, 5, 3];
 
 fn linear(g: &[usize]) -> usize {
-    common::linear(&SHAPE, g)
+    crate::common::linear(&SHAPE, g)
 }
 
 fn dir() -> PathBuf {
@@ -242,13 +240,14 @@ fn we_write_numpy_reads(world: &SimpleCommunicator) -> TestResult {
     python(world, &script)
 }
 
-fn main() {
-    mpi_harness::run_with_ranks(
+/// The suite `numpy_files`.
+pub fn suite() -> Suite {
+    Suite::new(
         "numpy_files",
-        &[1, 3],
         &[
             MpiTest::new("numpy_writes_we_read", numpy_writes_we_read),
             MpiTest::new("we_write_numpy_reads", we_write_numpy_reads),
         ],
-    );
+    )
+    .ranks(&[1, 3])
 }
