@@ -5,7 +5,7 @@
 //! strategy, windows and remapping, and a usage error that must reach every
 //! rank of every node without a hang. The ADI solver gives the checksum it
 //! gives on one node, the 2-D FFT its errors. (The library's own MPI suite
-//! runs across nodes too: `crates/redist/tests/mpi_across_nodes.rs`.)
+//! runs across nodes too: `crates/redist/tests/redist_suite/across_nodes.rs`.)
 //!
 //! Needs root and network namespaces; elsewhere each test says why it did
 //! not run and passes. Under MPICH 4.0 with UCX, `scripts/cluster.sh`
@@ -15,10 +15,6 @@
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::Mutex;
-
-/// One emulated cluster at a time (2 cores: concurrent jobs crawl).
-static LAUNCH: Mutex<()> = Mutex::new(());
 
 /// Seconds before a launch is killed: a hang fails the test.
 const TIMEOUT_S: &str = "240";
@@ -98,7 +94,7 @@ fn json(out: &Output) -> Value {
 /// Runs every case through `redist run --verify --json` on the cluster and
 /// checks each verified on all ranks.
 fn verify_cases(nodes: usize, per_node: &str, ranks: usize, cases: &[&[&str]]) {
-    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = crate::common::one_launch_at_a_time();
     if !available() {
         return;
     }
@@ -121,7 +117,7 @@ fn verify_cases(nodes: usize, per_node: &str, ranks: usize, cases: &[&[&str]]) {
 
 #[test]
 fn what_crosses_between_nodes_is_counted() {
-    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = crate::common::one_launch_at_a_time();
     if !available() {
         return;
     }
@@ -269,7 +265,7 @@ fn random_layouts_verify_on_three_uneven_nodes() {
 
 #[test]
 fn a_usage_error_reaches_every_node_without_a_hang() {
-    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = crate::common::one_launch_at_a_time();
     if !available() {
         return;
     }
@@ -293,7 +289,7 @@ fn a_usage_error_reaches_every_node_without_a_hang() {
 /// Example `name` with `args` on 4 ranks of one node and on 2 emulated
 /// nodes of 2: both JSON reports, or `None` (saying why) when it cannot run.
 fn example_here_and_across(name: &str, args: &[&str]) -> Option<(Value, Value)> {
-    let _one = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = crate::common::one_launch_at_a_time();
     if !available() {
         return None;
     }

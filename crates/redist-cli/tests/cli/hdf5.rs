@@ -3,9 +3,7 @@
 //! back verified on other layouts and rank counts, datasets in groups,
 //! `info`, and the baseline's refusals (exit code 2 on every rank).
 
-mod common;
-
-use common::{mpirun, Launch};
+use crate::common::{mpirun, Launch};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;

@@ -3,9 +3,7 @@
 //! baseline, `--verify`), `info` without MPI, and refusals that exit with
 //! code 2 and a message on every rank's stderr.
 
-mod common;
-
-use common::{mpirun, Launch};
+use crate::common::{mpirun, Launch};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;

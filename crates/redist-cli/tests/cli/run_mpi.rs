@@ -7,9 +7,7 @@
 //! Launches go through `common/`: `mpirun` from `PATH` (or
 //! `NDCYCLIC_MPIRUN`), each killed after a timeout.
 
-mod common;
-
-use common::{mpirun, mpirun_with, Launch};
+use crate::common::{mpirun, mpirun_with, Launch};
 
 /// Rank counts every case runs with.
 const RANKS: [usize; 2] = [2, 4];

@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,12 @@ pub const TIMEOUT: Duration = Duration::from_secs(120);
 /// One launch at a time: on a 2-core machine, MPICH's spinning ranks of two
 /// concurrent jobs slow each other down by an order of magnitude.
 static LAUNCH: Mutex<()> = Mutex::new(());
+
+/// Holds off every other launch of this program (`mpirun`, emulated
+/// nodes) until the guard is dropped.
+pub fn one_launch_at_a_time() -> MutexGuard<'static, ()> {
+    LAUNCH.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// What a launch left behind.
 pub struct Launch {
@@ -68,7 +74,7 @@ pub fn mpirun(ranks: usize, args: &[&str]) -> Launch {
 /// [`mpirun`] with `env` added to the launcher's environment (which its
 /// ranks on this machine inherit).
 pub fn mpirun_with(ranks: usize, env: &[(&str, &str)], args: &[&str]) -> Launch {
-    let _one_at_a_time = LAUNCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_at_a_time = one_launch_at_a_time();
     let launcher = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".into());
     let extra = std::env::var("NDCYCLIC_MPIRUN_ARGS").unwrap_or_default();
     let mut cmd = Command::new(&launcher);
