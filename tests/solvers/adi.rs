@@ -14,7 +14,7 @@
 use apps::adi::{self, AdiConfig, Checkpoints};
 use mpi::collective::Root;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, Example, MpiTest, TestResult};
+use mpi_harness::{ensure, ensure_eq, Example, MpiTest, Suite, TestResult};
 use redist::{Remap, Strategy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -450,13 +450,10 @@ fn example_checkpoints() {
     }
 }
 
-fn main() {
-    if !mpi_harness::is_rank() {
-        example_checkpoints();
-    }
-    mpi_harness::run_with_ranks(
+/// The suite `adi`.
+pub fn suite() -> Suite {
+    Suite::new(
         "adi",
-        &[1, 2, 3, 4, 6, 24],
         &[
             MpiTest::new("default_layouts", default_layouts),
             MpiTest::new("other_layouts", other_layouts),
@@ -464,5 +461,11 @@ fn main() {
             MpiTest::new("refuses_bad_layouts", refuses_bad_layouts),
             MpiTest::new("checkpoint_restart", checkpoint_restart),
         ],
-    );
+    )
+    .ranks(&[1, 2, 3, 4, 6, 24])
+}
+
+/// What the launcher runs before the suite's launches.
+pub fn before_launches() {
+    example_checkpoints();
 }

@@ -8,7 +8,7 @@
 use apps::fft2d::{self, ColumnStorage, Fft2d, FftConfig, Wave, C64};
 use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, MpiTest, TestResult};
+use mpi_harness::{ensure, MpiTest, Suite, TestResult};
 use redist::Strategy;
 
 /// Tolerance of the three errors for an `n × m` transform of waves whose
@@ -257,10 +257,10 @@ fn refuses_bad_layouts(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
-fn main() {
-    mpi_harness::run_with_ranks(
+/// The suite `fft2d`.
+pub fn suite() -> Suite {
+    Suite::new(
         "fft2d",
-        &[1, 2, 3, 4, 5],
         &[
             MpiTest::new("default_layouts", default_layouts),
             MpiTest::new("other_layouts", other_layouts),
@@ -268,5 +268,6 @@ fn main() {
             MpiTest::new("wrong_spectra_are_caught", wrong_spectra_are_caught),
             MpiTest::new("refuses_bad_layouts", refuses_bad_layouts),
         ],
-    );
+    )
+    .ranks(&[1, 2, 3, 4, 5])
 }

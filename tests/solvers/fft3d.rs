@@ -11,7 +11,7 @@
 use apps::fft3d::{self, Fft3d, FftConfig, PencilGrid, Wave, C64};
 use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, Example, MpiTest, TestResult};
+use mpi_harness::{ensure, Example, MpiTest, Suite, TestResult};
 use redist::Strategy;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -414,13 +414,10 @@ fn examples_run() {
     }
 }
 
-fn main() {
-    if !mpi_harness::is_rank() {
-        examples_run();
-    }
-    mpi_harness::run_with_ranks(
+/// The suite `fft3d`.
+pub fn suite() -> Suite {
+    Suite::new(
         "fft3d",
-        &[1, 2, 3, 4, 6],
         &[
             MpiTest::new("default_grid", default_grid),
             MpiTest::new("grid_shapes", grid_shapes),
@@ -429,5 +426,11 @@ fn main() {
             MpiTest::new("wrong_spectra_are_caught", wrong_spectra_are_caught),
             MpiTest::new("refuses_bad_parameters", refuses_bad_parameters),
         ],
-    );
+    )
+    .ranks(&[1, 2, 3, 4, 6])
+}
+
+/// What the launcher runs before the suite's launches.
+pub fn before_launches() {
+    examples_run();
 }
