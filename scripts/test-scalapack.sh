@@ -4,7 +4,7 @@
 # compare ndcyclic with ScaLAPACK's pdgemr2d, pdtran and pdgeadd element by
 # element (crates/redist-cli/tests/mpi_scalapack.rs, 1-4 ranks) and
 # `redist run --baseline pdgemr2d,pdtran,pdgeadd`
-# (crates/redist-cli/tests/cli_run_mpi.rs); then compiles the doc examples
+# (the `run_mpi` part of crates/redist-cli/tests/cli/); then compiles the doc examples
 # of redist_cli::scalapack.
 #
 # Needs ScaLAPACK installed: `scripts/setup.sh --with-scalapack`.
@@ -17,6 +17,6 @@ if ! ls /usr/lib/*/libscalapack-mpich.so >/dev/null 2>&1; then
 fi
 start=$(date +%s)
 cargo test --release -p redist-cli --features scalapack \
-    --test mpi_scalapack --test cli_run_mpi
+    --test mpi_scalapack --test cli run_mpi
 cargo test --release -p redist-cli --features scalapack --doc
 echo "test-scalapack: passed in $(($(date +%s) - start)) s"
