@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The suite's times, read from a log of its output.
 
-    scripts/suite-times.py LOG [--top N] [--markdown]
+    scripts/suite-times.py LOG [--top N] [--status S]
 
 LOG is the output of the test suite with every line prefixed by the seconds
 since the start (what `.ci/run` writes to target/suite/log, through
 `scripts/stamp-lines.sh`). Prints, for every step of the suite, its compile
 time and its run time, then the N (default 10) slowest test programs and MPI
 launches, then one closing line with the tests passed and failed over the
-whole suite.
+whole suite (S, the suite's exit status, makes a failed run say so
+even where no test runner counted the failure).
 
 A step begins where its first line shows: `setup: ...` (scripts/setup.sh),
 `test-NAME: ...` (scripts/test-NAME.sh), or, after a step that said it
@@ -37,7 +38,8 @@ LIBTEST = re.compile(
     r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored"
 )
 SCRIPT_TALLY = re.compile(r"^(?:test-\w+: )?(\d+) passed, (\d+) failed")
-PYTEST = re.compile(r"^=*\s*(\d+) passed(?:, (\d+) skipped)?(?:, (\d+) failed)?")
+PYTEST = re.compile(r"^=*\s*\d+ (passed|failed|skipped|errors?)\b.* in [\d.]+s")
+PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors?)\b")
 
 
 class Step:
@@ -130,10 +132,12 @@ def parse(lines):
             passed += int(st.group(1))
             failed += int(st.group(2))
             continue
-        py = PYTEST.match(text)
-        if py and "passed" in text and " in " in text:
-            passed += int(py.group(1))
-            failed += int(py.group(3) or 0)
+        if PYTEST.match(text):
+            for n, what in PYTEST_COUNT.findall(text):
+                if what == "passed":
+                    passed += int(n)
+                else:
+                    failed += int(n)
     if program:
         programs.append((last_t - program[0], program[1]))
     if current:
@@ -152,6 +156,9 @@ def main(argv):
     top = 10
     if "--top" in argv:
         top = int(argv[argv.index("--top") + 1])
+    status = 0
+    if "--status" in argv:
+        status = int(argv[argv.index("--status") + 1])
     with open(argv[1], encoding="utf-8", errors="replace") as f:
         steps, programs, launches, passed, failed = parse(f)
     total = sum(s.end - s.start for s in steps)
@@ -175,6 +182,10 @@ def main(argv):
         print(f"  {secs:7.1f} s  {name}")
     print(f"{len(launches)} MPI launches in all, {sum(x for x, _ in launches):.0f} s")
     print()
+    if status != 0:
+        last = steps[-1].name if steps else "?"
+        print(f"the suite stopped with exit status {status} in step {last}")
+        failed = max(failed, 1)
     print(f"suite: {passed} passed, {failed} failed")
     return 0
 

@@ -34,8 +34,11 @@ export NDCYCLIC_MPI_RANKS=${NDCYCLIC_MPI_RANKS:-1,2,3,4}
 
 start=$(date +%s)
 echo "test-openmpi: $("$NDCYCLIC_MPIRUN" --version 2>&1 | head -n 1), ranks $NDCYCLIC_MPI_RANKS, target $CARGO_TARGET_DIR"
-# The examples first: tests compare their results on one node and across nodes.
-cargo build --workspace --release --examples
+# One build of everything the tests start, examples among them (tests
+# compare their results on one node and across nodes): `cargo build
+# --examples` would resolve features for the examples alone and build most
+# crates twice.
+cargo test --workspace --release --no-run
 # Unit tests and every test program (the MPI ones launch themselves under
 # $NDCYCLIC_MPIRUN); doc tests are MPICH's run's.
 cargo test --workspace --release --tests

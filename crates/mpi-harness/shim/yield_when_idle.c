@@ -22,11 +22,36 @@
 #include <dlfcn.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* Empty progress calls in a row before the core is given away. */
 #define IDLE_CALLS_BEFORE_YIELD 16
 
 typedef unsigned (*progress_fn)(void *worker);
+
+/*
+ * UCX's own ucp_worker_progress: the next definition in the global lookup
+ * order, or, where libucp was loaded into a local scope (Python loads
+ * mpi4py's extension, and with it libmpi and libucp, with RTLD_LOCAL), the
+ * one of the libucp already loaded. Without it no message would ever
+ * progress: stop loudly rather than hang.
+ */
+static progress_fn real_progress(void)
+{
+    progress_fn real = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+    if (real == NULL) {
+        void *ucp = dlopen("libucp.so.0", RTLD_NOW | RTLD_NOLOAD);
+        if (ucp != NULL)
+            real = (progress_fn)dlsym(ucp, "ucp_worker_progress");
+    }
+    if (real == NULL) {
+        fprintf(stderr, "yield_when_idle.so: UCX's ucp_worker_progress not found; "
+                        "run with NDCYCLIC_MPI_IDLE=spin\n");
+        abort();
+    }
+    return real;
+}
 
 unsigned ucp_worker_progress(void *worker)
 {
@@ -34,10 +59,7 @@ unsigned ucp_worker_progress(void *worker)
     static __thread unsigned idle;
     progress_fn real = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);
     if (real == NULL) {
-        /* The next definition in lookup order: UCX's own. */
-        real = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
-        if (real == NULL)
-            return 0;
+        real = real_progress();
         __atomic_store_n(&resolved, real, __ATOMIC_RELEASE);
     }
     unsigned events = real(worker);
