@@ -51,11 +51,19 @@ class Step:
         self.compile = 0.0
         self.last_build_start = None
 
-    def add_compile(self, t):
-        """A `Finished` line at t: the time since the build began is compile time."""
-        begin = self.last_build_start if self.last_build_start is not None else self.start
+    def add_compile(self, t, previous):
+        """A `Finished` line at t: the time since the build began is compile
+        time. A build that compiled nothing began at the line before
+        (`previous`), or with the step if it is the step's first."""
+        if self.last_build_start is not None:
+            begin = self.last_build_start
+        elif self.compile_end is None:
+            begin = self.start
+        else:
+            begin = previous
         self.compile += max(0.0, t - begin)
         self.last_build_start = None
+        self.compile_end = t
 
 
 def step_name(text, current, ended):
@@ -87,6 +95,7 @@ def parse(lines):
         if not m:
             continue
         t, text = float(m.group(1)), m.group(2)
+        previous = last_t
         last_t = t
         name = step_name(text, current, ended)
         if name:
@@ -110,7 +119,8 @@ def parse(lines):
                 continue
         if FINISHED.match(text):
             if program is None:
-                current.add_compile(t)
+                current.add_compile(t, previous)
+            previous = t
             continue
         p = PROGRAM.match(text)
         if p:

@@ -36,8 +36,8 @@ start=$(date +%s)
 echo "test-openmpi: $("$NDCYCLIC_MPIRUN" --version 2>&1 | head -n 1), ranks $NDCYCLIC_MPI_RANKS, target $CARGO_TARGET_DIR"
 # One build of everything the tests start, examples among them (tests
 # compare their results on one node and across nodes): `cargo build
-# --examples` would resolve features for the examples alone and build most
-# crates twice.
+# --examples` first resolved features for the examples alone, and the test
+# build after it compiled 8 of its crates a second time.
 cargo test --workspace --release --no-run
 # Unit tests and every test program (the MPI ones launch themselves under
 # $NDCYCLIC_MPIRUN); doc tests are MPICH's run's.
