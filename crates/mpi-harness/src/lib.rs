@@ -38,6 +38,11 @@
 //! `NDCYCLIC_MPI_VERBOSE=1` (print the ranks' output of passing launches too),
 //! `NDCYCLIC_MPI_IDLE=spin` (let MPICH spin while it waits: [`yield_when_idle`]).
 //!
+//! A program of several suites, each with its own rank counts and, where
+//! it must, its own launcher (emulated nodes), calls [`run_suites`]: one
+//! binary to build and link for all of them; `--suite NAME` launches one.
+//! Launched ranks wait without spinning ([`yield_when_idle`]).
+//!
 //! Whole programs (the tour's examples, `docs/tour.md`) are launched the
 //! same way by [`run_examples`].
 #![deny(missing_docs)]
