@@ -46,6 +46,7 @@
 pub use dist_array;
 pub use dist_io;
 pub use mpi;
+pub use mpi_extras;
 pub use procgrid;
 pub use redist;
 
@@ -369,6 +370,62 @@ mod docs {
         }
     }
 
+    /// Whether `code` (a line without its comment) reaches into MPI's C
+    /// interface: a call, constant or type of `mpi::ffi`.
+    fn reaches_mpi_ffi(code: &str) -> bool {
+        // Spelled in parts, so that this file does not name them itself.
+        let ffi = "ffi";
+        let code = code.split("//").next().unwrap_or("");
+        [
+            format!("mpi::{ffi}"),
+            format!("{ffi}::MPI_"),
+            format!("{ffi}::RSMPI_"),
+        ]
+        .iter()
+        .any(|p| code.contains(p.as_str()))
+    }
+
+    /// `mpi-extras` is the only door to `mpi::ffi`: no other Rust file of
+    /// the workspace (tests, examples and the Python extension included)
+    /// names a call, constant or type of MPI's C interface.
+    #[test]
+    fn only_mpi_extras_reaches_mpi_ffi() {
+        let ffi = "ffi";
+        assert!(reaches_mpi_ffi(&format!(
+            "unsafe {{ mpi::{ffi}::MPI_Abort(c, 1) }};"
+        )));
+        assert!(reaches_mpi_ffi(&format!("use mpi::{ffi};")));
+        assert!(reaches_mpi_ffi(&format!("let h = {ffi}::RSMPI_COMM_SELF;")));
+        assert!(!reaches_mpi_ffi(&format!(
+            "let s = std::{ffi}::CString::new(x); // mpi::{ffi}"
+        )));
+        let (mut inside, mut outside) = (0, vec![]);
+        for path in workspace_files() {
+            let text = std::fs::read_to_string(&path).expect("a Rust file is readable");
+            let rel = path.strip_prefix(root()).expect("a file of the repository");
+            let rel = rel.to_str().expect("a UTF-8 path").replace('\\', "/");
+            for (n, line) in text.lines().enumerate() {
+                if !reaches_mpi_ffi(line.trim_start()) {
+                    continue;
+                }
+                if rel.starts_with("crates/mpi-extras/") {
+                    inside += 1;
+                } else {
+                    outside.push(format!("{rel}:{}", n + 1));
+                }
+            }
+        }
+        assert!(
+            inside > 20,
+            "mpi-extras reaches no C call: the walk is broken"
+        );
+        assert!(
+            outside.is_empty(),
+            "MPI's C interface reached outside crates/mpi-extras: {}",
+            outside.join(", ")
+        );
+    }
+
     /// The names `redist`'s root offers: its `pub mod`s and what its
     /// `lib.rs` re-exports with `pub use` (the last segment of each path,
     /// or each name of a `{…}` list).
@@ -414,7 +471,13 @@ mod docs {
             "ndcyclic-python",
             "python",
         ];
-        for below in ["redist-plan", "procgrid", "dist-array", "redist"] {
+        for below in [
+            "redist-plan",
+            "mpi-extras",
+            "procgrid",
+            "dist-array",
+            "redist",
+        ] {
             let path = root().join("crates").join(below).join("Cargo.toml");
             let manifest = std::fs::read_to_string(&path).expect("a manifest is readable");
             let mut section = "";
@@ -435,13 +498,7 @@ mod docs {
         let offered: Vec<String> = (redist_root_names().into_iter())
             .filter(|n| n != "exec")
             .collect();
-        for must in [
-            "Redistribution",
-            "RedistError",
-            "mpi_io",
-            "Options",
-            "Window",
-        ] {
+        for must in ["Redistribution", "RedistError", "Options", "Window"] {
             assert!(
                 offered.iter().any(|n| n == must),
                 "{must} not read from redist's lib.rs"

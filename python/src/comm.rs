@@ -12,10 +12,10 @@ use crate::errors::{Failure, Kind};
 use crate::held::{watch_finalize, Held};
 use mpi::raw::FromRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::communicator::{from_fortran, Attribute, FortranComm, RawComm};
 use procgrid::ProcGrid;
 use pyo3::prelude::*;
 use std::mem::ManuallyDrop;
-use std::os::raw::{c_int, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The package's duplicate of a caller's communicator, and the grids built
@@ -70,30 +70,9 @@ impl Context {
 }
 
 /// The attribute key under which a communicator keeps its context.
-fn keyval() -> c_int {
-    static KEY: OnceLock<c_int> = OnceLock::new();
-    *KEY.get_or_init(|| {
-        unsafe extern "C" fn delete(
-            _comm: mpi::ffi::MPI_Comm,
-            _keyval: c_int,
-            value: *mut c_void,
-            _extra: *mut c_void,
-        ) -> c_int {
-            if !value.is_null() {
-                // SAFETY: the value was made by Box::into_raw in `context`
-                // and MPI deletes each attribute once.
-                drop(unsafe { Box::from_raw(value.cast::<Shared>()) });
-            }
-            0
-        }
-        let mut key: c_int = 0;
-        // SAFETY: null copy function (the attribute is not copied to
-        // duplicates), a delete function of MPI's signature, valid out-pointer.
-        unsafe {
-            mpi::ffi::MPI_Comm_create_keyval(None, Some(delete), &mut key, std::ptr::null_mut())
-        };
-        key
-    })
+fn key() -> &'static Attribute<Shared> {
+    static KEY: OnceLock<Attribute<Shared>> = OnceLock::new();
+    KEY.get_or_init(Attribute::new)
 }
 
 /// The raw handle of an mpi4py intra-communicator.
@@ -102,7 +81,7 @@ fn keyval() -> c_int {
 ///
 /// `TypeError` when `comm` is not an `mpi4py.MPI.Intracomm`, `ValueError`
 /// for `MPI.COMM_NULL`, `RuntimeError` when MPI is not running.
-fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<mpi::ffi::MPI_Comm, Failure> {
+fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<RawComm, Failure> {
     let py = comm.py();
     let mpi4py = py
         .import("mpi4py.MPI")
@@ -127,17 +106,13 @@ fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<mpi::ffi::MPI_Comm, Failure> {
             "MPI is not running (finalized, or never initialised by mpi4py)",
         ));
     }
-    let fhandle: mpi::ffi::MPI_Fint = comm
+    let fhandle: FortranComm = comm
         .call_method0("py2f")
         .and_then(|h| h.extract())
         .map_err(|e| Failure::type_error(format!("cannot read the communicator's handle: {e}")))?;
     // SAFETY: converting a Fortran handle mpi4py gave for a live communicator.
-    let raw = unsafe { mpi::ffi::RSMPI_Comm_f2c(fhandle) };
-    // SAFETY: reading MPI's constant.
-    if raw == unsafe { mpi::ffi::RSMPI_COMM_NULL } {
-        return Err(Failure::value("the communicator is MPI.COMM_NULL"));
-    }
-    Ok(raw)
+    unsafe { from_fortran(fhandle) }
+        .ok_or_else(|| Failure::value("the communicator is MPI.COMM_NULL"))
 }
 
 /// The context of an mpi4py communicator: found in its attribute, or made
@@ -149,17 +124,9 @@ fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<mpi::ffi::MPI_Comm, Failure> {
 pub fn context(comm: &Bound<'_, PyAny>) -> Result<Shared, Failure> {
     let raw = raw_handle(comm)?;
     watch_finalize();
-    let key = keyval();
-    let mut value: *mut c_void = std::ptr::null_mut();
-    let mut found: c_int = 0;
-    // SAFETY: a live communicator, our key, valid out-pointers; MPI stores
-    // the attribute's value (a pointer) into `value`.
-    unsafe {
-        mpi::ffi::MPI_Comm_get_attr(raw, key, (&raw mut value).cast(), &mut found);
-    }
-    if found != 0 && !value.is_null() {
-        // SAFETY: set below from Box::into_raw, alive while the attribute is.
-        return Ok(Arc::clone(unsafe { &*value.cast::<Shared>() }));
+    // SAFETY: a live communicator (mpi4py's, checked not to be null).
+    if let Some(shared) = unsafe { key().get(raw) } {
+        return Ok(shared);
     }
     // SAFETY: the caller's live communicator, only borrowed (never freed
     // here: ManuallyDrop) while the grid duplicates it.
@@ -170,9 +137,7 @@ pub fn context(comm: &Bound<'_, PyAny>) -> Result<Shared, Failure> {
         base,
         grids: Mutex::new(Vec::new()),
     }));
-    let boxed = Box::into_raw(Box::new(Arc::clone(&shared)));
-    // SAFETY: a live communicator, our key; the value is freed by the
-    // key's delete function.
-    unsafe { mpi::ffi::MPI_Comm_set_attr(raw, key, boxed.cast()) };
+    // SAFETY: as above.
+    unsafe { key().set(raw, Arc::clone(&shared)) };
     Ok(shared)
 }

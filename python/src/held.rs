@@ -18,11 +18,7 @@ pub fn mpi_gone() -> bool {
     if FINALIZING.load(Ordering::Relaxed) {
         return true;
     }
-    let mut flag: std::os::raw::c_int = 0;
-    // SAFETY: MPI_Finalized may be called at any time, before and after
-    // MPI_Init and MPI_Finalize; a valid out-pointer.
-    unsafe { mpi::ffi::MPI_Finalized(&mut flag) };
-    flag != 0
+    mpi_extras::process::finalized()
 }
 
 /// A value dropped normally while MPI runs, leaked after.
@@ -63,27 +59,6 @@ impl<T> Drop for Held<T> {
 pub fn watch_finalize() {
     static SET: std::sync::Once = std::sync::Once::new();
     SET.call_once(|| {
-        unsafe extern "C" fn on_finalize(
-            _comm: mpi::ffi::MPI_Comm,
-            _keyval: std::os::raw::c_int,
-            _value: *mut std::ffi::c_void,
-            _extra: *mut std::ffi::c_void,
-        ) -> std::os::raw::c_int {
-            FINALIZING.store(true, Ordering::Relaxed);
-            0
-        }
-        let mut keyval: std::os::raw::c_int = 0;
-        // SAFETY: a null copy function (MPI_COMM_NULL_COPY_FN), a delete
-        // function of MPI's signature, a valid out-pointer; the attribute's
-        // value is never read.
-        unsafe {
-            mpi::ffi::MPI_Comm_create_keyval(
-                None,
-                Some(on_finalize),
-                &mut keyval,
-                std::ptr::null_mut(),
-            );
-            mpi::ffi::MPI_Comm_set_attr(mpi::ffi::RSMPI_COMM_SELF, keyval, std::ptr::null_mut());
-        }
+        mpi_extras::process::at_finalize(|| FINALIZING.store(true, Ordering::Relaxed));
     });
 }

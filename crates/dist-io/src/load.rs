@@ -7,8 +7,8 @@ use crate::info::{info_everywhere, name, FileInfo};
 use crate::transfer::{FileArray, Side, Transfer};
 use crate::{ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element, LayoutSpec};
+use mpi_extras::file::Access;
 use procgrid::ProcGrid;
-use redist::mpi_io::Access;
 use std::path::Path;
 
 /// Loads the file at `path` into a new array laid out as `spec` on `grid`:

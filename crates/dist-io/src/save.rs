@@ -8,7 +8,7 @@ use crate::transfer::{FileArray, Side, Transfer};
 use crate::{npy, ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use redist::mpi_io::{Access, MpiFile};
+use mpi_extras::file::{Access, MpiFile};
 use std::path::{Path, PathBuf};
 
 /// Saves `array` to the file at `path`, in `.npy` format or, for `.h5`

@@ -13,8 +13,8 @@ use crate::rounds::{RegionBox, Round, Rounds};
 use crate::{IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
+use mpi_extras::file::{FileBox, MpiFile};
 use procgrid::{Order, ProcGrid};
-use redist::mpi_io::{FileBox, MpiFile};
 use redist::{Redistribution, Remap, Window};
 use std::time::Instant;
 
@@ -216,14 +216,14 @@ impl<'a> Transfer<'a> {
         &self,
         side: Side<'_, T>,
         path: &std::path::Path,
-        access: redist::mpi_io::Access,
-        before: impl FnOnce(&mut MpiFile) -> Result<(), redist::RedistError>,
+        access: mpi_extras::file::Access,
+        before: impl FnOnce(&mut MpiFile) -> Result<(), mpi_extras::MpiError>,
     ) -> Result<(), IoError> {
         let grid = side.array().grid().clone();
         let comm = grid.communicator();
         let saving = matches!(side, Side::Save(_));
         let name = crate::info::name(path);
-        let failed = |e: redist::RedistError| match saving {
+        let failed = |e: mpi_extras::MpiError| match saving {
             true => IoError::Write {
                 path: name.clone(),
                 reason: e.to_string(),

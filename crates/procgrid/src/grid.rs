@@ -677,13 +677,7 @@ impl fmt::Display for ProcGrid {
 /// handler, and with `MPI_ERRORS_RETURN` a failed call would otherwise pass
 /// unnoticed on one rank while the others wait. Collective over `comm`.
 fn library_duplicate<C: Communicator>(comm: &C) -> SimpleCommunicator {
-    use mpi::raw::AsRaw;
     let dup = comm.duplicate();
-    // SAFETY: `dup` is a live communicator of ours; MPI_ERRORS_ARE_FATAL is
-    // a predefined handler that needs no freeing. The call cannot fail on a
-    // valid communicator, and would abort under the handler it installs.
-    unsafe {
-        mpi::ffi::MPI_Comm_set_errhandler(dup.as_raw(), mpi::ffi::RSMPI_ERRORS_ARE_FATAL);
-    }
+    mpi_extras::communicator::set_errors_are_fatal(&dup);
     dup
 }

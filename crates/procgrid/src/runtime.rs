@@ -66,27 +66,14 @@ pub fn abort_on_panic() {
             previous(info);
             // Let the launcher forward the message before the abort tears the job down.
             std::thread::sleep(std::time::Duration::from_millis(200));
-            if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
-                // SAFETY: MPI is initialised and not finalised; MPI_Abort does not return.
-                unsafe {
-                    mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
-                }
-            }
+            mpi_extras::process::abort_world(101);
         }));
     });
 }
 
 /// This process's rank in `MPI_COMM_WORLD`, or -1 when MPI is not running.
 fn world_rank() -> i32 {
-    if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
-        return -1;
-    }
-    let mut rank = -1;
-    // SAFETY: MPI is initialised; MPI_Comm_rank writes one int.
-    unsafe {
-        mpi::ffi::MPI_Comm_rank(mpi::ffi::RSMPI_COMM_WORLD, &mut rank);
-    }
-    rank
+    mpi_extras::process::world_rank().unwrap_or(-1)
 }
 
 /// Compares the launcher's idea of the job size with MPI's.
@@ -124,46 +111,11 @@ fn linked_library() -> String {
         .unwrap_or_else(|| "an unknown MPI library".to_string())
 }
 
-/// How many processes of the job the launcher started on this node, from
-/// its environment (`MPI_LOCALNRANKS` of MPICH's Hydra,
-/// `OMPI_COMM_WORLD_LOCAL_SIZE` of Open MPI, `PMI_LOCAL_SIZE`); 1 when it
-/// does not say. Not collective. Whether ranks have cores to themselves
-/// (see [`std::thread::available_parallelism`]) decides whether they should
-/// spread work over threads or leave the cores to their neighbours.
-///
-/// ```
-/// assert!(procgrid::ranks_on_node() >= 1);
-/// ```
-pub fn ranks_on_node() -> usize {
-    local_ranks(|k| std::env::var(k).ok())
-}
-
-fn local_ranks(var: impl Fn(&str) -> Option<String>) -> usize {
-    [
-        "MPI_LOCALNRANKS",
-        "OMPI_COMM_WORLD_LOCAL_SIZE",
-        "PMI_LOCAL_SIZE",
-    ]
-    .iter()
-    .find_map(|k| var(k).and_then(|v| v.trim().parse::<usize>().ok()))
-    .filter(|&n| n > 0)
-    .unwrap_or(1)
-}
+pub use mpi_extras::launcher::ranks_on_node;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn local_ranks_come_from_either_launcher() {
-        let mpich = |k: &str| (k == "MPI_LOCALNRANKS").then(|| "24".to_string());
-        let ompi = |k: &str| (k == "OMPI_COMM_WORLD_LOCAL_SIZE").then(|| "3".to_string());
-        assert_eq!(local_ranks(mpich), 24);
-        assert_eq!(local_ranks(ompi), 3);
-        assert_eq!(local_ranks(|_| None), 1);
-        assert_eq!(local_ranks(|_| Some("zero".to_string())), 1);
-        assert_eq!(local_ranks(|_| Some("0".to_string())), 1);
-    }
 
     #[test]
     fn launcher_check() {

@@ -28,33 +28,8 @@ use mpi::collective::{CommunicatorCollectives, Operation};
 use mpi::datatype::{Buffer, BufferMut};
 use mpi::request::{Request, Scope};
 use mpi::topology::Communicator;
-use std::sync::OnceLock;
 
-/// Whether this node runs more of the job's ranks than it has cores (from
-/// the launcher's environment, [`crate::ranks_on_node`], decided once):
-/// then waits test and yield instead of spinning inside MPI.
-///
-/// `NDCYCLIC_OVERSUBSCRIBED=1` (or `0`) says so where the launcher cannot
-/// know: nodes emulated on one machine (`scripts/cluster.sh` sets it when
-/// its ranks outnumber the machine's cores) share cores the launcher counts
-/// once per node.
-///
-/// ```
-/// let _ = procgrid::waits::oversubscribed();
-/// ```
-pub fn oversubscribed() -> bool {
-    static OVERSUBSCRIBED: OnceLock<bool> = OnceLock::new();
-    *OVERSUBSCRIBED.get_or_init(|| {
-        let told = std::env::var("NDCYCLIC_OVERSUBSCRIBED").ok();
-        told.as_deref().map(str::trim).map_or_else(
-            || {
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                crate::ranks_on_node() > cores
-            },
-            |v| v == "1",
-        )
-    })
-}
+pub use mpi_extras::launcher::oversubscribed;
 
 /// Completes `request`: on an oversubscribed node by testing it and
 /// yielding the core between tests, elsewhere by `MPI_Wait`.

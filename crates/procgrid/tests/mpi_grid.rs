@@ -260,11 +260,8 @@ fn automatic_extents(world: &SimpleCommunicator) -> TestResult {
     // Against MPI_Dims_create for 1..64 ranks (a local call, no communication).
     for ranks in 1..=64usize {
         for ndims in 1..=3usize {
-            let mut dims = vec![0i32; ndims];
-            // SAFETY: dims has ndims entries; MPI is initialised.
-            unsafe {
-                mpi::ffi::MPI_Dims_create(ranks as i32, ndims as i32, dims.as_mut_ptr());
-            }
+            let dims = mpi_extras::communicator::dims_create(ranks, ndims)
+                .ok_or_else(|| format!("MPI_Dims_create({ranks}, {ndims}) failed"))?;
             let mpi_dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
             let ours = balanced_extents(ranks, &vec![0; ndims]).unwrap();
             ensure_eq!(ours.iter().product::<usize>(), ranks);
@@ -447,37 +444,19 @@ fn errors_everywhere(world: &SimpleCommunicator) -> TestResult {
 /// The library's communicators abort on MPI errors even when the user's
 /// communicator returns them (a duplicate inherits the user's handler).
 fn errors_are_fatal_on_library_communicators(world: &SimpleCommunicator) -> TestResult {
-    use mpi::raw::AsRaw;
+    use mpi_extras::communicator::{errors_are_fatal, set_errors_return};
     let n = world.size() as usize;
     let user = world.duplicate();
-    let handler = |c: mpi::ffi::MPI_Comm| {
-        let mut h = std::mem::MaybeUninit::<mpi::ffi::MPI_Errhandler>::uninit();
-        // SAFETY: a live communicator and an out-pointer to one handle.
-        unsafe {
-            mpi::ffi::MPI_Comm_get_errhandler(c, h.as_mut_ptr());
-            h.assume_init()
-        }
-    };
-    // SAFETY: predefined handles on a live communicator of this test.
-    unsafe {
-        mpi::ffi::MPI_Comm_set_errhandler(user.as_raw(), mpi::ffi::RSMPI_ERRORS_RETURN);
-    }
-    // SAFETY: reads predefined handles.
-    let (fatal, ret) = unsafe {
-        (
-            mpi::ffi::RSMPI_ERRORS_ARE_FATAL,
-            mpi::ffi::RSMPI_ERRORS_RETURN,
-        )
-    };
-    ensure!(handler(user.as_raw()) == ret);
+    set_errors_return(&user);
+    ensure!(errors_are_fatal(&user) == Some(false));
     let grid = ProcGrid::new(&user, &[n]).map_err(|e| e.to_string())?;
-    ensure!(handler(grid.communicator().as_raw()) == fatal);
+    ensure!(errors_are_fatal(grid.communicator()) == Some(true));
     if let Some(row) = ProcGrid::new(&user, &[n, 1])
         .map_err(|e| e.to_string())?
         .row_grid()
         .map_err(|e| e.to_string())?
     {
-        ensure!(handler(row.communicator().as_raw()) == fatal);
+        ensure!(errors_are_fatal(row.communicator()) == Some(true));
     }
     Ok(())
 }

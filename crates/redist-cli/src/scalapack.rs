@@ -47,7 +47,7 @@ pub type Descriptor = [c_int; 9];
 
 #[link(name = "scalapack-mpich")]
 unsafe extern "C" {
-    fn Csys2blacs_handle(comm: mpi::ffi::MPI_Comm) -> c_int;
+    fn Csys2blacs_handle(comm: mpi_extras::communicator::RawComm) -> c_int;
     fn Cblacs_gridmap(
         context: *mut c_int,
         usermap: *mut c_int,

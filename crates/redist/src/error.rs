@@ -1,6 +1,7 @@
 //! The error type of the crate.
 
 use dist_array::DistError;
+use mpi_extras::MpiError;
 use procgrid::GridError;
 use redist_plan::PlanError;
 use thiserror::Error;
@@ -81,7 +82,60 @@ pub enum RedistError {
     /// An error of the plan: layouts whose shapes differ, a remapping that
     /// cannot be applied, a window outside the arrays, a plan too large.
     #[error(transparent)]
-    Plan(#[from] PlanError),
+    Plan(PlanError),
+}
+
+/// A planning error: the invalid arguments, limits and internal errors
+/// the planning crate shares with the engine become the engine's own
+/// variants (one variant per kind of error, wherever it was found); the
+/// planning crate's own kinds stay [`RedistError::Plan`].
+impl From<PlanError> for RedistError {
+    fn from(e: PlanError) -> RedistError {
+        match e {
+            PlanError::InvalidArgument {
+                what,
+                value,
+                expected,
+            } => RedistError::InvalidArgument {
+                what,
+                value,
+                expected,
+            },
+            PlanError::Limit { what, value, limit } => RedistError::Limit { what, value, limit },
+            PlanError::Internal(detail) => RedistError::Internal(format!("planning: {detail}")),
+            other => RedistError::Plan(other),
+        }
+    }
+}
+
+/// An error of a call into MPI's C interface, as the engine's own variant
+/// of the same kind.
+impl From<MpiError> for RedistError {
+    fn from(e: MpiError) -> RedistError {
+        match e {
+            MpiError::InvalidArgument {
+                what,
+                value,
+                expected,
+            } => RedistError::InvalidArgument {
+                what,
+                value,
+                expected,
+            },
+            MpiError::Limit { what, value, limit } => RedistError::Limit { what, value, limit },
+            MpiError::Mpi {
+                call,
+                code,
+                message,
+            } => RedistError::Mpi {
+                call,
+                code,
+                message,
+            },
+            MpiError::Internal(detail) => RedistError::Internal(detail),
+            other => RedistError::Internal(other.to_string()),
+        }
+    }
 }
 
 /// The kinds of error, in the order of their codes (code 0 is unknown).
@@ -109,9 +163,6 @@ impl RedistError {
             RedistError::Plan(PlanError::ExtentMismatch { .. }) => 1,
             RedistError::Plan(PlanError::ShapeMismatch { .. }) => 2,
             RedistError::Plan(PlanError::Remap { .. }) => 3,
-            RedistError::Plan(PlanError::InvalidArgument { .. }) => 4,
-            RedistError::Plan(PlanError::Limit { .. }) => 5,
-            RedistError::Plan(PlanError::Internal(_)) => 7,
             RedistError::Plan(_) => 8,
             RedistError::InvalidArgument { .. } => 4,
             RedistError::Limit { .. } => 5,

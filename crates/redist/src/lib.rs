@@ -78,7 +78,7 @@ pub use error::RedistError;
 pub use exec::baseline::BareAlltoallv;
 pub use exec::machine::this_machine;
 pub use exec::pattern::PatternBaseline;
-pub use exec::{mpi_io, rank_part_bytes, MixedBatch, NodeCopies, Redistribution};
+pub use exec::{rank_part_bytes, MixedBatch, NodeCopies, Redistribution};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use redist_plan;
 pub use redist_plan::{

@@ -5,7 +5,7 @@
 //! load.
 
 use crate::DropinError;
-use mpi::ffi::MPI_Comm;
+use mpi_extras::communicator::RawComm as MPI_Comm;
 use std::ffi::{c_void, CStr};
 use std::os::raw::{c_char, c_int};
 use std::sync::OnceLock;

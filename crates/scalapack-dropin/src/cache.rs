@@ -79,10 +79,7 @@ impl<K: PartialEq, V> Lru<K, V> {
 
 /// Whether MPI has been finalized (after which nothing may call it).
 pub fn mpi_finalized() -> bool {
-    let mut flag: c_int = 0;
-    // SAFETY: a valid out-pointer; MPI_Finalized may be called any time.
-    unsafe { mpi::ffi::MPI_Finalized(&mut flag) };
-    flag != 0
+    mpi_extras::process::finalized()
 }
 
 /// A value holding MPI objects, dropped normally while MPI runs and

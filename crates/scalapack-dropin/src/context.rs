@@ -10,6 +10,7 @@ use crate::cache::Held;
 use crate::DropinError;
 use mpi::raw::{AsRaw, FromRaw};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::communicator::RawComm;
 use procgrid::ProcGrid;
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
@@ -81,13 +82,9 @@ thread_local! {
 }
 
 /// Whether two communicators hold the same processes in the same order.
-fn congruent(a: mpi::ffi::MPI_Comm, b: mpi::ffi::MPI_Comm) -> bool {
-    let mut result: c_int = 0;
-    // SAFETY: two live communicators and a valid out-pointer.
-    unsafe { mpi::ffi::MPI_Comm_compare(a, b, &mut result) };
-    // SAFETY: reading MPI's constants.
-    let (ident, congruent) = unsafe { (mpi::ffi::RSMPI_IDENT, mpi::ffi::RSMPI_CONGRUENT) };
-    result == ident || result == congruent
+fn congruent(a: RawComm, b: RawComm) -> bool {
+    // SAFETY: a context's grid and BLACS's communicator of a live context.
+    unsafe { mpi_extras::communicator::congruent(a, b) }
 }
 
 /// The grid of context `ictxt`, built on first use. Collective over the
@@ -137,29 +134,10 @@ pub fn context(blacs: &Blacs, ictxt: c_int) -> Result<Rc<Held<Context>>, DropinE
 fn release_at_finalize() {
     static SET: std::sync::Once = std::sync::Once::new();
     SET.call_once(|| {
-        unsafe extern "C" fn on_finalize(
-            _comm: mpi::ffi::MPI_Comm,
-            _keyval: c_int,
-            _value: *mut std::ffi::c_void,
-            _extra: *mut std::ffi::c_void,
-        ) -> c_int {
+        mpi_extras::process::at_finalize(|| {
             crate::cache::release(-1);
             release(-1);
-            0
-        }
-        let mut keyval: c_int = 0;
-        // SAFETY: a null copy function (MPI_COMM_NULL_COPY_FN), a delete
-        // function of MPI's signature, valid out-pointer; the attribute's
-        // value is never read.
-        unsafe {
-            mpi::ffi::MPI_Comm_create_keyval(
-                None,
-                Some(on_finalize),
-                &mut keyval,
-                std::ptr::null_mut(),
-            );
-            mpi::ffi::MPI_Comm_set_attr(mpi::ffi::RSMPI_COMM_SELF, keyval, std::ptr::null_mut());
-        }
+        });
     });
 }
 

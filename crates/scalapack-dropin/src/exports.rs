@@ -27,8 +27,7 @@ fn guard(name: &str, f: impl FnOnce() -> Result<Outcome, DropinError>) -> Outcom
         }
         Err(_) => {
             eprintln!("ndcyclic_scalapack: {name} panicked; aborting the job");
-            // SAFETY: aborting the job: no other MPI call follows.
-            unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
+            mpi_extras::process::abort_world(1);
             Outcome::Done
         }
     }

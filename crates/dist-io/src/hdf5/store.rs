@@ -20,8 +20,8 @@ use crate::{ElementType, IoError};
 use hdf5::{Dataset, Dataspace, Datatype, Hyperslab, PropertyList, Selection, SliceOrIndex};
 use hdf5_sys::h5d::{H5Dread, H5Dwrite};
 use hdf5_sys::h5p::{H5FD_mpio_xfer_t, H5Pcreate, H5Pset_dxpl_mpio};
+use mpi_extras::file::FileBox;
 use procgrid::Order;
-use redist::mpi_io::FileBox;
 
 /// A dataset, written and read by hyperslabs in collective calls.
 pub(super) struct DatasetStore<'a> {

@@ -10,6 +10,7 @@
 //! - `info`: `redist io info`, below.
 
 pub mod args;
+mod darray;
 mod hdf5_baseline;
 mod read;
 mod report;

@@ -14,7 +14,7 @@ use crate::measure::values::{linear, IndexValue};
 use dist_array::{DistArray, Layout};
 use dist_io::{ElementType, FileInfo, Format, IoOptions};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use redist::mpi_io::{Access, MpiFile};
+use mpi_extras::file::{Access, MpiFile};
 use redist::RedistError;
 use std::io::Write;
 
@@ -248,9 +248,9 @@ pub(super) fn time_reps(
 
 /// `Ok` on every rank only when `local` is `Ok` on every rank.
 /// Collective.
-pub(super) fn agreed<V>(
+pub(super) fn agreed<V, E: Into<RedistError>>(
     comm: &SimpleCommunicator,
-    local: Result<V, RedistError>,
+    local: Result<V, E>,
 ) -> Result<V, CliError> {
     let all = on_every_rank(comm, local.is_ok());
     match local {
@@ -259,7 +259,7 @@ pub(super) fn agreed<V>(
             what: "the MPI-IO baseline",
             expected: "every rank's MPI-IO calls to succeed (another rank's failed)".into(),
         }),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(CliError::Redist(e.into())),
     }
 }
 
@@ -279,8 +279,9 @@ fn mpiio_read<T: IndexValue>(
     let mut file = file;
     let data: &mut [u8] = bytemuck::cast_slice_mut(array.local_slice_mut());
     let read = match rank {
-        Some(r) => file.read_darray_all(offset, &layout, r, std::mem::size_of::<T>(), data),
-        None => file.read_box_all(None, &mut []),
+        Some(r) => super::darray::darray(&layout, r, std::mem::size_of::<T>())
+            .and_then(|d| Ok(file.read_darray_all(offset, &d, data)?)),
+        None => file.read_box_all(None, &mut []).map_err(RedistError::from),
     };
-    agreed(comm, read.and(file.close()))
+    agreed(comm, read.and(file.close().map_err(RedistError::from)))
 }

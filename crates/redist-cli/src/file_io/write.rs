@@ -12,8 +12,9 @@ use crate::shape::layout_for;
 use dist_array::DistArray;
 use dist_io::{ElementType, Format};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::file::{Access, MpiFile};
 use procgrid::Order;
-use redist::mpi_io::{Access, MpiFile};
+use redist::RedistError;
 use std::io::Write;
 use std::path::Path;
 
@@ -106,15 +107,16 @@ fn mpiio_write<T: IndexValue>(
     let written = match array.rank() {
         Some(rank) => {
             let elem = std::mem::size_of::<T>();
-            file.write_darray_all(header.len() as u64, layout, rank, elem, data)
+            super::darray::darray(layout, rank, elem)
+                .and_then(|d| Ok(file.write_darray_all(header.len() as u64, &d, data)?))
         }
-        None => file.write_box_all(None, &[]),
+        None => file.write_box_all(None, &[]).map_err(RedistError::from),
     };
-    done = done.and(written);
+    let mut done = done.map_err(RedistError::from).and(written);
     if sync {
-        done = done.and(file.sync());
+        done = done.and(file.sync().map_err(RedistError::from));
     }
-    done = done.and(file.close());
+    done = done.and(file.close().map_err(RedistError::from));
     super::read::agreed(comm, done)
 }
 

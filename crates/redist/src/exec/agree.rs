@@ -138,7 +138,7 @@ pub(crate) fn agree_with<V, const N: usize>(
     ];
     mine.extend(local.as_ref().map_or([0; N], |(_, f)| *f));
     let mut all = vec![0u64; mine.len()];
-    super::mpi_raw::all_reduce_max(comm, &mine, &mut all);
+    all_reduce_max(comm, &mine, &mut all);
     if all[0] == 0 {
         if all[1] != !all[2] {
             return Err(RedistError::Disagreement {
@@ -167,6 +167,13 @@ pub(crate) fn agree_with<V, const N: usize>(
             kind: RedistError::kind_name(kind),
         }),
     }
+}
+
+/// The element-wise maximum of every rank's `mine` over `comm`, into `all`
+/// (collective), waiting as [`procgrid::waits::complete`] does.
+pub(crate) fn all_reduce_max(comm: &SimpleCommunicator, mine: &[u64], all: &mut [u64]) {
+    let max = mpi::collective::SystemOperation::max();
+    procgrid::waits::all_reduce_into(comm, mine, all, max);
 }
 
 #[cfg(test)]

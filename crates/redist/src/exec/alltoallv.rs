@@ -5,13 +5,14 @@
 
 use super::exchange::Exchange;
 use super::messages::{grow, RankMessages};
-use super::mpi_raw::{self, count, Alltoallw, Counts};
 use super::route::{Routes, Send};
 use super::stacked::Stacked;
 use crate::error::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use mpi::Count;
+use mpi_extras::collective::{self, Alltoallw, Counts};
+use mpi_extras::count;
 use redist_plan::kernel::Store;
 
 /// The `alltoallv` exchange of one redistribution.
@@ -103,7 +104,7 @@ impl<T: Element> Exchange<T> for Alltoallv<T> {
         match &self.way {
             Way::Typed(w) => {
                 messages.copy_local(src, out, store);
-                w.run(comm, src, out)
+                Ok(w.run(comm, src, out)?)
             }
             Way::Packed {
                 scounts,
@@ -123,7 +124,7 @@ impl<T: Element> Exchange<T> for Alltoallv<T> {
                     recv_at: rdispls,
                 };
                 let (send, recv) = (&self.send_buf, &mut self.recv_buf);
-                mpi_raw::alltoallv(comm, send, recv, counts, &messages.elem)?;
+                collective::alltoallv(comm, send, recv, counts, &messages.elem)?;
                 for (t, &(o, n)) in messages.recvs().iter().zip(&messages.recv_slots) {
                     t.unpack_with(t.whole(), &self.recv_buf[o..o + n], out, store);
                 }

@@ -3,13 +3,14 @@
 //! would cost. `redist run --baseline alltoallv` and the benches time it
 //! next to the redistribution, in the same run.
 
-use super::mpi_raw::{self, count, Counts, Datatype};
 use super::redistribution::Redistribution;
 use crate::error::RedistError;
 use dist_array::Element;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::Count;
+use mpi_extras::collective::{self, Counts};
+use mpi_extras::{count, Datatype};
 use procgrid::ProcGrid;
 use std::marker::PhantomData;
 
@@ -151,6 +152,6 @@ impl<T: Element> BareAlltoallv<T> {
             recv: &self.rcounts,
             recv_at: &self.rdispls,
         };
-        mpi_raw::alltoallv(comm, send, recv, counts, &self.elem)
+        Ok(collective::alltoallv(comm, send, recv, counts, &self.elem)?)
     }
 }

@@ -30,11 +30,12 @@ use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
 use super::scheduled::Scheduled;
-use super::{agree, calibrate, machine, mpi_raw, route};
+use super::{agree, calibrate, machine, route};
 use crate::error::RedistError;
 use crate::options::{Options, Strategy};
 use dist_array::{Element, Layout};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::Datatype;
 use procgrid::ProcGrid;
 use redist_plan::error::PlanError;
 use redist_plan::program::RankProgram;
@@ -429,7 +430,7 @@ fn prepare<T: Element>(
 ) -> Result<Prepared, RedistError> {
     let elem_bytes = std::mem::size_of::<T>();
     let program = programs(plan, &choice.messages, elem_bytes, target_axes)?;
-    let elem = mpi_raw::Datatype::element(elem_bytes)?;
+    let elem = Datatype::element(elem_bytes)?;
     let strategy = choice.routes_for();
     let routes = route::Routes::new(&program, &choice.messages, strategy, &elem)?;
     let other = match &choice.trial {

@@ -4,14 +4,15 @@
 //! agrees as it goes), run (the exchange, [`Exchange::run`], on a batch of
 //! K arrays; a single array is a batch of one).
 
+use super::agree;
 use super::arrays::Arrays;
 use super::decide::{self, BatchWay};
 use super::exchange::{Exchange, Run, EXECUTING};
 use super::mixed::{types_fingerprint, words, MixedBatch, Pair};
 use super::redistribution::Redistribution;
-use super::{agree, mpi_raw};
 use crate::error::RedistError;
 use dist_array::{DistArray, Element, Layout};
+use mpi_extras::process::AbortOnUnwind;
 use procgrid::ProcGrid;
 use redist_plan::kernel::{Plain, Store};
 use redist_plan::update::{Accumulate, Scalar, Scale, Update};
@@ -213,7 +214,7 @@ impl<T: Element> Redistribution<T> {
             }
             return Ok(());
         }
-        let _guard = mpi_raw::AbortOnUnwind::new(comm);
+        let _guard = AbortOnUnwind::new(comm, "redist: a panic during an exchange");
         let per_array = usize::try_from(per_array).unwrap_or(usize::MAX);
         (self.exchange).run_mixed(&self.messages, comm, pairs, per_array)
     }
@@ -271,7 +272,7 @@ impl<T: Element> Redistribution<T> {
             return Ok(());
         }
         let comm = self.source_grid.communicator();
-        let _guard = mpi_raw::AbortOnUnwind::new(comm);
+        let _guard = AbortOnUnwind::new(comm, "redist: a panic during an exchange");
         if crate::faults::injected(crate::faults::Fault::ExchangePanic) {
             panic!("a panic injected into an exchange (Fault::ExchangePanic)");
         }

@@ -3,10 +3,10 @@
 //! holding all of them, the element datatype), the tags they travel under,
 //! and copies done together in one pass ([`RankMessages::copy_local_with`]).
 
-use super::mpi_raw::Datatype;
 use crate::tuning::PORTION_BYTES;
 use dist_array::Element;
 use mpi::Tag;
+use mpi_extras::Datatype;
 use redist_plan::kernel::Store;
 use redist_plan::program::{MergeScratch, MessageProgram, RankProgram};
 use std::convert::Infallible;

@@ -34,7 +34,7 @@
 //!
 //! In every exchange the elements a rank keeps are copied straight from
 //! source to target storage, with no buffer and no MPI call. Every call into
-//! MPI's C interface goes through `mpi_raw`. [`baseline`] holds the bare
+//! MPI's C interface goes through the `mpi_extras` crate. [`baseline`] holds the bare
 //! all-to-all the engine is measured against, [`pattern`] the plain loop
 //! over the same runs (the access pattern alone).
 
@@ -54,7 +54,6 @@ mod figures;
 pub mod machine;
 mod messages;
 mod mixed;
-mod mpi_raw;
 mod node_direct;
 pub mod pattern;
 mod redistribution;
@@ -64,6 +63,5 @@ mod stacked;
 
 pub use calibrate::datatypes_pay;
 pub use mixed::MixedBatch;
-pub use mpi_raw::file as mpi_io;
 pub use node_direct::NodeCopies;
 pub use redistribution::{rank_part_bytes, Redistribution};

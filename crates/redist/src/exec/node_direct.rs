@@ -22,7 +22,6 @@
 //! so repeated executions on the same arrays map nothing.
 
 use super::messages::PROBE;
-use super::mpi_raw::Note;
 use crate::tuning::{MAPPINGS_CHECK_EVERY, MAPPINGS_KEPT};
 use dist_array::storage::Probe;
 use dist_array::{ReadMapping, SharedStorage, WriteMapping};
@@ -32,6 +31,12 @@ use procgrid::Node;
 use redist_plan::{Link, RankPlan};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+
+/// A note between two ranks of the node-direct protocol: whether the
+/// sender's source (or the receiver's target) is shared, and how to map
+/// it (the two layouts are [`NodeDirect::note_for`] and
+/// [`NodeDirect::target_note_for`]).
+pub(crate) type Note = mpi_extras::requests::Control;
 
 /// How this rank's messages within its node moved in its last single
 /// execution ([`Redistribution::node_copies`](crate::Redistribution::node_copies)):

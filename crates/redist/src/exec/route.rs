@@ -21,10 +21,10 @@
 //! ([`super::node_direct`]); that is decided per execution, since it
 //! depends on the source array.
 
-use super::mpi_raw::Datatype;
 use crate::error::RedistError;
 use crate::options::{MinRun, Options, Strategy};
 use crate::tuning::{LANDING_MIN_BYTES, PIPELINE_BYTES, SOURCE_RUNS_MAX};
+use mpi_extras::Datatype;
 use redist_plan::program::{MessageProgram, RankProgram, TypeTree};
 
 /// How a message leaves its sender.

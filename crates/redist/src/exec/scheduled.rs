@@ -6,12 +6,14 @@
 
 use super::exchange::Exchange;
 use super::messages::{grow, RankMessages, DATA};
-use super::mpi_raw::{self, Datatype, RecvBuf, SendBuf, WithPeer};
 use super::route::{Chunks, Cut, Recv, Routes, Send};
 use super::stacked::Stacked;
 use crate::error::RedistError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
+use mpi_extras::buffers::{RecvBuf, SendBuf};
+use mpi_extras::collective::{self, WithPeer};
+use mpi_extras::Datatype;
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
 use redist_plan::RankPlan;
@@ -162,7 +164,7 @@ fn exchange_step<T: Element, S: Store<T>>(
                 peer: r.message.peer,
             }
         });
-        mpi_raw::sendrecv(comm, outgoing, incoming, DATA, elem)?;
+        collective::sendrecv(comm, outgoing, incoming, DATA, elem)?;
     }
     if let Some(StepRecv { message: t, route }) = recv {
         if route.typed.is_none() {

@@ -21,12 +21,13 @@
 use super::arrays::Arrays;
 use super::messages::{grow, RankMessages};
 use super::mixed::{words, Pair, WORD};
-use super::mpi_raw::{self, Counts};
 use crate::error::RedistError;
 use crate::tuning::BATCH_GROUP_BYTES;
 use dist_array::Element;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Count;
+use mpi_extras::collective::{self, Counts};
+use mpi_extras::{count, Datatype};
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
 
@@ -111,7 +112,7 @@ impl<T: Element> Stacked<T> {
             m.copy_local_and_pack(src, out, &mut self.send, packs, store);
         }
         let counts = Counts::of(&self.counts);
-        mpi_raw::alltoallv(comm, &self.send, &mut self.recv, counts, &m.elem)?;
+        collective::alltoallv(comm, &self.send, &mut self.recv, counts, &m.elem)?;
         for (j, (_, dst)) in arrays.pairs().enumerate() {
             let out = dst.local_slice_mut();
             for (t, &(o, n)) in m.recvs().iter().zip(&m.recv_slots) {
@@ -183,10 +184,10 @@ impl<T: Element> Stacked<T> {
         for p in pairs.iter_mut() {
             p.copy_kept(m);
         }
-        let word = mpi_raw::Datatype::element(WORD)?;
+        let word = Datatype::element(WORD)?;
 
         let (send, recv) = (&self.send_words, &mut self.recv_words);
-        mpi_raw::alltoallv(comm, send, recv, Counts::of(&counts), &word)?;
+        collective::alltoallv(comm, send, recv, Counts::of(&counts), &word)?;
         let recv: &[u8] = bytemuck::cast_slice(&self.recv_words[..]);
         let mut at = 0;
         for t in m.recvs() {
@@ -206,12 +207,12 @@ fn counts(m: &RankMessages, k: usize, size: usize) -> Result<[Vec<Count>; 4], Re
     let mut c = [vec![0; size], vec![0; size], vec![0; size], vec![0; size]];
     let what = "elements one rank exchanges in one MPI_Alltoallv";
     for (t, &(o, n)) in m.sends().iter().zip(&m.send_slots) {
-        c[0][t.peer] = mpi_raw::count(k * n, what)?;
-        c[1][t.peer] = mpi_raw::count(k * o, what)?;
+        c[0][t.peer] = count(k * n, what)?;
+        c[1][t.peer] = count(k * o, what)?;
     }
     for (t, &(o, n)) in m.recvs().iter().zip(&m.recv_slots) {
-        c[2][t.peer] = mpi_raw::count(k * n, what)?;
-        c[3][t.peer] = mpi_raw::count(k * o, what)?;
+        c[2][t.peer] = count(k * n, what)?;
+        c[3][t.peer] = count(k * o, what)?;
     }
     Ok(c)
 }
@@ -229,8 +230,8 @@ fn word_counts(
         let mut at = 0;
         for t in messages {
             let n = slot(t.len);
-            c[side][t.peer] = mpi_raw::count(n, what)?;
-            c[side + 1][t.peer] = mpi_raw::count(at, what)?;
+            c[side][t.peer] = count(n, what)?;
+            c[side + 1][t.peer] = count(at, what)?;
             at += n;
         }
     }

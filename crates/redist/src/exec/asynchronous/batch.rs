@@ -25,15 +25,18 @@
 //!    asked for; what arrives is unpacked array by array.
 
 use super::super::arrays::Arrays;
-use super::super::messages::{grow, RankMessages, ANSWER, DATA, NOTE};
-use super::super::mpi_raw::{Event, Note, Requests, SendBuf};
+use super::super::messages::{grow, RankMessages, DATA, NOTE};
+use super::super::node_direct::Note;
 use super::super::node_direct::{NodeDirect, PeerArray};
+use super::controls::{self, Arrived, ANSWER};
 use super::{notes, reset, Async, COPIED, SEND_IT};
 use crate::error::RedistError;
 use crate::tuning::BATCH_GROUP_BYTES;
 use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::buffers::SendBuf;
+use mpi_extras::requests::{Event, Requests};
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
 
@@ -113,7 +116,7 @@ impl<T: Element> Async<T> {
             &messages.elem,
             &mut self.recv_buf[..],
             &self.slots,
-            sends.len(),
+            &controls::spaces(sends.len(), recvs.len()),
         )?;
         for (i, t) in recvs.iter().enumerate() {
             let n = self.slots[i].1;
@@ -127,11 +130,11 @@ impl<T: Element> Async<T> {
         let answered = |i: usize| near.send(i);
         for (i, t) in sends.iter().enumerate() {
             if answered(i) {
-                reqs.irecv_word(i, t.peer, ANSWER)?;
+                ANSWER.receive(&mut reqs, i, t.peer)?;
             }
         }
         for &i in &self.batch_notes.asks {
-            reqs.isend_word(i, SEND_IT, recvs[i].peer, ANSWER)?;
+            ANSWER.send(&mut reqs, i, &[SEND_IT], recvs[i].peer)?;
         }
         // Array by array, so that its source and target stay in cache:
         // the pieces of the sends that start with it, its kept elements and
@@ -192,7 +195,13 @@ impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
                     t.unpack_with(t.whole(), share, dst.local_slice_mut(), self.store);
                 }
             }
-            Event::Word(i) if reqs.word(i) != COPIED => {
+            Event::Control { kind, index } => {
+                let Arrived::Answer(i) = Arrived::of(kind, index)? else {
+                    return Ok(());
+                };
+                if ANSWER.word(reqs, i) == COPIED {
+                    return Ok(());
+                }
                 let t = &self.messages.sends()[i];
                 let per_piece = arrays_per_piece::<T>(t.len, self.srcs.len());
                 for first in (0..self.srcs.len()).step_by(per_piece) {

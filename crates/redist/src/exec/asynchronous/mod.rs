@@ -40,6 +40,7 @@
 //! are all copied straight from the sender need none.
 
 mod batch;
+mod controls;
 mod notes;
 mod post;
 mod trial;
@@ -48,14 +49,15 @@ mod writes;
 use super::arrays::Arrays;
 use super::exchange::Exchange;
 use super::messages::{grow, RankMessages};
-use super::mpi_raw::{Event, RequestStore};
 use super::node_direct::{Near, NodeCopies, NodeDirect};
 use super::route::Routes;
 use super::stacked::Stacked;
 use crate::error::RedistError;
 use batch::BatchNotes;
+use controls::{Arrived, ANSWER, WRITTEN};
 use dist_array::{DistArray, Element, SharedStorage};
 use mpi::topology::SimpleCommunicator;
+use mpi_extras::requests::{Event, RequestStore, Requests};
 use post::{Round, Target};
 use redist_plan::kernel::Store;
 use redist_plan::program::MergeScratch;
@@ -188,7 +190,9 @@ impl<T: Element> Async<T> {
     /// ways, then the messages into lent targets written by their senders
     /// (with the local copy where this rank's target is lent), those from
     /// shared sources into private targets read by their receivers (with
-    /// the local copy there).
+    /// the local copy there). In four phases: post the receives and notes,
+    /// send (with the local copy where it fuses with packing), then drain:
+    /// each arrival unpacked or answered as it comes ([`RoundOne::on`]).
     fn round_one<S: Store<T>>(
         &mut self,
         messages: &RankMessages,
@@ -225,47 +229,33 @@ impl<T: Element> Async<T> {
             near,
             store,
         };
-        let sends = messages.sends().len();
+        let (sends, recvs) = (messages.sends().len(), messages.recvs().len());
         reset(late_sends, sends);
-        reset(late_recvs, messages.recvs().len());
+        reset(late_recvs, recvs);
         grow(send_buf, round.packed_room(|i| !round.near_send(i)));
         round.set_slots(slots, |i| !round.near_recv(i));
         grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
-        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends)?;
+        let controls = controls::spaces(sends, recvs);
+        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, &controls)?;
         round.post_receives_and_notes(&mut reqs, Target::of(out), lent)?;
-        // Where the kept elements are copied ([`Kept`]).
         let kept = Kept::of(lent.is_some(), near);
         let fuse = kept == Kept::Fused;
-        let together = |i: usize| fuse && !round.near_send(i) && round.packs_alone(i);
-        let rest = round.send_and_note(&mut reqs, &mut send_buf[..], storages.source, together)?;
-        if fuse {
-            round.copy_local_and_send(together, out, &mut reqs, rest, sent_pieces)?;
-        }
+        round.send_round_one(&mut reqs, send_buf, storages.source, fuse, out, sent_pieces)?;
         let notes_left = near.filter(|_| lent.is_none()).map_or(0, Near::recv_count);
-        let mut reading = reader.map(|r| notes::Reading::new(r, mapped, notes_left));
-        let (targets_left, with_writes) =
-            (near.map_or(0, Near::send_count), kept == Kept::WithWrites);
+        let targets_left = near.map_or(0, Near::send_count);
         let shared = storages.source.is_some();
-        let mut writing =
-            writer.map(|w| writes::Writing::new(w, written, targets_left, with_writes, shared));
+        let with_writes = kept == Kept::WithWrites;
+        let mut on = RoundOne {
+            lent: lent.is_some(),
+            reading: reader.map(|r| notes::Reading::new(r, mapped, notes_left)),
+            writing: writer
+                .map(|w| writes::Writing::new(w, written, targets_left, with_writes, shared)),
+            late_sends,
+            late_recvs,
+            merge,
+        };
         while let Some(event) = reqs.wait_any()? {
-            match event {
-                Event::Piece {
-                    request,
-                    message,
-                    last,
-                } => round.arrived(&reqs, out, request, message, last)?,
-                // A lent target is written by its senders: their notes
-                // about their sources do not matter.
-                Event::Note(_) if lent.is_some() => {}
-                Event::Note(i) => (reading.as_mut().ok_or_else(no_node)?)
-                    .on_note(&mut reqs, &round, i, out, late_recvs, merge)?,
-                Event::TargetNote(i) => (writing.as_mut().ok_or_else(no_node)?)
-                    .on_note(&mut reqs, &round, i, out, late_sends, merge)?,
-                Event::Word(i) => late_sends[i] = reqs.word(i) != COPIED,
-                Event::Written(i) => late_recvs[i] = reqs.written(i) != COPIED,
-                Event::Sent | Event::Landed(_) => {}
-            }
+            on.on(event, &mut reqs, &round, out)?;
         }
         Ok(())
     }
@@ -302,8 +292,8 @@ impl<T: Element> Async<T> {
         round.set_slots(slots, |i| late_recvs[i]);
         grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
         let target = Target::of(out);
-        let sends = messages.sends().len();
-        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, sends)?;
+        let controls = controls::spaces(messages.sends().len(), messages.recvs().len());
+        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, &controls)?;
         round.post_receives(&mut reqs, target, |i| late_recvs[i])?;
         let mut rest: &mut [T] = &mut send_buf[..];
         round.send(&mut reqs, &mut rest, |i| late_sends[i])?;
@@ -321,6 +311,68 @@ impl<T: Element> Async<T> {
     }
 }
 
+/// What round 1 does as its requests complete: unpack a piece, read a
+/// mapped sender's message on its note, write into a lent target on its
+/// receiver's note, and mark the messages the answers and written words
+/// send to round 2.
+struct RoundOne<'r> {
+    /// Whether this rank's target is lent to its node's writers (then the
+    /// senders' notes about their sources do not matter).
+    lent: bool,
+    reading: Option<notes::Reading<'r>>,
+    writing: Option<writes::Writing<'r>>,
+    late_sends: &'r mut Vec<bool>,
+    late_recvs: &'r mut Vec<bool>,
+    merge: &'r mut MergeScratch,
+}
+
+impl RoundOne<'_> {
+    /// Handles one completed request.
+    fn on<'b, T: Element, S: Store<T>>(
+        &mut self,
+        event: Event,
+        reqs: &mut Requests<'_, 'b, T>,
+        round: &Round<'b, T, S>,
+        out: &mut [T],
+    ) -> Result<(), RedistError> {
+        match event {
+            Event::Piece {
+                request,
+                message,
+                last,
+            } => round.arrived(reqs, out, request, message, last),
+            Event::Control { kind, index } => match Arrived::of(kind, index)? {
+                Arrived::Note(_) if self.lent => Ok(()),
+                Arrived::Note(i) => (self.reading.as_mut().ok_or_else(no_node)?).on_note(
+                    reqs,
+                    round,
+                    i,
+                    out,
+                    self.late_recvs,
+                    self.merge,
+                ),
+                Arrived::TargetNote(i) => (self.writing.as_mut().ok_or_else(no_node)?).on_note(
+                    reqs,
+                    round,
+                    i,
+                    out,
+                    self.late_sends,
+                    self.merge,
+                ),
+                Arrived::Answer(i) => {
+                    self.late_sends[i] = ANSWER.word(reqs, i) != COPIED;
+                    Ok(())
+                }
+                Arrived::Written(i) => {
+                    self.late_recvs[i] = WRITTEN.word(reqs, i) != COPIED;
+                    Ok(())
+                }
+            },
+            Event::Sent | Event::Landed(_) => Ok(()),
+        }
+    }
+}
+
 /// The largest of every rank's `times` (seconds), element by element.
 /// Collective.
 fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
@@ -333,7 +385,7 @@ fn slowest(comm: &SimpleCommunicator, times: [f64; 2]) -> [f64; 2] {
         })
     };
     let mut all = [0u64; 2];
-    super::mpi_raw::all_reduce_max(comm, &times.map(ns), &mut all);
+    super::agree::all_reduce_max(comm, &times.map(ns), &mut all);
     all.map(|n| Duration::from_nanos(n).as_secs_f64())
 }
 

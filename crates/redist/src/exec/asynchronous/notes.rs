@@ -3,13 +3,14 @@
 //! messages), and once every note is in, copies the mapped messages
 //! together with its kept elements, then tells each sender it is done.
 
-use super::super::messages::{copy_merged, RankMessages, ANSWER};
-use super::super::mpi_raw::Requests;
+use super::super::messages::{copy_merged, RankMessages};
 use super::super::node_direct::{PeerArray, PeerReader};
+use super::controls::{ANSWER, NOTE};
 use super::post::Round;
 use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
 use dist_array::Element;
+use mpi_extras::requests::Requests;
 use redist_plan::kernel::Store;
 use redist_plan::program::{MergeScratch, MessageProgram};
 
@@ -26,7 +27,7 @@ pub(super) fn on_note<T: Element>(
     late_recvs: &mut [bool],
 ) -> Result<(), RedistError> {
     match reader.map(
-        reqs.note(i),
+        NOTE.note(reqs, i),
         i,
         PeerArray {
             rank: t.peer,
@@ -38,7 +39,7 @@ pub(super) fn on_note<T: Element>(
         Ok(false) => late_recvs[i] = true,
         Err(_) => {
             // It cannot be read here: ask for messages.
-            reqs.isend_word(i, SEND_IT, t.peer, ANSWER)?;
+            ANSWER.send(reqs, i, &[SEND_IT], t.peer)?;
             late_recvs[i] = true;
         }
     }
@@ -158,7 +159,7 @@ pub(super) fn answer_copied<T: Element>(
     recvs: &[MessageProgram],
 ) -> Result<(), RedistError> {
     for &i in mapped {
-        reqs.isend_word(i, COPIED, recvs[i].peer, ANSWER)?;
+        ANSWER.send(reqs, i, &[COPIED], recvs[i].peer)?;
     }
     Ok(())
 }

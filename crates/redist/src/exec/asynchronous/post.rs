@@ -3,12 +3,14 @@
 //! same pass where they can), receives straight into target storage where
 //! a piece lies there as one run.
 
-use super::super::messages::{RankMessages, DATA, NOTE, TARGET_NOTE, WRITTEN};
-use super::super::mpi_raw::{Requests, SendBuf};
+use super::super::messages::{RankMessages, DATA};
 use super::super::node_direct::{Near, NodeDirect};
 use super::super::route::{Cut, Recv, Routes, Send};
+use super::controls::{NOTE, TARGET_NOTE, WRITTEN};
 use crate::error::RedistError;
 use dist_array::{Element, SharedStorage};
+use mpi_extras::buffers::SendBuf;
+use mpi_extras::requests::Requests;
 use redist_plan::kernel::Store;
 use redist_plan::program::MessageProgram;
 
@@ -115,10 +117,10 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
     ) -> Result<(), RedistError> {
         for (i, t) in self.messages.recvs().iter().enumerate() {
             if self.near_recv(i) {
-                reqs.irecv_note(i, t.peer, NOTE)?;
-                reqs.isend_target_note(i, NodeDirect::target_note_for(lent), t.peer, TARGET_NOTE)?;
+                NOTE.receive(reqs, i, t.peer)?;
+                TARGET_NOTE.send(reqs, i, &NodeDirect::target_note_for(lent), t.peer)?;
                 if lent.is_some() {
-                    reqs.irecv_written(i, t.peer, WRITTEN)?;
+                    WRITTEN.receive(reqs, i, t.peer)?;
                 }
             }
         }
@@ -159,10 +161,31 @@ impl<'b, T: Element, S: Store<T>> Round<'b, T, S> {
             if later(i) || !self.near_send(i) {
                 continue;
             }
-            reqs.isend_note(i, NodeDirect::note_for(shared), t.peer, NOTE)?;
-            reqs.irecv_target_note(i, t.peer, TARGET_NOTE)?;
+            NOTE.send(reqs, i, &NodeDirect::note_for(shared), t.peer)?;
+            TARGET_NOTE.receive(reqs, i, t.peer)?;
         }
         Ok(rest)
+    }
+
+    /// Round 1's sends ([`send_and_note`](Self::send_and_note)) and,
+    /// where the kept elements are copied in one pass with packing
+    /// (`fuse`), that pass over the sends whose pieces pack on their own
+    /// ([`copy_local_and_send`](Self::copy_local_and_send)).
+    pub fn send_round_one(
+        &self,
+        reqs: &mut Requests<'_, 'b, T>,
+        send_buf: &'b mut [T],
+        shared: Option<&SharedStorage>,
+        fuse: bool,
+        out: &mut [T],
+        sent_pieces: &mut Vec<usize>,
+    ) -> Result<(), RedistError> {
+        let together = |i: usize| fuse && !self.near_send(i) && self.packs_alone(i);
+        let rest = self.send_and_note(reqs, send_buf, shared, together)?;
+        if fuse {
+            self.copy_local_and_send(together, out, reqs, rest, sent_pieces)?;
+        }
+        Ok(())
     }
 
     /// Copies the kept elements into `out` and packs and sends the sends
@@ -251,10 +274,10 @@ fn post_receive<'b, T: Element>(
         // or the kept elements, so nothing else reads or writes this
         // message's elements; the rank writes only others' while MPI
         // writes these.
-        return unsafe { reqs.irecv_typed(i, target.ptr, target.len, ty, t.peer, DATA) };
+        return Ok(unsafe { reqs.irecv_typed(i, target.ptr, target.len, ty, t.peer, DATA) }?);
     }
-    route.cut.each(t, |o, n, _| {
-        match (route.unpack_pieces && route.lands)
+    route.cut.each(t, |o, n, _| -> Result<(), RedistError> {
+        Ok(match (route.unpack_pieces && route.lands)
             .then(|| t.target_run(o..o + n))
             .flatten()
         {
@@ -263,7 +286,7 @@ fn post_receive<'b, T: Element>(
                 reqs.irecv_into(i, target.ptr, target.len, at..at + n, t.peer, DATA)
             },
             None => reqs.irecv_piece(i, o, n, t.peer, DATA),
-        }
+        }?)
     })
 }
 
@@ -277,9 +300,9 @@ fn send<'b, T: Element>(
     rest: &mut &'b mut [T],
 ) -> Result<(), RedistError> {
     match route {
-        Send::Typed(ty) => reqs.isend(SendBuf::Typed(src, ty), t.peer, DATA),
+        Send::Typed(ty) => Ok(reqs.isend(SendBuf::Typed(src, ty), t.peer, DATA)?),
         &Send::SourceRuns { max } => Cut::SourceRuns { max }.each(t, |_, n, off| {
-            reqs.isend(SendBuf::Elements(&src[off..off + n]), t.peer, DATA)
+            Ok(reqs.isend(SendBuf::Elements(&src[off..off + n]), t.peer, DATA)?)
         }),
         Send::Packed(cut) => {
             let (slot, r) = std::mem::take(rest).split_at_mut(t.len);
@@ -290,13 +313,13 @@ fn send<'b, T: Element>(
                     let (piece, r) = std::mem::take(&mut left).split_at_mut(n);
                     left = r;
                     t.pack(src, o..o + n, piece);
-                    reqs.isend(SendBuf::Elements(piece), t.peer, DATA)
+                    Ok(reqs.isend(SendBuf::Elements(piece), t.peer, DATA)?)
                 })
             } else {
                 t.pack(src, t.whole(), slot);
                 let slot: &'b [T] = slot;
                 cut.each(t, |o, n, _| {
-                    reqs.isend(SendBuf::Elements(&slot[o..o + n]), t.peer, DATA)
+                    Ok(reqs.isend(SendBuf::Elements(&slot[o..o + n]), t.peer, DATA)?)
                 })
             }
         }

@@ -5,15 +5,16 @@
 //! — and tells each receiver it is done, or that the message follows as
 //! messages after all.
 
-use super::super::messages::{portions, RankMessages, ANSWER, WRITTEN};
-use super::super::mpi_raw::Requests;
+use super::super::messages::{portions, RankMessages};
 use super::super::node_direct::{Near, PeerArray, PeerWriter};
+use super::controls::{ANSWER, TARGET_NOTE, WRITTEN};
 use super::post::Round;
 use super::{COPIED, SEND_IT};
 use crate::error::RedistError;
 use crate::tuning::{WRITE_MAX_SOURCE_RUN_BYTES, WRITE_MIN_SOURCE_RUN_BYTES};
 use dist_array::storage::{node_writes, NodeWrites};
 use dist_array::Element;
+use mpi_extras::requests::Requests;
 use redist_plan::kernel::Store;
 use redist_plan::program::{MergeScratch, MessageProgram};
 
@@ -105,7 +106,7 @@ impl<'w> Writing<'w> {
         self.left -= 1;
         match on_target_note(reqs, self.writer, t, i, self.source_shared)? {
             OnTarget::Write => self.written.push(i),
-            OnTarget::Pull => reqs.irecv_word(i, t.peer, ANSWER)?,
+            OnTarget::Pull => ANSWER.receive(reqs, i, t.peer)?,
             OnTarget::Late => late_sends[i] = true,
         }
         if self.left == 0 {
@@ -135,7 +136,7 @@ fn on_target_note<T: Element>(
     i: usize,
     source_shared: bool,
 ) -> Result<OnTarget, RedistError> {
-    let note = reqs.target_note(i);
+    let note = TARGET_NOTE.note(reqs, i);
     if note[0] == 1 {
         let at = PeerArray {
             rank: t.peer,
@@ -146,7 +147,7 @@ fn on_target_note<T: Element>(
             Err(_) => {
                 // Sealed against writers, or not what the plan says: the
                 // receiver waits for this word, then for messages.
-                reqs.isend_written(i, SEND_IT, t.peer, WRITTEN)?;
+                WRITTEN.send(reqs, i, &[SEND_IT], t.peer)?;
                 OnTarget::Late
             }
         });
@@ -199,7 +200,7 @@ fn write_together<T: Element, S: Store<T>>(
     }
     MessageProgram::fence(true);
     for &i in written {
-        reqs.isend_written(i, COPIED, sends[i].peer, WRITTEN)?;
+        WRITTEN.send(reqs, i, &[COPIED], sends[i].peer)?;
     }
     Ok(())
 }

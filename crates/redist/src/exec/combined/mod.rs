@@ -46,7 +46,6 @@ use super::arrays::Arrays;
 use super::decide::BatchWay;
 use super::exchange::{one_by_one, Exchange, Run, EXECUTING};
 use super::messages::{grow, RankMessages, COMBINED, VERDICT};
-use super::mpi_raw::{Event, RequestStore, SendBuf};
 use super::route::Chunks;
 use super::stacked::Stacked;
 use crate::error::RedistError;
@@ -55,6 +54,8 @@ use area::{PeerArea, Word};
 use dist_array::{DistArray, Element};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi_extras::buffers::SendBuf;
+use mpi_extras::requests::{Event, RequestStore};
 use procgrid::Node;
 use redist_plan::kernel::Store;
 use redist_plan::RankPlan;
@@ -223,7 +224,7 @@ impl<T: Element> Combined<T> {
         let total = s.relay.sends.iter().map(|n| n.len).sum();
         grow(send_buf, total);
         let (control, outbox, inbox) = s.area.split::<T>();
-        let mut reqs = requests.list(comm, &messages.elem, inbox, slots, 0)?;
+        let mut reqs = requests.list(comm, &messages.elem, inbox, slots, &[])?;
         for (i, n) in s.relay.recvs.iter().enumerate() {
             for (o, len) in Chunks::of(n.len, *max_piece) {
                 reqs.irecv_piece(i, o, len, n.leader, COMBINED)?;

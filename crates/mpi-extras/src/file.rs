@@ -1,23 +1,22 @@
 //! MPI-IO: files opened collectively over a communicator and written or
 //! read at explicit offsets, whole boxes of an array through a file view,
-//! or a distributed array through `MPI_Type_create_darray` (the way a C
-//! programmer describes a block-cyclic array to MPI-IO, kept as the
-//! yardstick of `redist io --baseline mpiio`).
+//! or a distributed array through `MPI_Type_create_darray` ([`Darray`]: the
+//! way a C programmer describes a block-cyclic array to MPI-IO, which
+//! `redist io --baseline mpiio` measures against).
 //!
-//! rsmpi 0.8 wraps no `MPI_File_*` call, so they live here, behind the
-//! engine's one door to MPI's C interface. A file's error handler returns
+//! rsmpi 0.8 wraps no `MPI_File_*` call, so they live here. A file's error handler returns
 //! errors (`MPI_ERRORS_RETURN`, the standard's default for files, set
 //! again on every file opened here): a full disk or a missing file comes
-//! back as [`RedistError::Mpi`] with MPI's description, never an abort.
+//! back as [`MpiError::Mpi`] with MPI's description, never an abort.
 //! Every call that is collective says so; callers agree on the outcome
 //! (one all-reduce) before going on, since a call may fail on one rank and
 //! succeed on another.
 //!
 //! ```
 //! use mpi::topology::Communicator;
-//! use redist::mpi_io::{Access, MpiFile};
+//! use mpi_extras::file::{Access, MpiFile};
 //!
-//! let universe = procgrid::init().unwrap();
+//! let universe = mpi::initialize().unwrap();
 //! let world = universe.world();
 //! let path = std::env::temp_dir().join(format!("mpi-io-doc-{}", std::process::id()));
 //! let mut f = MpiFile::open(&world, &path, Access::Create).unwrap();
@@ -32,14 +31,14 @@
 //! std::fs::remove_file(&path).unwrap();
 //! ```
 
-use super::{addr, addr_mut, check};
-use crate::error::RedistError;
-use dist_array::{Dist, Layout};
+use crate::buffers::{addr, addr_mut};
+use crate::datatype::Datatype;
+use crate::error::{check, MpiError};
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Equivalence;
-use procgrid::Order;
+use redist_plan::coords::Order;
 use std::ffi::CString;
 use std::os::raw::c_int;
 use std::path::Path;
@@ -119,8 +118,8 @@ impl FileBox {
     /// The box as runs of bytes ([`BoxRuns`]).
     ///
     /// ```
-    /// use procgrid::Order;
-    /// use redist::mpi_io::FileBox;
+    /// use redist_plan::coords::Order;
+    /// use mpi_extras::file::FileBox;
     /// // Rows 1..3, columns 2..5 of a 4 x 6 array of 8-byte elements after a 128-byte header.
     /// let b = FileBox { data_offset: 128, shape: vec![4, 6], order: Order::RowMajor,
     ///                   origin: vec![1, 2], extent: vec![2, 3], element_bytes: 8 };
@@ -130,10 +129,10 @@ impl FileBox {
     ///
     /// # Errors
     ///
-    /// [`RedistError::InvalidArgument`] when the box does not lie inside
-    /// the array or the lists differ in length; [`RedistError::Limit`] when
+    /// [`MpiError::InvalidArgument`] when the box does not lie inside
+    /// the array or the lists differ in length; [`MpiError::Limit`] when
     /// an offset overflows 64 bits.
-    pub fn runs(&self) -> Result<BoxRuns, RedistError> {
+    pub fn runs(&self) -> Result<BoxRuns, MpiError> {
         let k = self.shape.len();
         let inside = self.origin.len() == k
             && self.extent.len() == k
@@ -141,7 +140,7 @@ impl FileBox {
                 (self.origin[d].checked_add(self.extent[d])).is_some_and(|end| end <= self.shape[d])
             });
         if !inside {
-            return Err(RedistError::InvalidArgument {
+            return Err(MpiError::InvalidArgument {
                 what: "file box",
                 value: format!(
                     "origin {:?}, extent {:?} in an array of shape {:?}",
@@ -150,7 +149,7 @@ impl FileBox {
                 expected: "a box inside the array, one entry per dimension".to_string(),
             });
         }
-        let overflow = || RedistError::Limit {
+        let overflow = || MpiError::Limit {
             what: "a file offset in bytes",
             value: u128::MAX,
             limit: u128::from(u64::MAX),
@@ -209,7 +208,7 @@ pub struct MpiFile {
 struct Type(ffi::MPI_Datatype);
 
 impl Type {
-    fn commit(mut raw: ffi::MPI_Datatype, call: &'static str) -> Result<Type, RedistError> {
+    fn commit(mut raw: ffi::MPI_Datatype, call: &'static str) -> Result<Type, MpiError> {
         // SAFETY: `raw` was just created by the caller's MPI call.
         check(unsafe { ffi::MPI_Type_commit(&mut raw) }, call)?;
         Ok(Type(raw))
@@ -230,37 +229,37 @@ fn byte_type() -> ffi::MPI_Datatype {
     u8::equivalent_datatype().as_raw()
 }
 
-fn offset(bytes: u64) -> Result<ffi::MPI_Offset, RedistError> {
-    ffi::MPI_Offset::try_from(bytes).map_err(|_| RedistError::Limit {
+fn offset(bytes: u64) -> Result<ffi::MPI_Offset, MpiError> {
+    ffi::MPI_Offset::try_from(bytes).map_err(|_| MpiError::Limit {
         what: "a file offset in bytes",
         value: u128::from(bytes),
         limit: ffi::MPI_Offset::MAX as u128,
     })
 }
 
-fn int(n: u64, what: &'static str) -> Result<c_int, RedistError> {
-    c_int::try_from(n).map_err(|_| RedistError::Limit {
+fn int(n: u64, what: &'static str) -> Result<c_int, MpiError> {
+    c_int::try_from(n).map_err(|_| MpiError::Limit {
         what,
         value: u128::from(n),
         limit: c_int::MAX as u128,
     })
 }
 
-fn aint(n: u64) -> Result<ffi::MPI_Aint, RedistError> {
-    ffi::MPI_Aint::try_from(n).map_err(|_| RedistError::Limit {
+fn aint(n: u64) -> Result<ffi::MPI_Aint, MpiError> {
+    ffi::MPI_Aint::try_from(n).map_err(|_| MpiError::Limit {
         what: "a datatype stride in bytes",
         value: u128::from(n),
         limit: ffi::MPI_Aint::MAX as u128,
     })
 }
 
-fn path_text(path: &Path) -> Result<CString, RedistError> {
-    let text = path.to_str().ok_or_else(|| RedistError::InvalidArgument {
+fn path_text(path: &Path) -> Result<CString, MpiError> {
+    let text = path.to_str().ok_or_else(|| MpiError::InvalidArgument {
         what: "file path",
         value: path.display().to_string(),
         expected: "a path in UTF-8".to_string(),
     })?;
-    CString::new(text).map_err(|_| RedistError::InvalidArgument {
+    CString::new(text).map_err(|_| MpiError::InvalidArgument {
         what: "file path",
         value: text.to_string(),
         expected: "a path without NUL bytes".to_string(),
@@ -276,7 +275,7 @@ fn complete(
     st: &ffi::MPI_Status,
     count: c_int,
     call: &'static str,
-) -> Result<(), RedistError> {
+) -> Result<(), MpiError> {
     check(code, call)?;
     let mut moved: c_int = 0;
     // SAFETY: a status MPI filled in, and an int to receive the count.
@@ -285,7 +284,7 @@ fn complete(
     if moved == count {
         return Ok(());
     }
-    Err(RedistError::Mpi {
+    Err(MpiError::Mpi {
         call,
         code: 0,
         message: format!(
@@ -307,15 +306,15 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::InvalidArgument`] for a path that is not UTF-8 or
-    /// holds a NUL byte (before any MPI call); [`RedistError::Mpi`] when
+    /// [`MpiError::InvalidArgument`] for a path that is not UTF-8 or
+    /// holds a NUL byte (before any MPI call); [`MpiError::Mpi`] when
     /// MPI cannot open the file (missing, no permission, ...) on this
     /// rank.
     pub fn open(
         comm: &SimpleCommunicator,
         path: &Path,
         access: Access,
-    ) -> Result<MpiFile, RedistError> {
+    ) -> Result<MpiFile, MpiError> {
         let name = path_text(path)?;
         // SAFETY: reads a constant of the MPI library.
         let mut raw = unsafe { ffi::RSMPI_FILE_NULL };
@@ -343,8 +342,8 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when MPI cannot tell.
-    pub fn size(&self) -> Result<u64, RedistError> {
+    /// [`MpiError::Mpi`] when MPI cannot tell.
+    pub fn size(&self) -> Result<u64, MpiError> {
         let mut size: ffi::MPI_Offset = 0;
         // SAFETY: an open file; `size` receives the value.
         let code = unsafe { ffi::MPI_File_get_size(self.raw, &mut size) };
@@ -357,9 +356,9 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when the file system refuses;
-    /// [`RedistError::Limit`] for a size beyond `MPI_Offset`.
-    pub fn set_size(&mut self, bytes: u64) -> Result<(), RedistError> {
+    /// [`MpiError::Mpi`] when the file system refuses;
+    /// [`MpiError::Limit`] for a size beyond `MPI_Offset`.
+    pub fn set_size(&mut self, bytes: u64) -> Result<(), MpiError> {
         let size = offset(bytes)?;
         // SAFETY: an open file.
         let code = unsafe { ffi::MPI_File_set_size(self.raw, size) };
@@ -370,9 +369,9 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when the write fails (a full disk, ...);
-    /// [`RedistError::Limit`] for more than `i32::MAX` bytes.
-    pub fn write_at(&mut self, at: u64, data: &[u8]) -> Result<(), RedistError> {
+    /// [`MpiError::Mpi`] when the write fails (a full disk, ...);
+    /// [`MpiError::Limit`] for more than `i32::MAX` bytes.
+    pub fn write_at(&mut self, at: u64, data: &[u8]) -> Result<(), MpiError> {
         let (at, count) = (offset(at)?, int(data.len() as u64, "bytes in one write")?);
         let mut st = status();
         // SAFETY: `data` holds `count` bytes and outlives the blocking call.
@@ -388,7 +387,7 @@ impl MpiFile {
     /// # Errors
     ///
     /// As [`write_at`](Self::write_at).
-    pub fn write_at_all(&mut self, at: u64, data: &[u8]) -> Result<(), RedistError> {
+    pub fn write_at_all(&mut self, at: u64, data: &[u8]) -> Result<(), MpiError> {
         let (at, count) = (offset(at)?, int(data.len() as u64, "bytes in one write")?);
         let mut st = status();
         // SAFETY: `data` holds `count` bytes and outlives the blocking call.
@@ -404,9 +403,9 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when the read fails; [`RedistError::Limit`] for
+    /// [`MpiError::Mpi`] when the read fails; [`MpiError::Limit`] for
     /// more than `i32::MAX` bytes.
-    pub fn read_at_all(&mut self, at: u64, data: &mut [u8]) -> Result<(), RedistError> {
+    pub fn read_at_all(&mut self, at: u64, data: &mut [u8]) -> Result<(), MpiError> {
         let (at, count) = (offset(at)?, int(data.len() as u64, "bytes in one read")?);
         let mut st = status();
         // SAFETY: `data` holds `count` writable bytes and outlives the
@@ -430,10 +429,10 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::InvalidArgument`] when `data` is not the box's size,
+    /// [`MpiError::InvalidArgument`] when `data` is not the box's size,
     /// the box lies outside the array or is not contiguous in the file; as
     /// [`write_at`](Self::write_at) otherwise.
-    pub fn write_box(&mut self, region: &FileBox, data: &[u8]) -> Result<(), RedistError> {
+    pub fn write_box(&mut self, region: &FileBox, data: &[u8]) -> Result<(), MpiError> {
         let at = contiguous_start(region, data.len())?;
         self.write_at(at, data)
     }
@@ -444,7 +443,7 @@ impl MpiFile {
     /// # Errors
     ///
     /// As [`write_box`](Self::write_box), with MPI's read errors.
-    pub fn read_box(&mut self, region: &FileBox, data: &mut [u8]) -> Result<(), RedistError> {
+    pub fn read_box(&mut self, region: &FileBox, data: &mut [u8]) -> Result<(), MpiError> {
         let at = contiguous_start(region, data.len())?;
         let (at, count) = (offset(at)?, int(data.len() as u64, "bytes in one read")?);
         let mut st = status();
@@ -470,14 +469,10 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::InvalidArgument`] when `data` is not the box's size
+    /// [`MpiError::InvalidArgument`] when `data` is not the box's size
     /// or the box lies outside the array; as
     /// [`write_at_all`](Self::write_at_all) otherwise.
-    pub fn write_box_all(
-        &mut self,
-        region: Option<&FileBox>,
-        data: &[u8],
-    ) -> Result<(), RedistError> {
+    pub fn write_box_all(&mut self, region: Option<&FileBox>, data: &[u8]) -> Result<(), MpiError> {
         let runs = box_runs(region, data.len())?;
         self.with_view(runs.as_ref(), |raw, count| {
             let mut st = status();
@@ -500,7 +495,7 @@ impl MpiFile {
         &mut self,
         region: Option<&FileBox>,
         data: &mut [u8],
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         let runs = box_runs(region, data.len())?;
         self.with_view(runs.as_ref(), |raw, count| {
             let mut st = status();
@@ -519,8 +514,8 @@ impl MpiFile {
     fn with_view(
         &mut self,
         runs: Option<&BoxRuns>,
-        f: impl FnOnce(ffi::MPI_File, c_int) -> Result<(), RedistError>,
-    ) -> Result<(), RedistError> {
+        f: impl FnOnce(ffi::MPI_File, c_int) -> Result<(), MpiError>,
+    ) -> Result<(), MpiError> {
         let (disp, filetype, count) = match runs {
             Some(r) => {
                 let ty = runs_type(r)?;
@@ -540,7 +535,7 @@ impl MpiFile {
         &mut self,
         disp: ffi::MPI_Offset,
         filetype: ffi::MPI_Datatype,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         // SAFETY: an open file, committed datatypes, a NUL-terminated
         // representation name.
         let code = unsafe {
@@ -556,28 +551,25 @@ impl MpiFile {
         check(code, "MPI_File_set_view")
     }
 
-    /// Writes this rank's local part of an array laid out as `layout`,
+    /// Writes this rank's local part of the array `darray` describes,
     /// described to MPI-IO by `MPI_Type_create_darray` and one
     /// `MPI_File_write_all` (ROMIO's two-phase I/O does the exchange): the
     /// way a C programmer writes a block-cyclic array. `data` is the local
-    /// part's bytes in the layout's storage order, which is also the
+    /// part's bytes in the array's storage order, which is also the
     /// file's. Collective. A yardstick, not a path of the library.
     ///
     /// # Errors
     ///
-    /// [`RedistError::InvalidArgument`] for layouts `MPI_Type_create_darray`
-    /// cannot describe (first blocks off coordinate 0, ranks not numbered
-    /// row-major over the grid); [`RedistError::Limit`] for extents above
-    /// `i32::MAX`; [`RedistError::Mpi`] when a call fails.
+    /// [`MpiError::InvalidArgument`] when `darray`'s lists differ in
+    /// length; [`MpiError::Limit`] for extents above `i32::MAX`;
+    /// [`MpiError::Mpi`] when a call fails.
     pub fn write_darray_all(
         &mut self,
         data_offset: u64,
-        layout: &Layout,
-        rank: usize,
-        element_bytes: usize,
+        darray: &Darray,
         data: &[u8],
-    ) -> Result<(), RedistError> {
-        let ty = darray_type(layout, rank, element_bytes)?;
+    ) -> Result<(), MpiError> {
+        let ty = darray.file_type()?;
         let count = int(data.len() as u64, "bytes of a local part")?;
         self.set_view(offset(data_offset)?, ty.0)?;
         let mut st = status();
@@ -598,12 +590,10 @@ impl MpiFile {
     pub fn read_darray_all(
         &mut self,
         data_offset: u64,
-        layout: &Layout,
-        rank: usize,
-        element_bytes: usize,
+        darray: &Darray,
         data: &mut [u8],
-    ) -> Result<(), RedistError> {
-        let ty = darray_type(layout, rank, element_bytes)?;
+    ) -> Result<(), MpiError> {
+        let ty = darray.file_type()?;
         let count = int(data.len() as u64, "bytes of a local part")?;
         self.set_view(offset(data_offset)?, ty.0)?;
         let mut st = status();
@@ -620,8 +610,8 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when the file system reports a failure.
-    pub fn sync(&mut self) -> Result<(), RedistError> {
+    /// [`MpiError::Mpi`] when the file system reports a failure.
+    pub fn sync(&mut self) -> Result<(), MpiError> {
         // SAFETY: an open file.
         check(unsafe { ffi::MPI_File_sync(self.raw) }, "MPI_File_sync")
     }
@@ -630,9 +620,9 @@ impl MpiFile {
     ///
     /// # Errors
     ///
-    /// [`RedistError::Mpi`] when closing fails (a write the file system
+    /// [`MpiError::Mpi`] when closing fails (a write the file system
     /// deferred may fail here).
-    pub fn close(mut self) -> Result<(), RedistError> {
+    pub fn close(mut self) -> Result<(), MpiError> {
         let code = self.close_raw();
         std::mem::forget(self);
         check(code, "MPI_File_close")
@@ -651,12 +641,12 @@ impl Drop for MpiFile {
 }
 
 /// The runs of `region` after checking that `len` bytes are its size.
-fn box_runs(region: Option<&FileBox>, len: usize) -> Result<Option<BoxRuns>, RedistError> {
+fn box_runs(region: Option<&FileBox>, len: usize) -> Result<Option<BoxRuns>, MpiError> {
     let Some(region) = region else {
         return if len == 0 {
             Ok(None)
         } else {
-            Err(RedistError::InvalidArgument {
+            Err(MpiError::InvalidArgument {
                 what: "file box",
                 value: format!("no box and {len} bytes"),
                 expected: "no bytes where no box is written".to_string(),
@@ -664,7 +654,7 @@ fn box_runs(region: Option<&FileBox>, len: usize) -> Result<Option<BoxRuns>, Red
         };
     };
     if region.bytes() != Some(len as u64) {
-        return Err(RedistError::InvalidArgument {
+        return Err(MpiError::InvalidArgument {
             what: "file box",
             value: format!("{len} bytes for a box of {:?}", region.extent),
             expected: format!("the box's {:?} bytes", region.bytes()),
@@ -675,10 +665,10 @@ fn box_runs(region: Option<&FileBox>, len: usize) -> Result<Option<BoxRuns>, Red
 
 /// The first byte of `region`, a box of `len` bytes that is one range of
 /// the file.
-fn contiguous_start(region: &FileBox, len: usize) -> Result<u64, RedistError> {
-    let runs = box_runs(Some(region), len)?.ok_or_else(|| RedistError::Internal("a box".into()))?;
+fn contiguous_start(region: &FileBox, len: usize) -> Result<u64, MpiError> {
+    let runs = box_runs(Some(region), len)?.ok_or_else(|| MpiError::Internal("a box".into()))?;
     if runs.levels.iter().any(|&(count, _)| count > 1) {
-        return Err(RedistError::InvalidArgument {
+        return Err(MpiError::InvalidArgument {
             what: "file box",
             value: format!("origin {:?}, extent {:?}", region.origin, region.extent),
             expected: "a box that is one contiguous range of the file".to_string(),
@@ -689,7 +679,7 @@ fn contiguous_start(region: &FileBox, len: usize) -> Result<u64, RedistError> {
 
 /// The file type of a box's runs: a run of bytes, then one hvector per
 /// outer level, from the fastest up.
-fn runs_type(runs: &BoxRuns) -> Result<Type, RedistError> {
+fn runs_type(runs: &BoxRuns) -> Result<Type, MpiError> {
     let len = int(runs.run_bytes, "bytes of a contiguous run")?;
     let mut raw = byte_type();
     // SAFETY: MPI_BYTE is predefined; `raw` receives the new type.
@@ -708,69 +698,102 @@ fn runs_type(runs: &BoxRuns) -> Result<Type, RedistError> {
     Ok(inner)
 }
 
-/// `MPI_Type_create_darray` of `layout`'s part on `rank`, elements of
-/// `element_bytes` bytes.
-fn darray_type(layout: &Layout, rank: usize, element_bytes: usize) -> Result<Type, RedistError> {
-    let refuse = |why: &str| RedistError::InvalidArgument {
-        what: "layout for MPI_Type_create_darray",
-        value: layout.spec().to_string(),
-        expected: why.to_string(),
-    };
-    if layout
-        .rank_dims()
-        .is_none_or(|d| d.windows(2).any(|w| w[0] > w[1]))
-    {
-        return Err(refuse("ranks numbered row-major over the grid"));
-    }
-    let k = layout.ndim();
-    let mut gsizes = Vec::with_capacity(k);
-    let mut distribs = Vec::with_capacity(k);
-    let mut dargs = Vec::with_capacity(k);
-    let mut psizes = Vec::with_capacity(k);
-    for (d, dist) in layout.spec().dists().iter().enumerate() {
-        gsizes.push(int(layout.shape()[d] as u64, "an array extent")?);
-        psizes.push(int(layout.grid_extents()[d] as u64, "a grid extent")?);
-        let (how, arg) = match *dist {
-            Dist::Block { first: 0 } => (ffi::MPI_DISTRIBUTE_BLOCK, ffi::MPI_DISTRIBUTE_DFLT_DARG),
-            Dist::Cyclic { block, first: 0 } => (
-                ffi::MPI_DISTRIBUTE_CYCLIC,
-                int(block as u64, "a block size")?,
-            ),
-            Dist::Collapsed => (ffi::MPI_DISTRIBUTE_NONE, ffi::MPI_DISTRIBUTE_DFLT_DARG),
-            _ => return Err(refuse("first blocks on grid coordinate 0")),
+/// How one dimension of a [`Darray`] is distributed over its grid
+/// extent, with first blocks on grid coordinate 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DarrayDist {
+    /// One block per process (`MPI_DISTRIBUTE_BLOCK`, default size).
+    Block,
+    /// Blocks of `block` indices dealt round (`MPI_DISTRIBUTE_CYCLIC`).
+    Cyclic {
+        /// The block size.
+        block: usize,
+    },
+    /// Not distributed (`MPI_DISTRIBUTE_NONE`).
+    Collapsed,
+}
+
+/// A distributed array as `MPI_Type_create_darray` describes one: the
+/// part of rank `rank` of `ranks`, numbered row-major over a grid of
+/// `grid` extents, of a `shape` array of `element_bytes`-byte elements
+/// stored in `order`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Darray {
+    /// The array's extents.
+    pub shape: Vec<usize>,
+    /// Per dimension, its distribution.
+    pub dists: Vec<DarrayDist>,
+    /// The grid's extents.
+    pub grid: Vec<usize>,
+    /// The number of ranks (the grid's product).
+    pub ranks: usize,
+    /// The rank whose part this is.
+    pub rank: usize,
+    /// Bytes per element.
+    pub element_bytes: usize,
+    /// The storage order of the array (and of the file).
+    pub order: Order,
+}
+
+impl Darray {
+    /// The committed `MPI_Type_create_darray` of this part.
+    fn file_type(&self) -> Result<Type, MpiError> {
+        let k = self.shape.len();
+        if self.dists.len() != k || self.grid.len() != k {
+            return Err(MpiError::InvalidArgument {
+                what: "darray",
+                value: format!("{self:?}"),
+                expected: "one distribution and one grid extent per dimension".to_string(),
+            });
+        }
+        let mut gsizes = Vec::with_capacity(k);
+        let mut distribs = Vec::with_capacity(k);
+        let mut dargs = Vec::with_capacity(k);
+        let mut psizes = Vec::with_capacity(k);
+        for d in 0..k {
+            gsizes.push(int(self.shape[d] as u64, "an array extent")?);
+            psizes.push(int(self.grid[d] as u64, "a grid extent")?);
+            let (how, arg) = match self.dists[d] {
+                DarrayDist::Block => (ffi::MPI_DISTRIBUTE_BLOCK, ffi::MPI_DISTRIBUTE_DFLT_DARG),
+                DarrayDist::Cyclic { block } => (
+                    ffi::MPI_DISTRIBUTE_CYCLIC,
+                    int(block as u64, "a block size")?,
+                ),
+                DarrayDist::Collapsed => (ffi::MPI_DISTRIBUTE_NONE, ffi::MPI_DISTRIBUTE_DFLT_DARG),
+            };
+            distribs.push(c_int::try_from(how).unwrap_or(0));
+            dargs.push(arg);
+        }
+        let order = match self.order {
+            Order::RowMajor => ffi::MPI_ORDER_C,
+            Order::ColumnMajor => ffi::MPI_ORDER_FORTRAN,
         };
-        distribs.push(c_int::try_from(how).unwrap_or(0));
-        dargs.push(arg);
+        let element = Datatype::element(self.element_bytes)?;
+        let (size, rank) = (
+            int(self.ranks as u64, "a rank count")?,
+            int(self.rank as u64, "a rank")?,
+        );
+        let ndims = int(k as u64, "a dimension count")?;
+        let mut raw = byte_type();
+        // SAFETY: every list holds `k` entries and outlives the call; the
+        // element datatype is committed.
+        let code = unsafe {
+            ffi::MPI_Type_create_darray(
+                size,
+                rank,
+                ndims,
+                gsizes.as_ptr(),
+                distribs.as_ptr(),
+                dargs.as_ptr(),
+                psizes.as_ptr(),
+                c_int::try_from(order).unwrap_or(0),
+                element.raw(),
+                &mut raw,
+            )
+        };
+        check(code, "MPI_Type_create_darray")?;
+        Type::commit(raw, "MPI_Type_commit")
     }
-    let order = match layout.storage() {
-        Order::RowMajor => ffi::MPI_ORDER_C,
-        Order::ColumnMajor => ffi::MPI_ORDER_FORTRAN,
-    };
-    let element = super::Datatype::element(element_bytes)?;
-    let (size, rank) = (
-        int(layout.ranks() as u64, "a rank count")?,
-        int(rank as u64, "a rank")?,
-    );
-    let ndims = int(k as u64, "a dimension count")?;
-    let mut raw = byte_type();
-    // SAFETY: every list holds `k` entries and outlives the call; the
-    // element datatype is committed.
-    let code = unsafe {
-        ffi::MPI_Type_create_darray(
-            size,
-            rank,
-            ndims,
-            gsizes.as_ptr(),
-            distribs.as_ptr(),
-            dargs.as_ptr(),
-            psizes.as_ptr(),
-            c_int::try_from(order).unwrap_or(0),
-            element.raw(),
-            &mut raw,
-        )
-    };
-    check(code, "MPI_Type_create_darray")?;
-    Type::commit(raw, "MPI_Type_commit")
 }
 
 #[cfg(test)]

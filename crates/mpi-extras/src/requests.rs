@@ -1,9 +1,17 @@
 //! Non-blocking sends and receives tied to the lifetime of their buffers
 //! ([`Requests`]), kept in a [`RequestStore`] reused from one execution to
 //! the next, and what [`Requests::wait_any`] reports ([`Event`]).
+//!
+//! Besides the messages' elements, a list carries small control messages
+//! of up to [`CONTROL_WORDS`] 64-bit words: one way to send and receive
+//! them ([`Requests::isend_control`], [`Requests::irecv_control`]), their
+//! kinds ([`ControlKind`]) named by the protocol that uses them, which this
+//! crate knows nothing of.
 
-use super::{check, count, null_request, Datatype, SendBuf, What};
-use crate::error::RedistError;
+use crate::buffers::SendBuf;
+use crate::datatype::Datatype;
+use crate::error::{check, count, MpiError};
+use crate::launcher::oversubscribed;
 use bytemuck::Pod;
 use mpi::ffi;
 use mpi::raw::AsRaw;
@@ -16,7 +24,7 @@ use std::os::raw::c_int;
 
 /// What [`Requests::wait_any`] saw complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Event {
+pub enum Event {
     /// A piece of receive message `message` has arrived: read it with
     /// [`Requests::received`]`(request)`; `last` when it was the message's
     /// last piece outstanding (then [`Requests::message`] reads it whole).
@@ -28,19 +36,14 @@ pub(crate) enum Event {
         /// Whether every piece of the message has now arrived.
         last: bool,
     },
-    /// The note of receive message `i` has arrived: read it with
-    /// [`Requests::note`].
-    Note(usize),
-    /// The word answering send message `i` has arrived: read it with
-    /// [`Requests::word`].
-    Word(usize),
-    /// The note of send message `i`'s receiver about its target has
-    /// arrived: read it with [`Requests::target_note`].
-    TargetNote(usize),
-    /// The word of receive message `i`'s sender saying whether it wrote
-    /// the message into this rank's target: read it with
-    /// [`Requests::written`].
-    Written(usize),
+    /// Control message `index` of `kind` has arrived: read it with
+    /// [`Requests::control`].
+    Control {
+        /// Its kind.
+        kind: ControlKind,
+        /// Its number among the kind's incoming messages.
+        index: usize,
+    },
     /// A send completed.
     Sent,
     /// Receive message `i`, described by a datatype over target storage,
@@ -48,17 +51,49 @@ pub(crate) enum Event {
     Landed(usize),
 }
 
-/// A note between two ranks of the node-direct protocol: whether the
-/// sender's source (or the receiver's target) is shared, and how to map
-/// it (`node_direct.rs` has the two layouts).
-pub(crate) type Note = [u64; 7];
+/// The most 64-bit words one control message carries.
+pub const CONTROL_WORDS: usize = 7;
+
+/// One control message's words (the first [`ControlKind::words`] of them
+/// travel).
+pub type Control = [u64; CONTROL_WORDS];
+
+/// A kind of control message, named where the protocol that sends it
+/// lives: its number among the kinds one list carries (`0..kinds`, as
+/// handed to [`RequestStore::list`]) and how many words it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlKind {
+    /// Its number: its slots are `spaces[id]` of [`RequestStore::list`].
+    pub id: usize,
+    /// Words per message, 1 to [`CONTROL_WORDS`].
+    pub words: usize,
+}
+
+/// How many control messages of one kind a list may send and receive:
+/// slots `0..outgoing` and `0..incoming`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlSpace {
+    /// The kind (its `id` is its place in the list of spaces).
+    pub kind: ControlKind,
+    /// Messages of this kind sent.
+    pub outgoing: usize,
+    /// Messages of this kind received.
+    pub incoming: usize,
+}
+
+/// The slots of one kind of control message.
+#[derive(Default)]
+struct ControlSlots {
+    incoming: Vec<Control>,
+    outgoing: Vec<Control>,
+}
 
 /// Storage of one exchange's requests, kept from one execution to the next
 /// so that executing allocates nothing after the first call: request
 /// handles, what each one is, per receive message its pieces outstanding and
-/// the end of its last piece, and the notes and words sent and received.
+/// the end of its last piece, and the control messages sent and received.
 #[derive(Default)]
-pub(crate) struct RequestStore {
+pub struct RequestStore {
     raw: Vec<ffi::MPI_Request>,
     what: Vec<What>,
     /// Per request: whether it completed.
@@ -68,47 +103,43 @@ pub(crate) struct RequestStore {
     /// Per receive message: where its next piece may start (pieces are
     /// posted in order and never overlap).
     next_free: Vec<usize>,
-    notes_in: Vec<Note>,
-    notes_out: Vec<Note>,
-    /// Per send: the word its receiver answered.
-    words_in: Vec<u64>,
-    /// Per receive: the word this rank answered.
-    words_out: Vec<u64>,
-    /// Per send: its receiver's note about its target.
-    target_notes_in: Vec<Note>,
-    /// Per receive: this rank's note about its target.
-    target_notes_out: Vec<Note>,
-    /// Per receive: whether its sender wrote it.
-    written_in: Vec<u64>,
-    /// Per send: whether this rank wrote it.
-    written_out: Vec<u64>,
+    /// Per kind of control message, its slots.
+    controls: Vec<ControlSlots>,
 }
 
 impl RequestStore {
     /// A list of requests over `comm` for an exchange of `T`s (moved as
     /// `elem`s) with `slots[i] = (offset, len)` the place of receive message
-    /// `i` in `inbox`, and `sends` messages sent. The slots must be
-    /// disjoint and inside `inbox`.
+    /// `i` in `inbox`, and room for the control messages `controls[k]`
+    /// says of kind `k`. The slots must be disjoint and inside `inbox`.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when the slots overlap or leave `inbox`.
+    /// - [`MpiError::Internal`] when the slots overlap or leave `inbox`.
     pub fn list<'s, 'b, T: Pod>(
         &'s mut self,
         comm: &'b SimpleCommunicator,
         elem: &'b Datatype,
         inbox: &'b mut [T],
         slots: &'b [(usize, usize)],
-        sends: usize,
-    ) -> Result<Requests<'s, 'b, T>, RedistError> {
+        controls: &[ControlSpace],
+    ) -> Result<Requests<'s, 'b, T>, MpiError> {
         let mut end = 0;
         for &(o, n) in slots {
             if n > 0 && (o < end || o.checked_add(n).is_none_or(|e| e > inbox.len())) {
-                return Err(RedistError::Internal(
+                return Err(MpiError::Internal(
                     "receive slots overlap or leave the buffer".to_string(),
                 ));
             }
             end = end.max(o + n);
+        }
+        for (k, space) in controls.iter().enumerate() {
+            if space.kind.id != k || !(1..=CONTROL_WORDS).contains(&space.kind.words) {
+                return Err(MpiError::Internal(format!(
+                    "control space {k} holds kind {:?}",
+                    space.kind
+                )));
+            }
         }
         debug_assert_eq!(elem.span, size_of::<T>());
         let recvs = slots.len();
@@ -119,14 +150,12 @@ impl RequestStore {
         self.outstanding.resize(recvs, 0);
         self.next_free.clear();
         self.next_free.resize(recvs, 0);
-        self.notes_in.resize(recvs, [0; 7]);
-        self.notes_out.resize(sends, [0; 7]);
-        self.words_in.resize(sends, 0);
-        self.words_out.resize(recvs, 0);
-        self.target_notes_in.resize(sends, [0; 7]);
-        self.target_notes_out.resize(recvs, [0; 7]);
-        self.written_in.resize(recvs, 0);
-        self.written_out.resize(sends, 0);
+        self.controls
+            .resize_with(controls.len(), ControlSlots::default);
+        for (slots, space) in self.controls.iter_mut().zip(controls) {
+            slots.incoming.resize(space.incoming, [0; CONTROL_WORDS]);
+            slots.outgoing.resize(space.outgoing, [0; CONTROL_WORDS]);
+        }
         Ok(Requests {
             store: self,
             pending: 0,
@@ -145,11 +174,11 @@ impl RequestStore {
 /// one receive buffer (the inbox) that the list borrows exclusively for
 /// `'b`, piece after piece without overlap; a piece is handed back
 /// ([`received`](Self::received)) only once it has arrived, a whole slot
-/// ([`message`](Self::message)) once all its pieces have. Notes and words
+/// ([`message`](Self::message)) once all its pieces have. Control messages
 /// live in the [`RequestStore`]. Dropping the list with requests pending
 /// waits for them (or aborts the job while unwinding from a panic), so no
 /// buffer is freed while MPI may still use it.
-pub(crate) struct Requests<'s, 'b, T> {
+pub struct Requests<'s, 'b, T> {
     store: &'s mut RequestStore,
     pending: usize,
     comm: ffi::MPI_Comm,
@@ -164,12 +193,12 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Limit`] when `buf` holds more than `i32::MAX` elements or
+    /// - [`MpiError::Limit`] when `buf` holds more than `i32::MAX` elements or
     ///   `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Internal`] when `buf`'s datatype reaches outside its slice;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    /// - [`MpiError::Internal`] when `buf`'s datatype reaches outside its slice;
+    /// - [`MpiError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn isend(&mut self, buf: SendBuf<'b, T>, peer: usize, tag: Tag) -> Result<(), RedistError> {
+    pub fn isend(&mut self, buf: SendBuf<'b, T>, peer: usize, tag: Tag) -> Result<(), MpiError> {
         let (ptr, n, ty) = buf.raw(self.elem)?;
         // SAFETY: `raw` checked the bounds; the data is borrowed for 'b,
         // which outlives this list, and the list completes every request
@@ -177,97 +206,38 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         unsafe { self.post_send(ptr.cast(), n, ty, peer, tag) }
     }
 
-    /// Posts a send of `note` as the note of send message `i`.
+    /// Posts the send of control message `i` of `kind`, `words` (its
+    /// `kind.words` words), to `peer`.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when there is no send message `i`;
-    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    /// - [`MpiError::Internal`] when the list has no outgoing slot `i` of
+    ///   `kind`, or `words` is not `kind.words` long;
+    /// - [`MpiError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`MpiError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn isend_note(
+    pub fn isend_control(
         &mut self,
+        kind: ControlKind,
         i: usize,
-        note: Note,
+        words: &[u64],
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
-        let slot = self
-            .store
-            .notes_out
-            .get_mut(i)
-            .ok_or_else(|| no_slot("note", i))?;
-        *slot = note;
-        let ptr: *const Note = slot;
-        // SAFETY: the note lives in the store, which the list borrows until
-        // every request is complete, and is not written meanwhile.
-        unsafe { self.post_send(ptr.cast(), NOTE_BYTES, byte_type(), peer, tag) }
-    }
-
-    /// Posts a send of `word` as this rank's answer to receive message `i`.
-    ///
-    /// # Errors
-    ///
-    /// - [`RedistError::Internal`] when there is no receive message `i`;
-    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
-    ///   errors; the library's communicators abort instead).
-    pub fn isend_word(
-        &mut self,
-        i: usize,
-        word: u64,
-        peer: usize,
-        tag: Tag,
-    ) -> Result<(), RedistError> {
-        let slot = self
-            .store
-            .words_out
-            .get_mut(i)
-            .ok_or_else(|| no_slot("word", i))?;
-        *slot = word;
-        let ptr: *const u64 = slot;
-        // SAFETY: as for notes.
-        unsafe { self.post_send(ptr.cast(), WORD_BYTES, byte_type(), peer, tag) }
-    }
-
-    /// Posts a send of `note` as this rank's note about its target to the
-    /// sender of receive message `i`.
-    ///
-    /// # Errors
-    ///
-    /// As [`isend_note`](Self::isend_note), for receive message `i`.
-    pub fn isend_target_note(
-        &mut self,
-        i: usize,
-        note: Note,
-        peer: usize,
-        tag: Tag,
-    ) -> Result<(), RedistError> {
-        let slot = (self.store.target_notes_out.get_mut(i)).ok_or_else(|| no_slot("note", i))?;
-        *slot = note;
-        let ptr: *const Note = slot;
-        // SAFETY: as for notes.
-        unsafe { self.post_send(ptr.cast(), NOTE_BYTES, byte_type(), peer, tag) }
-    }
-
-    /// Posts a send of `word` telling the receiver of send message `i`
-    /// whether this rank wrote it into its target.
-    ///
-    /// # Errors
-    ///
-    /// As [`isend_word`](Self::isend_word), for send message `i`.
-    pub fn isend_written(
-        &mut self,
-        i: usize,
-        word: u64,
-        peer: usize,
-        tag: Tag,
-    ) -> Result<(), RedistError> {
-        let slot = (self.store.written_out.get_mut(i)).ok_or_else(|| no_slot("word", i))?;
-        *slot = word;
-        let ptr: *const u64 = slot;
-        // SAFETY: as for notes.
-        unsafe { self.post_send(ptr.cast(), WORD_BYTES, byte_type(), peer, tag) }
+    ) -> Result<(), MpiError> {
+        if words.len() != kind.words {
+            return Err(MpiError::Internal(format!(
+                "{} words for a control message of {kind:?}",
+                words.len()
+            )));
+        }
+        let slot = (self.store.controls.get_mut(kind.id))
+            .and_then(|c| c.outgoing.get_mut(i))
+            .ok_or_else(|| no_slot("control", i))?;
+        slot[..words.len()].copy_from_slice(words);
+        let ptr: *const Control = slot;
+        // SAFETY: the message lives in the store, which the list borrows
+        // until every request is complete, and is not written meanwhile.
+        unsafe { self.post_send(ptr.cast(), control_bytes(kind)?, byte_type(), peer, tag) }
     }
 
     /// # Safety
@@ -280,7 +250,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         ty: ffi::MPI_Datatype,
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         let peer = count(peer, "rank")?;
         let mut req = null_request();
         // SAFETY: the caller's contract.
@@ -296,10 +266,10 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when there is no receive message `i`, or the piece
+    /// - [`MpiError::Internal`] when there is no receive message `i`, or the piece
     ///   starts before the end of the previous one or ends past the message;
-    /// - [`RedistError::Limit`] when `peer` or `len` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    /// - [`MpiError::Limit`] when `peer` or `len` exceeds `i32::MAX`;
+    /// - [`MpiError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
     pub fn irecv_piece(
         &mut self,
@@ -308,10 +278,10 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         len: usize,
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
         if offset < self.store.next_free[i] || offset.checked_add(len).is_none_or(|e| e > n) {
-            return Err(RedistError::Internal(format!(
+            return Err(MpiError::Internal(format!(
                 "piece {offset}+{len} of message {i} ({n} elements) overlaps an earlier one or \
                  leaves the message"
             )));
@@ -347,10 +317,10 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when `ty` reaches outside the `len`
+    /// - [`MpiError::Internal`] when `ty` reaches outside the `len`
     ///   elements;
-    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code.
+    /// - [`MpiError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`MpiError::Mpi`] when MPI returns an error code.
     ///
     /// # Safety
     ///
@@ -365,9 +335,9 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         ty: &'b Datatype,
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         if ty.span > len.saturating_mul(size_of::<T>()) {
-            return Err(RedistError::Internal(format!(
+            return Err(MpiError::Internal(format!(
                 "a datatype spanning {} bytes laid over {len} elements",
                 ty.span
             )));
@@ -383,10 +353,10 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when the piece leaves the target;
-    /// - [`RedistError::Limit`] when `peer` or the piece's length exceeds
+    /// - [`MpiError::Internal`] when the piece leaves the target;
+    /// - [`MpiError::Limit`] when `peer` or the piece's length exceeds
     ///   `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code.
+    /// - [`MpiError::Mpi`] when MPI returns an error code.
     ///
     /// # Safety
     ///
@@ -401,9 +371,9 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         piece: std::ops::Range<usize>,
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         if piece.start > piece.end || piece.end > len {
-            return Err(RedistError::Internal(format!(
+            return Err(MpiError::Internal(format!(
                 "a piece {piece:?} of message {i} outside {len} target elements"
             )));
         }
@@ -416,109 +386,32 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         }
     }
 
-    /// Posts the receive of the note of receive message `i` from `peer`.
+    /// Posts the receive of control message `i` of `kind` from `peer`.
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when there is no receive message `i`;
-    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    /// - [`MpiError::Internal`] when the list has no incoming slot `i` of
+    ///   `kind`;
+    /// - [`MpiError::Limit`] when `peer` exceeds `i32::MAX`;
+    /// - [`MpiError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn irecv_note(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
-        let slot = self
-            .store
-            .notes_in
-            .get_mut(i)
-            .ok_or_else(|| no_slot("note", i))?;
-        let ptr: *mut Note = slot;
-        // SAFETY: the note lives in the store, borrowed by the list until
-        // every request is complete; it is read only after completion.
-        unsafe {
-            self.post_recv(
-                ptr.cast(),
-                NOTE_BYTES,
-                byte_type(),
-                peer,
-                tag,
-                What::Note(i),
-            )
-        }
-    }
-
-    /// Posts the receive of the word answering send message `i` from `peer`.
-    ///
-    /// # Errors
-    ///
-    /// - [`RedistError::Internal`] when there is no send message `i`;
-    /// - [`RedistError::Limit`] when `peer` exceeds `i32::MAX`;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
-    ///   errors; the library's communicators abort instead).
-    pub fn irecv_word(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
-        let slot = self
-            .store
-            .words_in
-            .get_mut(i)
-            .ok_or_else(|| no_slot("word", i))?;
-        let ptr: *mut u64 = slot;
-        // SAFETY: as for notes.
-        unsafe {
-            self.post_recv(
-                ptr.cast(),
-                WORD_BYTES,
-                byte_type(),
-                peer,
-                tag,
-                What::Word(i),
-            )
-        }
-    }
-
-    /// Posts the receive of the note about its target from the receiver
-    /// of send message `i`.
-    ///
-    /// # Errors
-    ///
-    /// As [`irecv_note`](Self::irecv_note), for send message `i`.
-    pub fn irecv_target_note(
+    pub fn irecv_control(
         &mut self,
+        kind: ControlKind,
         i: usize,
         peer: usize,
         tag: Tag,
-    ) -> Result<(), RedistError> {
-        let slot = (self.store.target_notes_in.get_mut(i)).ok_or_else(|| no_slot("note", i))?;
-        let ptr: *mut Note = slot;
-        // SAFETY: as for notes.
+    ) -> Result<(), MpiError> {
+        let slot = (self.store.controls.get_mut(kind.id))
+            .and_then(|c| c.incoming.get_mut(i))
+            .ok_or_else(|| no_slot("control", i))?;
+        let ptr: *mut Control = slot;
+        let bytes = control_bytes(kind)?;
+        // SAFETY: the message lives in the store, borrowed by the list
+        // until every request is complete; it is read only after completion.
         unsafe {
-            self.post_recv(
-                ptr.cast(),
-                NOTE_BYTES,
-                byte_type(),
-                peer,
-                tag,
-                What::TargetNote(i),
-            )
-        }
-    }
-
-    /// Posts the receive of the word saying whether the sender of receive
-    /// message `i` wrote it.
-    ///
-    /// # Errors
-    ///
-    /// As [`irecv_word`](Self::irecv_word), for receive message `i`.
-    pub fn irecv_written(&mut self, i: usize, peer: usize, tag: Tag) -> Result<(), RedistError> {
-        let slot = (self.store.written_in.get_mut(i)).ok_or_else(|| no_slot("word", i))?;
-        let ptr: *mut u64 = slot;
-        // SAFETY: as for notes.
-        unsafe {
-            self.post_recv(
-                ptr.cast(),
-                WORD_BYTES,
-                byte_type(),
-                peer,
-                tag,
-                What::Written(i),
-            )
+            let what = What::Control { kind, index: i };
+            self.post_recv(ptr.cast(), bytes, byte_type(), peer, tag, what)
         }
     }
 
@@ -533,7 +426,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         peer: usize,
         tag: Tag,
         what: What,
-    ) -> Result<(), RedistError> {
+    ) -> Result<(), MpiError> {
         let peer = count(peer, "rank")?;
         let mut req = null_request();
         // SAFETY: the caller's contract.
@@ -555,16 +448,16 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Limit`] when more than `i32::MAX` requests were posted;
-    /// - [`RedistError::Mpi`] when MPI returns an error code (only under an error handler that returns
+    /// - [`MpiError::Limit`] when more than `i32::MAX` requests were posted;
+    /// - [`MpiError::Mpi`] when MPI returns an error code (only under an error handler that returns
     ///   errors; the library's communicators abort instead).
-    pub fn wait_any(&mut self) -> Result<Option<Event>, RedistError> {
+    pub fn wait_any(&mut self) -> Result<Option<Event>, MpiError> {
         if self.pending == 0 {
             return Ok(None);
         }
         let n = count(self.store.raw.len(), "pending requests")?;
         let mut index: c_int = 0;
-        if procgrid::waits::oversubscribed() {
+        if oversubscribed() {
             // More ranks than cores: a rank spinning in MPI_Waitany takes the
             // core the rank it waits for needs. Test, and give the core away
             // between tests.
@@ -610,7 +503,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     /// # Errors
     ///
     /// As [`wait_any`](Self::wait_any).
-    pub fn test_any(&mut self) -> Result<Option<Event>, RedistError> {
+    pub fn test_any(&mut self) -> Result<Option<Event>, MpiError> {
         if self.pending == 0 {
             return Ok(None);
         }
@@ -654,10 +547,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
                     last: self.store.outstanding[i] == 0,
                 }
             }
-            What::Note(i) => Event::Note(i),
-            What::Word(i) => Event::Word(i),
-            What::TargetNote(i) => Event::TargetNote(i),
-            What::Written(i) => Event::Written(i),
+            What::Control { kind, index } => Event::Control { kind, index },
             What::Send => Event::Sent,
             What::Landed(i) => Event::Landed(i),
         })
@@ -668,9 +558,9 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when `request` is not a piece receive that has
+    /// - [`MpiError::Internal`] when `request` is not a piece receive that has
     ///   completed.
-    pub fn received(&self, request: usize) -> Result<(usize, &[T]), RedistError> {
+    pub fn received(&self, request: usize) -> Result<(usize, &[T]), MpiError> {
         match (self.store.what.get(request), self.store.done.get(request)) {
             (Some(&What::Piece { i, offset, len }), Some(true)) => {
                 let start = self.slots[i].0 + offset;
@@ -680,7 +570,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
                 let piece = unsafe { std::slice::from_raw_parts(self.inbox.add(start), len) };
                 Ok((offset, piece))
             }
-            _ => Err(RedistError::Internal(format!(
+            _ => Err(MpiError::Internal(format!(
                 "request {request} is not an arrived piece"
             ))),
         }
@@ -690,12 +580,12 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
     ///
     /// # Errors
     ///
-    /// - [`RedistError::Internal`] when there is no receive message `i`, or its pieces
+    /// - [`MpiError::Internal`] when there is no receive message `i`, or its pieces
     ///   do not yet fill it or have not all arrived.
-    pub fn message(&self, i: usize) -> Result<&[T], RedistError> {
+    pub fn message(&self, i: usize) -> Result<&[T], MpiError> {
         let &(start, n) = self.slots.get(i).ok_or_else(|| no_slot("message", i))?;
         if self.store.next_free[i] != n || self.store.outstanding[i] != 0 {
-            return Err(RedistError::Internal(format!(
+            return Err(MpiError::Internal(format!(
                 "message {i} read before it arrived"
             )));
         }
@@ -705,49 +595,30 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         Ok(unsafe { std::slice::from_raw_parts(self.inbox.add(start), n) })
     }
 
-    /// The note about its target from the receiver of send message `i`
-    /// (meaningful once it has arrived).
-    pub fn target_note(&self, i: usize) -> Note {
-        self.store
-            .target_notes_in
-            .get(i)
-            .copied()
-            .unwrap_or_default()
-    }
-
-    /// Whether the sender of receive message `i` wrote it (its word,
-    /// meaningful once it has arrived).
-    pub fn written(&self, i: usize) -> u64 {
-        self.store.written_in.get(i).copied().unwrap_or(u64::MAX)
-    }
-
-    /// The note of receive message `i` (meaningful once it has arrived).
-    pub fn note(&self, i: usize) -> Note {
-        self.store.notes_in.get(i).copied().unwrap_or_default()
-    }
-
-    /// The word answering send message `i` (meaningful once it has arrived).
-    pub fn word(&self, i: usize) -> u64 {
-        self.store.words_in.get(i).copied().unwrap_or_default()
+    /// The words of incoming control message `i` of `kind` (meaningful
+    /// once it has arrived; empty where there is no such slot).
+    pub fn control(&self, kind: ControlKind, i: usize) -> &[u64] {
+        (self.store.controls.get(kind.id))
+            .and_then(|c| c.incoming.get(i))
+            .map_or(&[], |c| &c[..kind.words.min(CONTROL_WORDS)])
     }
 }
 
-/// Bytes of a note and of a word on the wire.
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap,
-    reason = "56 bytes"
-)]
-const NOTE_BYTES: Count = std::mem::size_of::<Note>() as Count;
-const WORD_BYTES: Count = 8;
+/// Bytes of one control message of `kind` on the wire.
+fn control_bytes(kind: ControlKind) -> Result<Count, MpiError> {
+    count(
+        kind.words.min(CONTROL_WORDS) * size_of::<u64>(),
+        "control bytes",
+    )
+}
 
 /// `MPI_BYTE`.
 fn byte_type() -> ffi::MPI_Datatype {
     u8::equivalent_datatype().as_raw()
 }
 
-fn no_slot(what: &str, i: usize) -> RedistError {
-    RedistError::Internal(format!("no {what} slot {i}"))
+fn no_slot(what: &str, i: usize) -> MpiError {
+    MpiError::Internal(format!("no {what} slot {i}"))
 }
 
 impl<T> Drop for Requests<'_, '_, T> {
@@ -757,7 +628,7 @@ impl<T> Drop for Requests<'_, '_, T> {
         }
         if std::thread::panicking() {
             // Unwinding would free buffers MPI still reads or writes.
-            eprintln!("redist: a panic during an exchange with requests pending; aborting the job");
+            eprintln!("a panic with MPI requests pending; aborting the job");
             // SAFETY: aborting is always allowed while MPI runs.
             unsafe {
                 ffi::MPI_Abort(self.comm, 101);
@@ -774,4 +645,22 @@ impl<T> Drop for Requests<'_, '_, T> {
             }
         }
     }
+}
+
+/// `MPI_REQUEST_NULL`, which the standard defines as a handle constant.
+pub(crate) fn null_request() -> ffi::MPI_Request {
+    // SAFETY: reads a constant of the MPI library.
+    unsafe { ffi::RSMPI_REQUEST_NULL }
+}
+/// What a pending request is, so that its completion can be reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    /// Elements `offset..offset + len` of receive message `i`'s slot.
+    Piece { i: usize, offset: usize, len: usize },
+    /// Incoming control message `index` of `kind`.
+    Control { kind: ControlKind, index: usize },
+    /// A send.
+    Send,
+    /// Receive message `i`, straight into target storage.
+    Landed(usize),
 }
