@@ -3,7 +3,7 @@
 use dist_array::DistError;
 use mpi_extras::MpiError;
 use procgrid::GridError;
-use redist_plan::PlanError;
+use redist_plan::error::PlanError;
 use thiserror::Error;
 
 /// Everything that can go wrong when planning or executing a redistribution.

@@ -16,7 +16,7 @@ use dist_array::Layout;
 use mpi::collective::Root;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
-use redist_plan::Window;
+use redist_plan::plan::Window;
 
 /// A 64-bit FNV-1a hash, fed field by field.
 #[derive(Debug, Clone, Copy)]

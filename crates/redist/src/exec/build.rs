@@ -25,7 +25,7 @@ use super::alltoallv::Alltoallv;
 use super::any_exchange::AnyExchange;
 use super::asynchronous::Async;
 use super::combined::Combined;
-use super::decide::{self, Choice, Facts, Question, SetUpFlags, Settled, Step};
+use super::decide::{self, Choice, Facts, Packing, Question, SetUpFlags, Settled, Step};
 use super::figures::{Figures, Words};
 use super::messages::RankMessages;
 use super::node_direct::NodeDirect;
@@ -38,9 +38,9 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::Datatype;
 use procgrid::ProcGrid;
 use redist_plan::error::PlanError;
+use redist_plan::plan::{RankPlan, Window};
 use redist_plan::program::RankProgram;
 use redist_plan::schedule::{assign_steps, RankSchedule};
-use redist_plan::{RankPlan, Window};
 
 /// What building needs besides the layouts: the grids, the window, the
 /// options, and the permutation of the axes (source dimension `d` is the
@@ -350,7 +350,7 @@ fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> b
     // built; were they not, this rank would answer "no" and still join.
     let mine = u8::from(
         programs(plan, &req.options, elem_bytes, req.permutation)
-            .is_ok_and(|program| route::would_type(&program, &req.options, elem_bytes)),
+            .is_ok_and(|program| route::would_type(&program, &asked_packing(req, elem_bytes))),
     );
     let mut anyone = 0u8;
     let comm = req.source_grid.communicator();
@@ -361,6 +361,12 @@ fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> b
         mpi::collective::SystemOperation::max(),
     );
     anyone != 0
+}
+
+/// How the asked options would form messages, datatypes taken to pay
+/// (whether a side is typed does not depend on the exchange: any will do).
+fn asked_packing(req: &Request<'_>, elem_bytes: usize) -> Packing {
+    decide::packing(&req.options, Strategy::Async, elem_bytes)
 }
 
 /// A hash of everything that must be the same on every rank.
@@ -431,10 +437,9 @@ fn prepare<T: Element>(
     let elem_bytes = std::mem::size_of::<T>();
     let program = programs(plan, &choice.messages, elem_bytes, target_axes)?;
     let elem = Datatype::element(elem_bytes)?;
-    let strategy = choice.routes_for();
-    let routes = route::Routes::new(&program, &choice.messages, strategy, &elem)?;
+    let routes = route::Routes::new(&program, &choice.packing, &elem)?;
     let other = match &choice.trial {
-        Some(o) => Some(route::Routes::new(&program, o, strategy, &elem)?),
+        Some(packing) => Some(route::Routes::new(&program, packing, &elem)?),
         None => None,
     };
     Ok(Prepared {

@@ -19,6 +19,11 @@
 //!    up): the exchange that runs, `combined` falling back to `async` where
 //!    some rank cannot stage.
 //!
+//! How messages are formed is part of the choice: [`packing`] turns the
+//! options and the exchange into one [`Packing`] value, which the routes of
+//! every message are cut from (`route.rs`) and which no exchange decides
+//! again.
+//!
 //! Executing decides twice more, from figures agreed in the execution's
 //! own all-reduce: how a batch of arrays moves ([`batch_way`]), and, on an
 //! `async` exchange trying two kinds of routes, which to run next and when
@@ -81,11 +86,14 @@ pub(crate) enum Step {
 pub(crate) struct Choice {
     /// The exchange to set up (never `Auto`).
     pub strategy: Strategy,
-    /// The options messages and their routes are built with.
+    /// The options the messages' copy programs are built with.
     pub messages: Options,
-    /// For `async` under [`MinRun::Auto`]: the options of the routes the
-    /// first executions try besides those of `messages`.
-    pub trial: Option<Options>,
+    /// How the messages are formed: the one value their routes are cut
+    /// from ([`packing`] of `messages` for the exchange).
+    pub packing: Packing,
+    /// For `async` under [`MinRun::Auto`]: how the first executions form
+    /// the messages besides `packing` (the route trial).
+    pub trial: Option<Packing>,
     /// Whether receivers of the node copy straight from senders' shared
     /// storage (`async` only).
     pub node_direct: bool,
@@ -93,15 +101,70 @@ pub(crate) struct Choice {
     pub staging: bool,
 }
 
-impl Choice {
-    /// The strategy the routes are built for: the choice's, but `async`'s
-    /// for `combined`, which packs every message and keeps `async`'s routes
-    /// for where it cannot run.
-    pub fn routes_for(&self) -> Strategy {
-        match self.strategy {
-            Strategy::Combined => Strategy::Async,
-            s => s,
-        }
+/// The strategy the routes are built for: `strategy`, but `async`'s for
+/// `combined`, which packs every message and keeps `async`'s routes for
+/// where it cannot run.
+fn routes_for(strategy: Strategy) -> Strategy {
+    match strategy {
+        Strategy::Combined => Strategy::Async,
+        s => s,
+    }
+}
+
+/// How the messages of a redistribution are formed: the one value every
+/// message's route is cut from (`route.rs`, per message, by its runs), so
+/// that no exchange decides it again. Messages are packed into buffers
+/// unless a side's runs are long enough to describe it by a derived
+/// datatype, or (`async`) to send it run by run from source storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Packing {
+    /// Sides whose runs average at least this many elements are described
+    /// by a derived datatype; `None`: every message is packed.
+    pub typed_min_run: Option<usize>,
+    /// Whether a sending side MPI sends more slowly typed than packed stays
+    /// packed ([`MinRun::Auto`]: datatypes are the engine's call).
+    pub packs_slow_typed_sends: bool,
+    /// `async`: messages whose source runs average at least this many
+    /// elements leave run by run from source storage; `None`: never.
+    pub source_min_run: Option<usize>,
+    /// How a packed message is cut into MPI messages.
+    pub pieces: Pieces,
+    /// The most elements of one MPI message.
+    pub max_message_elements: usize,
+    /// Whether executions update the target (then nothing is received
+    /// straight into it).
+    pub updates: bool,
+    /// Bytes of one element.
+    pub elem_bytes: usize,
+}
+
+/// How a packed message is cut into MPI messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pieces {
+    /// `async`: pieces of whole outermost indices, each packed, sent and
+    /// unpacked on its own, overlapping the three.
+    Pipelined,
+    /// Chunks of the most elements one MPI message takes.
+    Chunks,
+}
+
+/// How messages are formed under `options` for routes of `strategy`
+/// (`Choice::routes_for`'s: `combined` keeps `async`'s), elements of
+/// `elem_bytes` bytes.
+pub(crate) fn packing(options: &Options, strategy: Strategy, elem_bytes: usize) -> Packing {
+    let pipelined = strategy == Strategy::Async;
+    Packing {
+        typed_min_run: options.min_typed_run(elem_bytes),
+        packs_slow_typed_sends: options.datatype_min_run == MinRun::Auto,
+        source_min_run: options.min_direct_run().filter(|_| pipelined),
+        pieces: if pipelined {
+            Pieces::Pipelined
+        } else {
+            Pieces::Chunks
+        },
+        max_message_elements: options.max_message_elements,
+        updates: options.updates,
+        elem_bytes,
     }
 }
 
@@ -122,10 +185,13 @@ pub(crate) fn decide(facts: &Facts) -> Result<Step, RedistError> {
         Err(q) => return Ok(Step::Ask(q)),
     };
     let moves = facts.figures.messages;
+    let routes_for = routes_for(strategy);
+    let trial = trial_options(facts, strategy, &messages);
     Ok(Step::Chosen(Choice {
         strategy,
         messages,
-        trial: trial_options(facts, strategy, &messages),
+        packing: packing(&messages, routes_for, facts.elem_bytes),
+        trial: trial.map(|o| packing(&o, routes_for, facts.elem_bytes)),
         node_direct: strategy == Strategy::Async && facts.options.node_direct && moves,
         staging: strategy == Strategy::Combined && moves,
     }))

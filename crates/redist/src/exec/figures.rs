@@ -2,7 +2,7 @@
 //! redistribution: a few maxima over the ranks, carried by the agreement
 //! all-reduce (no collective of their own).
 
-use redist_plan::RankPlan;
+use redist_plan::plan::RankPlan;
 
 /// Maxima over every rank of a redistribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,7 +3,7 @@
 //! The planning crate takes them as arguments ([`Machine`]); this is the
 //! one place the engine reads them.
 
-use redist_plan::Machine;
+use redist_plan::part::Machine;
 use std::sync::OnceLock;
 
 /// This rank's machine: the cores the process may use, the ranks the

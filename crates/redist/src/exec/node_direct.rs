@@ -28,7 +28,7 @@ use dist_array::{ReadMapping, SharedStorage, WriteMapping};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
-use redist_plan::{Link, RankPlan};
+use redist_plan::plan::{Link, RankPlan};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 

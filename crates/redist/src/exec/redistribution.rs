@@ -15,8 +15,10 @@ use crate::options::{Options, Strategy};
 use dist_array::{Element, Layout};
 use mpi::collective::SystemOperation;
 use procgrid::ProcGrid;
+use redist_plan::error::PlanError;
+use redist_plan::part::RankPart;
+use redist_plan::plan::{RankPlan, Window};
 use redist_plan::schedule::RankSchedule;
-use redist_plan::{PlanError, RankPart, RankPlan, Window};
 use std::fmt;
 
 /// A redistribution from one layout to another, planned once and executed
@@ -358,7 +360,7 @@ impl<T: Element> Redistribution<T> {
     /// to its writers. `None` where receivers neither read nor are
     /// written to ([`reads_shared_sources`](Self::reads_shared_sources)
     /// is `false`).
-    pub fn node_copies(&self) -> Option<super::NodeCopies> {
+    pub fn node_copies(&self) -> Option<super::node_direct::NodeCopies> {
         match &self.exchange {
             AnyExchange::Async(a) if a.node_direct() => Some(a.node_copies()),
             _ => None,

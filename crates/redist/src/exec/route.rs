@@ -11,8 +11,12 @@
 //! that choice itself from the same copy program, so both sides agree
 //! without talking.
 //!
+//! Every route is cut from one value decided before ([`Packing`], from
+//! `decide.rs`): nothing here looks at the options or the exchange.
+//!
 //! A side is described by a datatype when its runs are long enough on
-//! average ([`Options::datatype_min_run`]): the datatype is built from the
+//! average ([`Packing::typed_min_run`], from
+//! [`Options::datatype_min_run`](crate::Options::datatype_min_run)): the datatype is built from the
 //! message's [`TypeTree`], which holds the lines of one period, never one
 //! entry per run, so it costs the same at any extent. A message typed on
 //! both sides moves with no copy of ours.
@@ -21,8 +25,8 @@
 //! ([`super::node_direct`]); that is decided per execution, since it
 //! depends on the source array.
 
+use super::decide::{Packing, Pieces};
 use crate::error::RedistError;
-use crate::options::{MinRun, Options, Strategy};
 use crate::tuning::{LANDING_MIN_BYTES, PIPELINE_BYTES, SOURCE_RUNS_MAX};
 use mpi_extras::Datatype;
 use redist_plan::program::{MessageProgram, RankProgram, TypeTree};
@@ -167,33 +171,32 @@ pub(crate) struct Routes {
 }
 
 impl Routes {
-    /// Decides the route of every message of `program` for `strategy`
-    /// (never `Auto`).
+    /// The route of every message of `program`, messages formed as
+    /// `packing` says, elements moved as `elem`.
     pub fn new(
         program: &RankProgram,
-        options: &Options,
-        strategy: Strategy,
+        packing: &Packing,
         elem: &Datatype,
     ) -> Result<Routes, RedistError> {
         let send = program
             .sends
             .iter()
-            .map(|t| send_route(t, options, strategy, elem))
+            .map(|t| send_route(t, packing, elem))
             .collect::<Result<_, _>>()?;
         let recv = program
             .recvs
             .iter()
             .map(|t| {
-                let cut = match send_route_kind(t, options, strategy, elem.bytes()) {
+                let cut = match send_route_kind(t, packing) {
                     Kind::Typed => Cut::Chunks(t.len),
                     Kind::SourceRuns => Cut::SourceRuns {
-                        max: options.max_message_elements,
+                        max: packing.max_message_elements,
                     },
                     Kind::Packed(p) => p,
                 };
                 let one_message = matches!(cut, Cut::Chunks(size) if size >= t.len);
-                let typed = match typed_tree(t, false, options, elem.bytes()) {
-                    Some(tree) if one_message && !options.updates => {
+                let typed = match typed_tree(t, false, packing) {
+                    Some(tree) if one_message && !packing.updates => {
                         Some(Datatype::tree(&tree, elem)?)
                     }
                     _ => None,
@@ -203,7 +206,7 @@ impl Routes {
                     cut,
                     typed,
                     unpack_pieces,
-                    lands: !options.updates,
+                    lands: !packing.updates,
                 })
             })
             .collect::<Result<_, RedistError>>()?;
@@ -260,10 +263,10 @@ impl Routes {
 }
 
 /// Whether some message of `program` would be described by a derived
-/// datatype on either side under `options` (datatypes taken to pay),
-/// without building one. O(nodes of the messages' trees).
-pub(super) fn would_type(program: &RankProgram, options: &Options, elem_bytes: usize) -> bool {
-    let typed = |t: &MessageProgram, source: bool| typed_tree(t, source, options, elem_bytes);
+/// datatype on either side formed as `packing` says (datatypes taken to
+/// pay), without building one. O(nodes of the messages' trees).
+pub(super) fn would_type(program: &RankProgram, packing: &Packing) -> bool {
+    let typed = |t: &MessageProgram, source: bool| typed_tree(t, source, packing);
     program.sends.iter().any(|t| typed(t, true).is_some())
         || program.recvs.iter().any(|t| typed(t, false).is_some())
 }
@@ -275,34 +278,30 @@ enum Kind {
     SourceRuns,
 }
 
-fn send_route_kind(
-    t: &MessageProgram,
-    options: &Options,
-    strategy: Strategy,
-    elem_bytes: usize,
-) -> Kind {
-    if typed_tree(t, true, options, elem_bytes).is_some() {
+fn send_route_kind(t: &MessageProgram, packing: &Packing) -> Kind {
+    if typed_tree(t, true, packing).is_some() {
         Kind::Typed
-    } else if strategy == Strategy::Async && source_runs(t, options) {
+    } else if source_runs(t, packing) {
         Kind::SourceRuns
     } else {
-        Kind::Packed(packed_cut(t, options, strategy, elem_bytes))
+        Kind::Packed(packed_cut(t, packing))
     }
 }
 
-/// How a packed message is cut: for `async`, into pieces of about
+/// How a packed message is cut: pipelined ([`Pieces::Pipelined`], `async`), into pieces of about
 /// [`PIPELINE_BYTES`] that cover whole outermost indices (so each can be
 /// packed, sent and unpacked on its own); otherwise, and where one
 /// outermost index holds more than one MPI message, into chunks of at most
 /// `max_message_elements`.
-fn packed_cut(t: &MessageProgram, options: &Options, strategy: Strategy, elem_bytes: usize) -> Cut {
-    let max = options.max_message_elements;
-    if strategy != Strategy::Async {
+fn packed_cut(t: &MessageProgram, packing: &Packing) -> Cut {
+    let max = packing.max_message_elements;
+    if packing.pieces == Pieces::Chunks {
         return Cut::Chunks(max);
     }
+    let elem_bytes = packing.elem_bytes;
     let stride = t.outer_stride();
     let most = (PIPELINE_BYTES / elem_bytes.max(1) / stride).max(1);
-    let per_piece = if options.updates {
+    let per_piece = if packing.updates {
         most * stride
     } else {
         landing_indices(t, most, elem_bytes) * stride
@@ -345,42 +344,32 @@ fn landing_indices(t: &MessageProgram, most: usize, elem_bytes: usize) -> usize 
     }
 }
 
-fn send_route(
-    t: &MessageProgram,
-    options: &Options,
-    strategy: Strategy,
-    elem: &Datatype,
-) -> Result<Send, RedistError> {
-    Ok(match send_route_kind(t, options, strategy, elem.bytes()) {
+fn send_route(t: &MessageProgram, packing: &Packing, elem: &Datatype) -> Result<Send, RedistError> {
+    Ok(match send_route_kind(t, packing) {
         Kind::Packed(p) => Send::Packed(p),
         Kind::SourceRuns => Send::SourceRuns {
-            max: options.max_message_elements,
+            max: packing.max_message_elements,
         },
-        Kind::Typed => match typed_tree(t, true, options, elem.bytes()) {
+        Kind::Typed => match typed_tree(t, true, packing) {
             Some(tree) => Send::Typed(Datatype::tree(&tree, elem)?),
-            None => Send::Packed(packed_cut(t, options, strategy, elem.bytes())),
+            None => Send::Packed(packed_cut(t, packing)),
         },
     })
 }
 
 /// The tree of `t` on one side if that side is described by a derived
 /// datatype: when datatypes are on, its runs are long enough on average
-/// ([`Options::min_typed_run`]), the message needs no splitting, and —
-/// under [`MinRun::Auto`] — it is not a sending side MPI would send more
-/// slowly typed than packed ([`sends_slowly_typed`]). O(nodes of the
-/// trees).
-fn typed_tree(
-    t: &MessageProgram,
-    source: bool,
-    options: &Options,
-    elem_bytes: usize,
-) -> Option<TypeTree> {
-    let min_run = options.min_typed_run(elem_bytes)?;
-    if t.len == 0 || t.len > options.max_message_elements || t.len > i32::MAX as usize {
+/// ([`Packing::typed_min_run`]), the message needs no splitting, and —
+/// where [`Packing::packs_slow_typed_sends`] — it is not a sending side MPI
+/// would send more slowly typed than packed ([`sends_slowly_typed`]).
+/// O(nodes of the trees).
+fn typed_tree(t: &MessageProgram, source: bool, packing: &Packing) -> Option<TypeTree> {
+    let min_run = packing.typed_min_run?;
+    if t.len == 0 || t.len > packing.max_message_elements || t.len > i32::MAX as usize {
         return None;
     }
     let tree = t.type_tree(source);
-    if source && options.datatype_min_run == MinRun::Auto && sends_slowly_typed(t, &tree) {
+    if source && packing.packs_slow_typed_sends && sends_slowly_typed(t, &tree) {
         return None;
     }
     (t.len / tree.leaf_runs().max(1) >= min_run).then_some(tree)
@@ -400,12 +389,12 @@ fn sends_slowly_typed(t: &MessageProgram, source: &TypeTree) -> bool {
 /// source runs long enough on average, not too many pieces (runs longer
 /// than one MPI message count as several). Costs O(`SOURCE_RUNS_MAX`) at
 /// most; the runs are not kept but walked again when sent.
-fn source_runs(t: &MessageProgram, options: &Options) -> bool {
-    let Some(min_run) = options.min_direct_run() else {
+fn source_runs(t: &MessageProgram, packing: &Packing) -> bool {
+    let Some(min_run) = packing.source_min_run else {
         return false;
     };
     let cap = (t.len / min_run).clamp(1, SOURCE_RUNS_MAX);
-    let max = options.max_message_elements;
+    let max = packing.max_message_elements;
     let mut pieces = 0;
     let runs = t.each_run(true, cap, |_, len| pieces += len.div_ceil(max));
     runs.is_some_and(|n| n > 0) && pieces <= SOURCE_RUNS_MAX
@@ -414,6 +403,8 @@ fn source_runs(t: &MessageProgram, options: &Options) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::decide::packing;
+    use crate::options::{MinRun, Options, Strategy::Async};
     use dist_array::{Layout, Order};
     use redist_plan::{Plan, Remap};
 
@@ -445,7 +436,7 @@ mod tests {
     #[test]
     fn async_pieces_end_with_target_runs() {
         let options = Options::default();
-        let pieces = |t: &MessageProgram| match packed_cut(t, &options, Strategy::Async, 8) {
+        let pieces = |t: &MessageProgram| match packed_cut(t, &packing(&options, Async, 8)) {
             Cut::Chunks(n) => n,
             other => panic!("{other:?}"),
         };
@@ -487,7 +478,7 @@ mod tests {
             "cyclic(1024),cyclic(8)@1x2",
         );
         assert!(matches!(
-            packed_cut(&t, &updates, Strategy::Async, 8),
+            packed_cut(&t, &packing(&updates, Async, 8)),
             Cut::Chunks(n) if n == 64 * t.outer_stride()
         ));
     }
@@ -495,7 +486,7 @@ mod tests {
     /// Sides of f64 messages the default options describe by datatypes:
     /// (source, target).
     fn typed_sides(t: &MessageProgram, options: &Options) -> (bool, bool) {
-        let typed = |source| typed_tree(t, source, options, 8).is_some();
+        let typed = |source| typed_tree(t, source, &packing(options, Async, 8)).is_some();
         (typed(true), typed(false))
     }
 

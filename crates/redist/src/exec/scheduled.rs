@@ -15,8 +15,8 @@ use mpi_extras::buffers::{RecvBuf, SendBuf};
 use mpi_extras::collective::{self, WithPeer};
 use mpi_extras::Datatype;
 use redist_plan::kernel::Store;
+use redist_plan::plan::RankPlan;
 use redist_plan::program::MessageProgram;
-use redist_plan::RankPlan;
 
 /// The `scheduled` exchange of one redistribution.
 pub(crate) struct Scheduled<T> {

@@ -118,24 +118,11 @@ impl<T: Element> Async<T> {
             &self.slots,
             &controls::spaces(sends.len(), recvs.len()),
         )?;
-        for (i, t) in recvs.iter().enumerate() {
-            let n = self.slots[i].1;
-            let per_piece = (arrays_per_piece::<T>(t.len, k) * t.len).max(1);
-            for offset in (0..n).step_by(per_piece) {
-                reqs.irecv_piece(i, offset, per_piece.min(n - offset), t.peer, DATA)?;
-            }
-        }
+        post_receives(&mut reqs, recvs, &self.slots, k)?;
         // Sends read from shared storage wait for their receiver's answer;
         // the others are packed and sent piece by piece below.
         let answered = |i: usize| near.send(i);
-        for (i, t) in sends.iter().enumerate() {
-            if answered(i) {
-                ANSWER.receive(&mut reqs, i, t.peer)?;
-            }
-        }
-        for &i in &self.batch_notes.asks {
-            ANSWER.send(&mut reqs, i, &[SEND_IT], recvs[i].peer)?;
-        }
+        post_answers(&mut reqs, messages, answered, &self.batch_notes.asks)?;
         // Array by array, so that its source and target stay in cache:
         // the pieces of the sends that start with it, its kept elements and
         // mapped messages, then whatever has arrived.
@@ -212,6 +199,44 @@ impl<'b, T: Element, S: Store<T>> Flow<'_, '_, 'b, T, S> {
         }
         Ok(())
     }
+}
+
+/// Posts every receive of a batch of `k` arrays, in pieces of whole
+/// arrays' shares, into its slot.
+fn post_receives<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    recvs: &[MessageProgram],
+    slots: &[(usize, usize)],
+    k: usize,
+) -> Result<(), RedistError> {
+    for (i, t) in recvs.iter().enumerate() {
+        let n = slots[i].1;
+        let per_piece = (arrays_per_piece::<T>(t.len, k) * t.len).max(1);
+        for offset in (0..n).step_by(per_piece) {
+            reqs.irecv_piece(i, offset, per_piece.min(n - offset), t.peer, DATA)?;
+        }
+    }
+    Ok(())
+}
+
+/// Posts the receives of the answers to the sends `answered` selects (read
+/// by their receivers from shared storage), and this rank's "send it" to
+/// the senders of the receives it `asks` for whole.
+fn post_answers<T: Element>(
+    reqs: &mut Requests<'_, '_, T>,
+    messages: &RankMessages,
+    answered: impl Fn(usize) -> bool,
+    asks: &[usize],
+) -> Result<(), RedistError> {
+    for (i, t) in messages.sends().iter().enumerate() {
+        if answered(i) {
+            ANSWER.receive(reqs, i, t.peer)?;
+        }
+    }
+    for &i in asks {
+        ANSWER.send(reqs, i, &[SEND_IT], messages.recvs()[i].peer)?;
+    }
+    Ok(())
 }
 
 /// What a batch decides about its receives: which travel late (asked for

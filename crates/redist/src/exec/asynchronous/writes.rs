@@ -111,17 +111,7 @@ impl<'w> Writing<'w> {
         }
         if self.left == 0 {
             let local = self.with_local.then_some(out);
-            let (messages, src, store) = (round.messages, round.src, round.store);
-            write_together(
-                reqs,
-                messages,
-                src,
-                local,
-                self.written,
-                self.writer,
-                store,
-                merge,
-            )?;
+            self.write_together(reqs, round, local, merge)?;
         }
         Ok(())
     }
@@ -159,48 +149,48 @@ fn on_target_note<T: Element>(
     })
 }
 
-/// Writes the sends `written` into their receivers' mapped targets and,
-/// where `local` holds this rank's own target, the kept elements too, all
-/// from `src` in one pass in source order, portion by portion; then
-/// fences the streamed stores and tells each receiver its message is
-/// written.
-#[allow(clippy::too_many_arguments, reason = "one step of round 1")]
-fn write_together<T: Element, S: Store<T>>(
-    reqs: &mut Requests<'_, '_, T>,
-    messages: &RankMessages,
-    src: &[T],
-    local: Option<&mut [T]>,
-    written: &[usize],
-    writer: &PeerWriter,
-    store: S,
-    merge: &mut MergeScratch,
-) -> Result<(), RedistError> {
-    let sends = messages.sends();
-    let mut list: Vec<(&MessageProgram, &mut [T])> = Vec::with_capacity(written.len() + 1);
-    if let (Some(t), Some(out)) = (messages.local(), local) {
-        list.push((t, out));
+impl Writing<'_> {
+    /// Writes the sends `written` into their receivers' mapped targets
+    /// and, where `local` holds this rank's own target, the kept elements
+    /// too, all from the round's source in one pass in source order,
+    /// portion by portion; then fences the streamed stores and tells each
+    /// receiver its message is written.
+    fn write_together<T: Element, S: Store<T>>(
+        &self,
+        reqs: &mut Requests<'_, '_, T>,
+        round: &Round<'_, T, S>,
+        local: Option<&mut [T]>,
+        merge: &mut MergeScratch,
+    ) -> Result<(), RedistError> {
+        let (messages, src, store) = (round.messages, round.src, round.store);
+        let (written, writer) = (&self.written[..], &*self.writer);
+        let sends = messages.sends();
+        let mut list: Vec<(&MessageProgram, &mut [T])> = Vec::with_capacity(written.len() + 1);
+        if let (Some(t), Some(out)) = (messages.local(), local) {
+            list.push((t, out));
+        }
+        for &i in written {
+            let t = &sends[i];
+            let at = PeerArray {
+                rank: t.peer,
+                slot: 0,
+            };
+            // SAFETY: the receiver's target holds `T`s; it lent it with its
+            // note and waits for this rank's word, sent below, before using it;
+            // the plan gives each of its elements to one message only.
+            let target = unsafe { writer.target::<T>(at) }.ok_or_else(|| {
+                RedistError::Internal(format!("no mapping of rank {}'s target", t.peer))
+            })?;
+            list.push((t, target));
+        }
+        let n = portions::<T>(list.iter().map(|(t, _)| t.len).sum());
+        for k in 0..n {
+            MessageProgram::push_merged_with(src, &mut list, k, n, true, store, merge);
+        }
+        MessageProgram::fence(true);
+        for &i in written {
+            WRITTEN.send(reqs, i, &[COPIED], sends[i].peer)?;
+        }
+        Ok(())
     }
-    for &i in written {
-        let t = &sends[i];
-        let at = PeerArray {
-            rank: t.peer,
-            slot: 0,
-        };
-        // SAFETY: the receiver's target holds `T`s; it lent it with its
-        // note and waits for this rank's word, sent below, before using it;
-        // the plan gives each of its elements to one message only.
-        let target = unsafe { writer.target::<T>(at) }.ok_or_else(|| {
-            RedistError::Internal(format!("no mapping of rank {}'s target", t.peer))
-        })?;
-        list.push((t, target));
-    }
-    let n = portions::<T>(list.iter().map(|(t, _)| t.len).sum());
-    for k in 0..n {
-        MessageProgram::push_merged_with(src, &mut list, k, n, true, store, merge);
-    }
-    MessageProgram::fence(true);
-    for &i in written {
-        WRITTEN.send(reqs, i, &[COPIED], sends[i].peer)?;
-    }
-    Ok(())
 }

@@ -58,7 +58,7 @@ use mpi_extras::buffers::SendBuf;
 use mpi_extras::requests::{Event, RequestStore};
 use procgrid::Node;
 use redist_plan::kernel::Store;
-use redist_plan::RankPlan;
+use redist_plan::plan::RankPlan;
 use setup::{From, Link, Segment, Staging};
 
 /// The `combined` exchange of one redistribution.
@@ -93,7 +93,7 @@ impl<T: Element> Combined<T> {
         plan: &RankPlan,
         max_piece: usize,
     ) -> (Option<Combined<T>>, bool) {
-        let links = |list: &[crate::Link]| -> Vec<Link> {
+        let links = |list: &[redist_plan::plan::Link]| -> Vec<Link> {
             list.iter()
                 .map(|t| Link {
                     peer: t.peer,

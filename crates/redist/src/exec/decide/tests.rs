@@ -137,12 +137,14 @@ fn the_table_of_choices() {
     {
         let (questions, c) = run(options, figures(volume, message), world).unwrap();
         let packed = c.messages.datatype_min_run == PACK;
+        // The packing the routes are cut from is the messages' options'.
+        assert_eq!(c.packing.typed_min_run.is_none(), packed, "row {i}");
         let got = (questions.as_slice(), c.strategy, packed, c.trial.is_some());
         assert_eq!(got, (asked, s, packs, trial), "row {i}");
         assert_eq!((c.node_direct, c.staging), (direct, stage), "row {i}");
         // The trial tries the other way of routing than the messages'.
         if let Some(t) = c.trial {
-            assert_ne!(t.datatype_min_run == PACK, packed, "row {i}");
+            assert_ne!(t.typed_min_run.is_none(), packed, "row {i}");
         }
     }
 }
@@ -309,5 +311,56 @@ fn the_table_of_route_trials() {
     for (i, &(probe, other, ran, kept)) in rows.iter().enumerate() {
         let got = trial(|o| if o { other } else { probe });
         assert_eq!(got, (ran.to_vec(), kept), "row {i}");
+    }
+}
+
+/// How messages are formed, by the options and the exchange the routes are
+/// built for: datatypes from the asked minimum run, source runs and
+/// pipelined pieces for `async` only.
+#[test]
+fn packing_is_one_value_from_the_options_and_the_exchange() {
+    use super::{packing, Pieces};
+    let elements = |n| Options {
+        datatype_min_run: MinRun::Elements(n),
+        ..Options::default()
+    };
+    let never = Options {
+        datatype_min_run: MinRun::Never,
+        direct_min_run: MinRun::Never,
+        ..Options::default()
+    };
+    let updating = Options {
+        updates: true,
+        ..Options::default()
+    };
+    let auto_run = crate::tuning::DATATYPE_MIN_RUN_BYTES.div_ceil(8);
+    let direct = crate::tuning::DIRECT_MIN_RUN;
+    /// What a packing is expected to hold: typed min run, slow typed
+    /// sends packed, source runs, pieces, updates.
+    type Expected = (Option<usize>, bool, Option<usize>, Pieces, bool);
+    #[rustfmt::skip]
+    let rows: [(Options, Strategy, Expected); 6] = [
+        // options, routes for: typed min run, slow typed sends packed, source runs, pieces, updates
+        (Options::default(), Async, (Some(auto_run), true, Some(direct), Pieces::Pipelined, false)),
+        (Options::default(), Alltoallv, (Some(auto_run), true, None, Pieces::Chunks, false)),
+        (Options::default(), Scheduled, (Some(auto_run), true, None, Pieces::Chunks, false)),
+        (elements(3), Async, (Some(3), false, Some(direct), Pieces::Pipelined, false)),
+        (never, Async, (None, false, None, Pieces::Pipelined, false)),
+        (updating, Async, (Some(auto_run), true, Some(direct), Pieces::Pipelined, true)),
+    ];
+    for (i, (options, strategy, expected)) in rows.iter().enumerate() {
+        let p = packing(options, *strategy, 8);
+        let got = (
+            p.typed_min_run,
+            p.packs_slow_typed_sends,
+            p.source_min_run,
+            p.pieces,
+            p.updates,
+        );
+        assert_eq!(got, *expected, "row {i}");
+        assert_eq!(
+            (p.max_message_elements, p.elem_bytes),
+            (options.max_message_elements, 8)
+        );
     }
 }
