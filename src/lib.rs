@@ -399,6 +399,16 @@ mod docs {
         assert!(!reaches_mpi_ffi(&format!(
             "let s = std::{ffi}::CString::new(x); // mpi::{ffi}"
         )));
+        // The crate stands beneath everything that uses MPI.
+        let manifest = std::fs::read_to_string(root().join("crates/mpi-extras/Cargo.toml"))
+            .expect("crates/mpi-extras/Cargo.toml is readable");
+        for line in manifest.lines().map(str::trim) {
+            let name = line.split(['.', ' ', '=']).next().unwrap_or("");
+            assert!(
+                !["procgrid", "dist-array", "redist", "dist-io"].contains(&name),
+                "mpi-extras depends on {name}, a layer above it"
+            );
+        }
         let (mut inside, mut outside) = (0, vec![]);
         for path in workspace_files() {
             let text = std::fs::read_to_string(&path).expect("a Rust file is readable");

@@ -12,8 +12,9 @@ use std::os::raw::{c_int, c_void};
 /// mpi4py) hand it over.
 pub type RawComm = ffi::MPI_Comm;
 
-/// A communicator's Fortran handle (`MPI_Fint`).
-pub type FortranComm = ffi::MPI_Fint;
+/// A communicator's Fortran handle (`MPI_Fint`, an `int` in MPICH and in
+/// Open MPI, whose bindings do not name the type).
+pub type FortranComm = c_int;
 
 /// Makes every MPI error on `comm` abort the job with MPI's message
 /// (`MPI_ERRORS_ARE_FATAL`): a duplicate inherits its parent's error
@@ -81,9 +82,49 @@ pub unsafe fn from_fortran(handle: FortranComm) -> Option<RawComm> {
     (raw != unsafe { ffi::RSMPI_COMM_NULL }).then_some(raw)
 }
 
+/// The copy function of a key whose attribute is not copied to duplicates
+/// (what `MPI_COMM_NULL_COPY_FN` does). MPICH takes a null pointer for it;
+/// Open MPI refuses one (`MPI_ERR_ARG`), so the function is real.
+pub(crate) unsafe extern "C" fn not_copied(
+    _comm: ffi::MPI_Comm,
+    _keyval: c_int,
+    _extra: *mut c_void,
+    _value_in: *mut c_void,
+    _value_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    // SAFETY: MPI hands a valid pointer to the flag it reads back.
+    unsafe { *flag = 0 };
+    0
+}
+
 /// A key under which communicators keep a `T` of ours in an attribute,
 /// dropped when MPI deletes the attribute (the communicator freed, or
 /// `MPI_Finalize` for `MPI_COMM_WORLD`), and not copied to duplicates.
+///
+/// ```
+/// use mpi::raw::AsRaw;
+/// use mpi::topology::Communicator;
+/// use mpi_extras::communicator::Attribute;
+/// use std::sync::Arc;
+///
+/// let universe = mpi::initialize().unwrap();
+/// let world = universe.world();
+/// let dup = world.duplicate();
+/// let key = Attribute::<Arc<String>>::new();
+/// let value = Arc::new("kept".to_string());
+/// // SAFETY: live communicators of this program.
+/// unsafe {
+///     assert_eq!(key.get(dup.as_raw()), None);
+///     key.set(dup.as_raw(), Arc::clone(&value));
+///     assert_eq!(key.get(dup.as_raw()).as_deref().map(String::as_str), Some("kept"));
+///     // Not copied to duplicates.
+///     assert_eq!(key.get(dup.duplicate().as_raw()), None);
+/// }
+/// assert_eq!(Arc::strong_count(&value), 2);
+/// drop(dup); // MPI_Comm_free deletes the attribute
+/// assert_eq!(Arc::strong_count(&value), 1);
+/// ```
 pub struct Attribute<T> {
     key: c_int,
     _value: PhantomData<fn(T)>,
@@ -108,11 +149,12 @@ impl<T: Clone + 'static> Attribute<T> {
             0
         }
         let mut key: c_int = 0;
-        // SAFETY: a null copy function (the attribute is not copied to
-        // duplicates), a delete function of MPI's signature, a valid
-        // out-pointer.
+        // SAFETY: a copy function that copies nothing (the attribute is not
+        // copied to duplicates), a delete function of MPI's signature, a
+        // valid out-pointer.
         unsafe {
-            ffi::MPI_Comm_create_keyval(None, Some(delete::<T>), &mut key, std::ptr::null_mut())
+            let copy = Some(not_copied as _);
+            ffi::MPI_Comm_create_keyval(copy, Some(delete::<T>), &mut key, std::ptr::null_mut())
         };
         Attribute {
             key,

@@ -51,9 +51,16 @@ pub fn abort_world(code: i32) {
 /// nothing is registered and `false` comes back).
 ///
 /// ```
-/// let _universe = mpi::initialize().unwrap();
-/// fn bye() {}
-/// assert!(mpi_extras::process::at_finalize(bye));
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// static RAN: AtomicBool = AtomicBool::new(false);
+///
+/// let universe = mpi::initialize().unwrap();
+/// assert!(mpi_extras::process::at_finalize(|| RAN.store(true, Ordering::Relaxed)));
+/// assert!(!RAN.load(Ordering::Relaxed));
+/// drop(universe); // MPI_Finalize
+/// assert!(RAN.load(Ordering::Relaxed));
+/// assert!(mpi_extras::process::finalized());
+/// assert!(!mpi_extras::process::at_finalize(|| ()));
 /// ```
 pub fn at_finalize(f: fn()) -> bool {
     if !running() {
@@ -71,12 +78,13 @@ pub fn at_finalize(f: fn()) -> bool {
         0
     }
     let mut keyval: c_int = 0;
-    // SAFETY: a null copy function (MPI_COMM_NULL_COPY_FN), a delete
-    // function of MPI's signature handed `f` as its extra state (a function
-    // pointer, valid for the whole program), a valid out-pointer; the
-    // attribute's value is never read.
+    // SAFETY: a copy function that copies nothing, a delete function of
+    // MPI's signature handed `f` as its extra state (a function pointer,
+    // valid for the whole program), a valid out-pointer; the attribute's
+    // value is never read.
     unsafe {
-        ffi::MPI_Comm_create_keyval(None, Some(on_delete), &mut keyval, f as *mut c_void);
+        let copy = Some(crate::communicator::not_copied as _);
+        ffi::MPI_Comm_create_keyval(copy, Some(on_delete), &mut keyval, f as *mut c_void);
         ffi::MPI_Comm_set_attr(ffi::RSMPI_COMM_SELF, keyval, std::ptr::null_mut());
     }
     true
