@@ -15,7 +15,7 @@ use crate::tuning::{WRITE_MAX_SOURCE_RUN_BYTES, WRITE_MIN_SOURCE_RUN_BYTES};
 use dist_array::storage::{node_writes, NodeWrites};
 use dist_array::Element;
 use redist_plan::kernel::Store;
-use redist_plan::program::{MergeScratch, MessageProgram};
+use redist_plan::program::{MergeScratch, MessageProgram, PushPass};
 
 /// Whether this rank lends its target to the ranks of its node it receives
 /// from (`near`): as [`node_writes`] says, and by default where the runs
@@ -195,7 +195,13 @@ fn write_together<T: Element, S: Store<T>>(
     }
     let n = portions::<T>(list.iter().map(|(t, _)| t.len).sum());
     for k in 0..n {
-        MessageProgram::push_merged_with(src, &mut list, k, n, true, store, merge);
+        let pass = PushPass {
+            portion: k,
+            portions: n,
+            stream: true,
+            store,
+        };
+        MessageProgram::push_merged_with(src, &mut list, pass, merge);
     }
     MessageProgram::fence(true);
     for &i in written {
