@@ -3,11 +3,10 @@
 
 use crate::array::{AnyArray, PyDistArray};
 use crate::comm::{context, Shared};
-use crate::dtype::{DType, Wrap};
+use crate::dtype::{each, per_type, with_type, wrap_impls, DType, Wrap};
 use crate::errors::{agree, agreed, unify, Failure, Fingerprint, Kind};
 use crate::held::Held;
 use crate::layout::PyLayout;
-use crate::{each, per_type, wrap_impls};
 use dist_array::{DistArray, Element, Layout};
 use num_complex::Complex;
 use pyo3::prelude::*;
@@ -219,7 +218,7 @@ impl PyRedistribution {
             };
             plan.map(AnyPlan::wrap).map_err(Failure::from)
         }
-        let built = crate::with_type!(dtype, T => one::<T>(r, &sg, &tg));
+        let built = with_type!(dtype, T => one::<T>(r, &sg, &tg));
         unify(ctx.comm(), built, "Redistribution")
     }
 
@@ -616,7 +615,7 @@ impl PyRedistribution {
             each!(AnyPlan, &*plan, p, T => p.target_layout().clone())
         };
         let tg = self.context.grid(target.grid_extents())?;
-        let made = crate::with_type!(dtype, T => {
+        let made = with_type!(dtype, T => {
             DistArray::<T>::zeros(&tg, target)
                 .map(|x| PyDistArray::new(x, self.context.clone(), self.comm.clone_ref(py)))
                 .map_err(Failure::from)
