@@ -3,11 +3,10 @@
 //! caller owns, wrapped without a copy.
 
 use crate::comm::{context, Shared};
-use crate::dtype::{DType, Wrap};
+use crate::dtype::{each, per_type, with_type, wrap_impls, DType, Wrap};
 use crate::errors::{agree, agreed, unify, Failure, Fingerprint};
 use crate::held::Held;
 use crate::layout::PyLayout;
-use crate::{each, per_type, with_type, wrap_impls};
 use dist_array::{DistArray, Element, Layout, Order};
 use numpy::IntoPyArray;
 use numpy::{

@@ -117,7 +117,7 @@ impl DType {
 
     /// Bytes per element.
     pub fn size(self) -> usize {
-        crate::with_type!(self, T => std::mem::size_of::<T>())
+        with_type!(self, T => std::mem::size_of::<T>())
     }
 
     /// Whether the type has the arithmetic of scaled updates (α, β).
@@ -127,54 +127,37 @@ impl DType {
 }
 
 /// Runs `$body` with `$T` the Rust type of `$dtype`.
-#[macro_export]
 macro_rules! with_type {
     ($dtype:expr, $T:ident => $body:expr) => {{
         use num_complex::Complex;
         match $dtype {
-            $crate::dtype::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::dtype::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            $crate::dtype::DType::C64 => {
-                type $T = Complex<f32>;
-                $body
-            }
-            $crate::dtype::DType::C128 => {
-                type $T = Complex<f64>;
-                $body
-            }
-            $crate::dtype::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::dtype::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::dtype::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::dtype::DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            $crate::dtype::DType::U64 => {
-                type $T = u64;
-                $body
-            }
+            $crate::dtype::DType::F32 => $crate::dtype::typed!($T = f32 => $body),
+            $crate::dtype::DType::F64 => $crate::dtype::typed!($T = f64 => $body),
+            $crate::dtype::DType::C64 => $crate::dtype::typed!($T = Complex<f32> => $body),
+            $crate::dtype::DType::C128 => $crate::dtype::typed!($T = Complex<f64> => $body),
+            $crate::dtype::DType::I32 => $crate::dtype::typed!($T = i32 => $body),
+            $crate::dtype::DType::I64 => $crate::dtype::typed!($T = i64 => $body),
+            $crate::dtype::DType::U8 => $crate::dtype::typed!($T = u8 => $body),
+            $crate::dtype::DType::U32 => $crate::dtype::typed!($T = u32 => $body),
+            $crate::dtype::DType::U64 => $crate::dtype::typed!($T = u64 => $body),
         }
     }};
 }
+pub(crate) use with_type;
+
+/// `$body` with `$T` naming the type `$t` (one arm of [`with_type!`] and
+/// [`each!`]).
+macro_rules! typed {
+    ($T:ident = $t:ty => $body:expr) => {{
+        #[allow(dead_code, reason = "a body need not name its element type")]
+        type $T = $t;
+        $body
+    }};
+}
+pub(crate) use typed;
 
 /// Defines an enum of one variant per element type around a generic type
 /// (`$name::F64(G<f64>)`…), with `dtype()`.
-#[macro_export]
 macro_rules! per_type {
     ($(#[$m:meta])* $name:ident, $G:ident) => {
         $(#[$m])*
@@ -201,7 +184,7 @@ macro_rules! per_type {
 
         impl $name {
             /// The element type.
-            #[allow(dead_code)]
+            #[allow(dead_code, reason = "not every enum's element type is asked for")]
             pub fn dtype(&self) -> $crate::dtype::DType {
                 match self {
                     $name::F32(_) => $crate::dtype::DType::F32,
@@ -219,61 +202,27 @@ macro_rules! per_type {
     };
 }
 
+pub(crate) use per_type;
+
 /// Matches a [`per_type!`] enum, binding the inner value as `$v` (and its
 /// element type as `$T`) in `$body`.
-#[macro_export]
 macro_rules! each {
     ($name:ident, $value:expr, $v:ident, $T:ident => $body:expr) => {{
         use num_complex::Complex;
         match $value {
-            $name::F32($v) => {
-                #[allow(dead_code)]
-                type $T = f32;
-                $body
-            }
-            $name::F64($v) => {
-                #[allow(dead_code)]
-                type $T = f64;
-                $body
-            }
-            $name::C64($v) => {
-                #[allow(dead_code)]
-                type $T = Complex<f32>;
-                $body
-            }
-            $name::C128($v) => {
-                #[allow(dead_code)]
-                type $T = Complex<f64>;
-                $body
-            }
-            $name::I32($v) => {
-                #[allow(dead_code)]
-                type $T = i32;
-                $body
-            }
-            $name::I64($v) => {
-                #[allow(dead_code)]
-                type $T = i64;
-                $body
-            }
-            $name::U8($v) => {
-                #[allow(dead_code)]
-                type $T = u8;
-                $body
-            }
-            $name::U32($v) => {
-                #[allow(dead_code)]
-                type $T = u32;
-                $body
-            }
-            $name::U64($v) => {
-                #[allow(dead_code)]
-                type $T = u64;
-                $body
-            }
+            $name::F32($v) => $crate::dtype::typed!($T = f32 => $body),
+            $name::F64($v) => $crate::dtype::typed!($T = f64 => $body),
+            $name::C64($v) => $crate::dtype::typed!($T = Complex<f32> => $body),
+            $name::C128($v) => $crate::dtype::typed!($T = Complex<f64> => $body),
+            $name::I32($v) => $crate::dtype::typed!($T = i32 => $body),
+            $name::I64($v) => $crate::dtype::typed!($T = i64 => $body),
+            $name::U8($v) => $crate::dtype::typed!($T = u8 => $body),
+            $name::U32($v) => $crate::dtype::typed!($T = u32 => $body),
+            $name::U64($v) => $crate::dtype::typed!($T = u64 => $body),
         }
     }};
 }
+pub(crate) use each;
 
 /// A value of a generic type into the [`per_type!`] variant of its
 /// element type.
@@ -283,7 +232,6 @@ pub trait Wrap<G>: Sized {
 }
 
 /// Implements [`Wrap`] for a [`per_type!`] enum.
-#[macro_export]
 macro_rules! wrap_impls {
     ($name:ident, $G:ident) => {
         impl $crate::dtype::Wrap<$G<f32>> for $name {
@@ -333,3 +281,4 @@ macro_rules! wrap_impls {
         }
     };
 }
+pub(crate) use wrap_impls;

@@ -4,10 +4,9 @@
 
 use crate::array::{AnyArray, PyDistArray};
 use crate::comm::context;
-use crate::dtype::DType;
+use crate::dtype::{each, with_type, DType};
 use crate::errors::{agreed, unify, Failure, Fingerprint};
 use crate::layout::{order_name, parse_order, PyLayout};
-use crate::{each, with_type};
 use dist_array::{DistArray, LayoutSpec};
 use dist_io::{Aggregators, Format, IoOptions};
 use pyo3::prelude::*;

@@ -3,11 +3,10 @@
 
 use crate::array::{AnyArray, PyDistArray};
 use crate::comm::{context, Shared};
-use crate::dtype::{DType, Wrap};
+use crate::dtype::{each, per_type, with_type, wrap_impls, DType, Wrap};
 use crate::errors::{agree, agreed, unify, Failure, Fingerprint, Kind};
 use crate::held::Held;
 use crate::layout::PyLayout;
-use crate::{each, per_type, wrap_impls};
 use dist_array::{DistArray, Element, Layout};
 use num_complex::Complex;
 use pyo3::prelude::*;
@@ -181,6 +180,124 @@ where
     s.parse::<T>().map_err(Failure::from)
 }
 
+/// The arguments of ``Redistribution(...)`` as Python passed them.
+struct Asked<'a, 'py> {
+    source: &'a PyLayout,
+    target: &'a PyLayout,
+    dtype: Option<&'a Bound<'py, PyAny>>,
+    strategy: &'a str,
+    remap: &'a str,
+    window: Option<(Vec<usize>, Vec<usize>, Vec<usize>)>,
+    permute: Option<Vec<usize>>,
+    alpha: Option<Complex<f64>>,
+    beta: Option<Complex<f64>>,
+    conjugate: bool,
+    node_direct: bool,
+    streaming: &'a str,
+    max_message_elements: Option<usize>,
+}
+
+impl Asked<'_, '_> {
+    /// What the arguments ask for, and the dtype to plan for now, checked
+    /// on this rank for a communicator of `ranks` ranks (local: the ranks
+    /// agree next).
+    fn request(&self, ranks: usize) -> Result<(Request, Option<DType>), Failure> {
+        let strategy: Strategy = parse(self.strategy)?;
+        let remap: Remap = parse(self.remap)?;
+        let window = match &self.window {
+            None => None,
+            Some((s, t, n)) => Some(Window::new(s, t, n).map_err(Failure::from)?),
+        };
+        let update = self.update();
+        let options = self.options(strategy, remap, update.is_some())?;
+        let dtype = self.dtype.map(DType::from_py).transpose()?;
+        self.check_layouts(window.is_some(), ranks)?;
+        let request = Request {
+            source: self.source.layout.clone(),
+            target: self.target.layout.clone(),
+            options,
+            window,
+            permute: self.permute.clone(),
+            update,
+        };
+        Ok((request, dtype))
+    }
+
+    /// The update ``alpha``, ``beta`` and ``conjugate`` ask for, if any
+    /// (α 1 and β 0 where not given).
+    fn update(&self) -> Option<Update<Complex<f64>>> {
+        (self.alpha.is_some() || self.beta.is_some() || self.conjugate).then(|| Update {
+            alpha: self.alpha.unwrap_or(Complex::new(1.0, 0.0)),
+            beta: self.beta.unwrap_or(Complex::new(0.0, 0.0)),
+            conjugate: self.conjugate,
+        })
+    }
+
+    /// The engine's options: `strategy`, `remap`, whether executions
+    /// update, and the knobs as asked.
+    fn options(&self, strategy: Strategy, remap: Remap, updates: bool) -> Result<Options, Failure> {
+        let defaults = Options::default();
+        Ok(Options {
+            strategy,
+            remap,
+            updates,
+            node_direct: self.node_direct,
+            streaming: parse(self.streaming)?,
+            max_message_elements: (self.max_message_elements)
+                .unwrap_or(defaults.max_message_elements),
+            ..defaults
+        })
+    }
+
+    /// Checks that the layouts have one shape (unless `windowed` or
+    /// permuted) and fit in a communicator of `ranks` ranks.
+    fn check_layouts(&self, windowed: bool, ranks: usize) -> Result<(), Failure> {
+        let (s, t) = (&self.source.layout, &self.target.layout);
+        if !windowed && self.permute.is_none() && s.shape() != t.shape() {
+            return Err(Failure::value(format!(
+                "the source's shape {:?} is not the target's {:?}; expected the same shape \
+                 (or a window, or a permutation)",
+                s.shape(),
+                t.shape()
+            )));
+        }
+        for l in [s, t] {
+            if l.ranks() > ranks {
+                return Err(Failure::value(format!(
+                    "layout {l} needs {} ranks, but the communicator has {}",
+                    l.ranks(),
+                    ranks
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// What every rank must have asked alike: the layouts, the arguments
+    /// as given, and the dtype this rank found (`None` when its checks
+    /// failed).
+    fn fingerprint(&self, dtype: Option<Option<DType>>) -> Fingerprint {
+        let asked = format!(
+            "{} {} {:?} {:?} {:?} {:?} {} {} {} {:?}",
+            self.strategy,
+            self.remap,
+            self.window,
+            self.permute,
+            self.alpha,
+            self.beta,
+            self.conjugate,
+            self.node_direct,
+            self.streaming,
+            self.max_message_elements
+        );
+        Fingerprint::default()
+            .text(&self.source.layout.to_string())
+            .text(&self.target.layout.to_string())
+            .text(&asked)
+            .text(&format!("{dtype:?}"))
+    }
+}
+
 impl PyRedistribution {
     /// Builds the plan for `dtype` (collective; ranks agreed on `dtype`).
     fn build(&self, dtype: DType) -> Result<AnyPlan, Failure> {
@@ -219,7 +336,7 @@ impl PyRedistribution {
             };
             plan.map(AnyPlan::wrap).map_err(Failure::from)
         }
-        let built = crate::with_type!(dtype, T => one::<T>(r, &sg, &tg));
+        let built = with_type!(dtype, T => one::<T>(r, &sg, &tg));
         unify(ctx.comm(), built, "Redistribution")
     }
 
@@ -348,67 +465,23 @@ impl PyRedistribution {
         max_message_elements: Option<usize>,
     ) -> PyResult<PyRedistribution> {
         let ctx = context(comm)?;
-        let checked = (|| -> Result<(Request, Option<DType>), Failure> {
-            let strategy: Strategy = parse(strategy)?;
-            let remap: Remap = parse(remap)?;
-            let window = match &window {
-                None => None,
-                Some((s, t, n)) => Some(Window::new(s, t, n).map_err(Failure::from)?),
-            };
-            let update = (alpha.is_some() || beta.is_some() || conjugate).then(|| Update {
-                alpha: alpha.unwrap_or(Complex::new(1.0, 0.0)),
-                beta: beta.unwrap_or(Complex::new(0.0, 0.0)),
-                conjugate,
-            });
-            let defaults = Options::default();
-            let options = Options {
-                strategy,
-                remap,
-                updates: update.is_some(),
-                node_direct,
-                streaming: parse(streaming)?,
-                max_message_elements: max_message_elements.unwrap_or(defaults.max_message_elements),
-                ..defaults
-            };
-            let dtype = dtype.map(DType::from_py).transpose()?;
-            let (s, t) = (&source.layout, &target.layout);
-            if window.is_none() && permute.is_none() && s.shape() != t.shape() {
-                return Err(Failure::value(format!(
-                    "the source's shape {:?} is not the target's {:?}; expected the same shape \
-                     (or a window, or a permutation)",
-                    s.shape(),
-                    t.shape()
-                )));
-            }
-            for l in [s, t] {
-                if l.ranks() > ctx.size() {
-                    return Err(Failure::value(format!(
-                        "layout {l} needs {} ranks, but the communicator has {}",
-                        l.ranks(),
-                        ctx.size()
-                    )));
-                }
-            }
-            Ok((
-                Request {
-                    source: source.layout.clone(),
-                    target: target.layout.clone(),
-                    options,
-                    window,
-                    permute: permute.clone(),
-                    update,
-                },
-                dtype,
-            ))
-        })();
-        let fp = Fingerprint::default()
-            .text(&source.layout.to_string())
-            .text(&target.layout.to_string())
-            .text(&format!(
-                "{strategy} {remap} {window:?} {permute:?} {alpha:?} {beta:?} {conjugate} \
-                 {node_direct} {streaming} {max_message_elements:?}"
-            ))
-            .text(&format!("{:?}", checked.as_ref().ok().map(|c| c.1)));
+        let asked = Asked {
+            source,
+            target,
+            dtype,
+            strategy,
+            remap,
+            window,
+            permute,
+            alpha,
+            beta,
+            conjugate,
+            node_direct,
+            streaming,
+            max_message_elements,
+        };
+        let checked = asked.request(ctx.size());
+        let fp = asked.fingerprint(checked.as_ref().ok().map(|c| c.1));
         let (request, dtype) = agreed(ctx.comm(), checked, fp, "Redistribution")?;
         let mut r = PyRedistribution {
             request,
@@ -616,7 +689,7 @@ impl PyRedistribution {
             each!(AnyPlan, &*plan, p, T => p.target_layout().clone())
         };
         let tg = self.context.grid(target.grid_extents())?;
-        let made = crate::with_type!(dtype, T => {
+        let made = with_type!(dtype, T => {
             DistArray::<T>::zeros(&tg, target)
                 .map(|x| PyDistArray::new(x, self.context.clone(), self.comm.clone_ref(py)))
                 .map_err(Failure::from)
@@ -639,98 +712,127 @@ impl PyRedistribution {
     ) -> Result<(), Failure> {
         let ctx = self.context.clone();
         let comm = ctx.comm();
-        let n = srcs.len();
-        let mut checks = Ok(());
-        let mut dtype = None;
-        let mut checked_here = false;
-        if n != dsts.len() {
-            checks = Err(Failure::value(format!(
-                "{} sources but {} targets: expected one target per source",
-                n,
-                dsts.len()
-            )));
-        }
-        let mut src_refs = Vec::with_capacity(n);
-        let mut dst_refs = Vec::with_capacity(n);
-        if checks.is_ok() {
-            for (s, t) in srcs.iter().zip(dsts) {
-                let (sr, tr) = (s.try_borrow(), t.try_borrow_mut());
-                match (sr, tr) {
-                    (Ok(sr), Ok(tr)) => {
-                        let ours = |x: &PyDistArray| std::sync::Arc::ptr_eq(&x.context, &ctx);
-                        if !ours(&sr) || !ours(&tr) {
-                            checks = Err(Failure::value(
-                                "an array was made on another communicator than the \
-                                 Redistribution's; expected arrays made on the same mpi4py \
-                                 communicator as the plan",
-                            ));
-                            break;
-                        }
-                        let (ts, tt) = (sr.dtype(), tr.dtype());
-                        if ts != tt || dtype.is_some_and(|d| d != ts) {
-                            checks = Err(Failure::type_error(format!(
-                                "the arrays' dtypes differ ({} and {}); expected one dtype for \
-                                 sources and targets",
-                                ts.name(),
-                                tt.name()
-                            )));
-                            break;
-                        }
-                        if let Some(want) = self.expected_target(ts) {
-                            if let Err(f) = same_layouts(&sr, &tr, &self.request.source, &want) {
-                                checks = Err(f);
-                                break;
-                            }
-                            checked_here = true;
-                        }
-                        dtype = Some(ts);
-                        src_refs.push(sr);
-                        dst_refs.push(tr);
-                    }
-                    _ => {
-                        checks = Err(Failure::value(
-                            "a target is also a source, or is in use: expected distinct target arrays",
-                        ));
-                        break;
-                    }
-                }
-            }
-        }
-        if checks.is_ok() {
-            if let Some(d) = dtype {
-                if self.request.update.is_some() && !d.scales() {
-                    checks = Err(Failure::type_error(format!(
-                        "alpha, beta and conjugate need floating-point or complex arrays, not {}",
-                        d.name()
-                    )));
-                }
-            }
-        }
+        let mut pairs = Pairs::default();
+        let checks = self.check_pairs(srcs, dsts, &mut pairs);
         let fp = Fingerprint::default()
-            .number(n as u64)
-            .number(u64::from(checked_here))
-            .text(dtype.map(|d| d.name()).unwrap_or(""));
+            .number(srcs.len() as u64)
+            .number(u64::from(pairs.checked_here))
+            .text(pairs.dtype.map(|d| d.name()).unwrap_or(""));
         agree(comm, checks, fp, "Redistribution.execute")?;
-        let Some(dtype) = dtype else { return Ok(()) };
+        let Some(dtype) = pairs.dtype else {
+            return Ok(());
+        };
         let update = self.request.update;
         let start = Instant::now();
         let plan = self.plan(dtype)?;
-        let result = if n == 1 {
-            let (s, t) = (&src_refs[0], &mut dst_refs[0]);
-            let (sa, ta) = (&*s.array, &mut *t.array);
-            match pair(sa, ta) {
-                None => Err(Failure::new(Kind::Runtime, "internal: dtypes changed")),
-                Some((sa, ta)) => dispatch_one(py, plan, sa, ta, update, checked_here),
-            }
-        } else {
-            dispatch_batch(py, plan, &src_refs, &mut dst_refs, update)
-        };
-        let result = match result {
-            Ok(()) => Ok(()),
-            Err(e) => unify(comm, Err(e), "Redistribution.execute"),
-        };
+        let result = dispatch_pairs(py, plan, &mut pairs, update)
+            .or_else(|e| unify(comm, Err(e), "Redistribution.execute"));
         self.timings.add(start.elapsed().as_secs_f64());
         result
+    }
+
+    /// Borrows the pairs of `srcs` and `dsts` into `pairs` and checks them,
+    /// up to the first failure, which it returns (local: the ranks agree
+    /// next); `pairs` then holds the dtype and the pairs so far.
+    fn check_pairs<'py>(
+        &self,
+        srcs: &[Bound<'py, PyDistArray>],
+        dsts: &[Bound<'py, PyDistArray>],
+        pairs: &mut Pairs<'py>,
+    ) -> Result<(), Failure> {
+        if srcs.len() != dsts.len() {
+            return Err(Failure::value(format!(
+                "{} sources but {} targets: expected one target per source",
+                srcs.len(),
+                dsts.len()
+            )));
+        }
+        for (s, t) in srcs.iter().zip(dsts) {
+            let (Ok(sr), Ok(tr)) = (s.try_borrow(), t.try_borrow_mut()) else {
+                return Err(Failure::value(
+                    "a target is also a source, or is in use: expected distinct target arrays",
+                ));
+            };
+            self.check_pair(&sr, &tr, pairs)?;
+            pairs.dtype = Some(sr.dtype());
+            pairs.srcs.push(sr);
+            pairs.dsts.push(tr);
+        }
+        match pairs.dtype {
+            Some(d) if self.request.update.is_some() && !d.scales() => {
+                Err(Failure::type_error(format!(
+                    "alpha, beta and conjugate need floating-point or complex arrays, not {}",
+                    d.name()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks one pair against the plan and the pairs before it: made on
+    /// the plan's communicator, of their dtype, laid out as the plan's
+    /// source and target where those are known without planning (then
+    /// `pairs.checked_here`).
+    fn check_pair(
+        &self,
+        src: &PyDistArray,
+        dst: &PyDistArray,
+        pairs: &mut Pairs<'_>,
+    ) -> Result<(), Failure> {
+        let ours = |x: &PyDistArray| std::sync::Arc::ptr_eq(&x.context, &self.context);
+        if !ours(src) || !ours(dst) {
+            return Err(Failure::value(
+                "an array was made on another communicator than the \
+                 Redistribution's; expected arrays made on the same mpi4py \
+                 communicator as the plan",
+            ));
+        }
+        let (ts, tt) = (src.dtype(), dst.dtype());
+        if ts != tt || pairs.dtype.is_some_and(|d| d != ts) {
+            return Err(Failure::type_error(format!(
+                "the arrays' dtypes differ ({} and {}); expected one dtype for \
+                 sources and targets",
+                ts.name(),
+                tt.name()
+            )));
+        }
+        if let Some(want) = self.expected_target(ts) {
+            same_layouts(src, dst, &self.request.source, &want)?;
+            pairs.checked_here = true;
+        }
+        Ok(())
+    }
+}
+
+/// The pairs of one execution, borrowed and checked on this rank.
+#[derive(Default)]
+struct Pairs<'py> {
+    /// The sources.
+    srcs: Vec<PyRef<'py, PyDistArray>>,
+    /// The targets, one per source.
+    dsts: Vec<PyRefMut<'py, PyDistArray>>,
+    /// Their dtype (`None` before the first pair).
+    dtype: Option<DType>,
+    /// Whether their layouts were checked here, so that the engine need
+    /// not check them again.
+    checked_here: bool,
+}
+
+/// Executes the checked `pairs` with `plan`: one exchange, or one batch.
+fn dispatch_pairs(
+    py: Python<'_>,
+    plan: &mut AnyPlan,
+    pairs: &mut Pairs<'_>,
+    update: Option<Update<Complex<f64>>>,
+) -> Result<(), Failure> {
+    if pairs.srcs.len() == 1 {
+        let (sa, ta) = (&*pairs.srcs[0].array, &mut *pairs.dsts[0].array);
+        match pair(sa, ta) {
+            None => Err(Failure::new(Kind::Runtime, "internal: dtypes changed")),
+            Some((sa, ta)) => dispatch_one(py, plan, sa, ta, update, pairs.checked_here),
+        }
+    } else {
+        dispatch_batch(py, plan, &pairs.srcs, &mut pairs.dsts, update)
     }
 }
 

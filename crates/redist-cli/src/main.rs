@@ -8,6 +8,7 @@
 //! - [`shape`]: the `--shape` argument ([`shape::Shape`]) and the layout it
 //!   gives with a spec string;
 //! - [`show`]: `redist show`, who owns what in one layout;
+//! - [`plan_args`]: the arguments of `redist plan`, which both its reports read;
 //! - [`plan_report`]: `redist plan`, a plan's summary, schedule table and JSON;
 //! - [`rank_report`]: `redist plan --rank`, what one rank builds, at any
 //!   number of ranks;
@@ -42,6 +43,7 @@ mod measure;
 mod memory;
 mod pblas;
 mod pdgemr2d;
+mod plan_args;
 mod plan_report;
 mod rank_report;
 mod shape;
@@ -71,7 +73,7 @@ enum Command {
     /// Draw who owns what in a layout (no MPI needed).
     Show(show::ShowArgs),
     /// Build a redistribution plan without moving data and report it (no MPI needed).
-    Plan(plan_report::PlanArgs),
+    Plan(plan_args::PlanArgs),
     /// Execute, time and verify a redistribution (under `mpirun -n P`).
     Run(Box<measure::RunArgs>),
     /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).

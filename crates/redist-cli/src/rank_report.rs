@@ -18,7 +18,7 @@
 //! elements, step]`.
 
 use crate::error::CliError;
-use crate::plan_report::PlanArgs;
+use crate::plan_args::PlanArgs;
 use dist_array::Layout;
 use redist::redist_plan::RankSchedule;
 use redist::{Link, PartOptions, RankPart, Window};

@@ -372,6 +372,22 @@ fn local_parts(
     (src_ptr, dst_ptr)
 }
 
+/// `window`, once sure it is 2-D.
+///
+/// # Errors
+///
+/// [`RedistError::InvalidArgument`] when it is not.
+fn two_d(window: &Window) -> Result<&Window, RedistError> {
+    if window.ndim() != 2 {
+        return Err(RedistError::InvalidArgument {
+            what: "window",
+            value: window.to_string(),
+            expected: "a 2-D window".into(),
+        });
+    }
+    Ok(window)
+}
+
 /// The 1-based ScaLAPACK indices of the 0-based `origin`.
 fn one_based(what: [&'static str; 2], origin: &[usize]) -> Result<(c_int, c_int), RedistError> {
     Ok((
@@ -398,17 +414,10 @@ pub fn pdgemr2d(
     desc_b: &Descriptor,
     context: &BlacsContext,
 ) -> Result<(), RedistError> {
-    if window.ndim() != 2 {
-        return Err(RedistError::InvalidArgument {
-            what: "window",
-            value: window.to_string(),
-            expected: "a 2-D window".into(),
-        });
-    }
     let (ia, ib, shape) = (
         window.source_origin(),
         window.target_origin(),
-        window.shape(),
+        two_d(window)?.shape(),
     );
     let (m, n) = (
         int("window rows", shape[0])?,
@@ -506,76 +515,139 @@ pub fn pblas_add(
         c,
         desc_c,
     } = operands;
-    let tran = routine == PblasRoutine::Tran;
-    let transpose = routine.transposes();
-    if window.ndim() != 2 {
-        return Err(RedistError::InvalidArgument {
-            what: "window",
-            value: window.to_string(),
-            expected: "a 2-D window".into(),
-        });
-    }
-    let (ia, ic, shape) = (
-        window.source_origin(),
-        window.target_origin(),
-        window.shape(),
-    );
-    // sub(C) is M × N: sub(A)'s shape, transposed or not.
-    let (m, n) = if transpose {
-        (
-            int("window columns", shape[1])?,
-            int("window rows", shape[0])?,
-        )
-    } else {
-        (
-            int("window rows", shape[0])?,
-            int("window columns", shape[1])?,
-        )
-    };
-    let (ia0, ja0) = one_based(["ia", "ja"], ia)?;
-    let (ic0, jc0) = one_based(["ic", "jc"], ic)?;
+    let at = AddWindow::new(window, routine.transposes())?;
     let mut none = [0.0f64; 1];
-    let (src_ptr, dst_ptr) = local_parts(a, c, &mut none);
-    let trans: &std::ffi::CStr = if transpose { c"T" } else { c"N" };
-    // SAFETY: the local slices are the column-major local parts the two
-    // descriptors describe, alive and not aliased for the call; every
-    // scalar is passed by a pointer to a live value; the descriptors are 9
-    // integers each; `trans` is one character, as PBLAS reads it.
-    unsafe {
-        if tran {
-            pdtran_(
-                &m,
-                &n,
-                &alpha,
-                src_ptr,
-                &ia0,
-                &ja0,
-                desc_a.as_ptr(),
-                &beta,
-                dst_ptr,
-                &ic0,
-                &jc0,
-                desc_c.as_ptr(),
-            );
+    let (src, dst) = local_parts(a, c, &mut none);
+    let call = AddCall {
+        at,
+        alpha,
+        src,
+        desc_a: desc_a.as_ptr(),
+        beta,
+        dst,
+        desc_c: desc_c.as_ptr(),
+    };
+    // SAFETY: the local parts are the column-major local parts the two
+    // descriptors describe, alive and not aliased for the call (`a` and `c`
+    // are borrowed until it returns); the descriptors are 9 integers each.
+    unsafe { call.run(routine) };
+    Ok(())
+}
+
+/// The integers of a PBLAS call's window: `sub(C)`'s shape `M × N` and the
+/// 1-based origins `(IA, JA)` of `sub(A)` and `(IC, JC)` of `sub(C)`.
+struct AddWindow {
+    m: c_int,
+    n: c_int,
+    ia: c_int,
+    ja: c_int,
+    ic: c_int,
+    jc: c_int,
+}
+
+impl AddWindow {
+    /// The integers of `window` (origins 0-based, `sub(A)`'s shape), `sub(C)`
+    /// being `sub(A)` transposed when `transpose`.
+    ///
+    /// # Errors
+    ///
+    /// [`RedistError::InvalidArgument`] when the window is not 2-D or a
+    /// number exceeds a C `int`.
+    fn new(window: &Window, transpose: bool) -> Result<AddWindow, RedistError> {
+        let shape = two_d(window)?.shape();
+        // sub(C) is M × N: sub(A)'s shape, transposed or not.
+        let (m, n) = if transpose {
+            (
+                int("window columns", shape[1])?,
+                int("window rows", shape[0])?,
+            )
         } else {
-            pdgeadd_(
-                trans.as_ptr(),
-                &m,
-                &n,
-                &alpha,
-                src_ptr,
-                &ia0,
-                &ja0,
-                desc_a.as_ptr(),
-                &beta,
-                dst_ptr,
-                &ic0,
-                &jc0,
-                desc_c.as_ptr(),
-            );
+            (
+                int("window rows", shape[0])?,
+                int("window columns", shape[1])?,
+            )
+        };
+        let (ia, ja) = one_based(["ia", "ja"], window.source_origin())?;
+        let (ic, jc) = one_based(["ic", "jc"], window.target_origin())?;
+        Ok(AddWindow {
+            m,
+            n,
+            ia,
+            ja,
+            ic,
+            jc,
+        })
+    }
+}
+
+/// One call of `pdtran_` or `pdgeadd_`, its arguments as PBLAS takes them.
+struct AddCall {
+    /// The window's integers.
+    at: AddWindow,
+    /// α.
+    alpha: f64,
+    /// A's local part.
+    src: *const c_double,
+    /// A's descriptor (9 integers).
+    desc_a: *const c_int,
+    /// β.
+    beta: f64,
+    /// C's local part.
+    dst: *mut c_double,
+    /// C's descriptor (9 integers).
+    desc_c: *const c_int,
+}
+
+impl AddCall {
+    /// Calls `routine`'s PBLAS function: `pdtran_`, or `pdgeadd_` with
+    /// `TRANS` = `'T'` or `'N'`. Collective over the context's ranks.
+    ///
+    /// # Safety
+    ///
+    /// `src` and `dst` point to the column-major local parts `desc_a` and
+    /// `desc_c` describe, alive and not aliased for the call; `desc_a` and
+    /// `desc_c` point to 9 integers each.
+    unsafe fn run(&self, routine: PblasRoutine) {
+        let w = &self.at;
+        let trans: &std::ffi::CStr = if routine.transposes() { c"T" } else { c"N" };
+        // SAFETY: the caller's contract for the matrices and descriptors;
+        // every scalar is passed by a pointer to a live value; `trans` is
+        // one character, as PBLAS reads it.
+        unsafe {
+            if routine == PblasRoutine::Tran {
+                pdtran_(
+                    &w.m,
+                    &w.n,
+                    &self.alpha,
+                    self.src,
+                    &w.ia,
+                    &w.ja,
+                    self.desc_a,
+                    &self.beta,
+                    self.dst,
+                    &w.ic,
+                    &w.jc,
+                    self.desc_c,
+                );
+            } else {
+                pdgeadd_(
+                    trans.as_ptr(),
+                    &w.m,
+                    &w.n,
+                    &self.alpha,
+                    self.src,
+                    &w.ia,
+                    &w.ja,
+                    self.desc_a,
+                    &self.beta,
+                    self.dst,
+                    &w.ic,
+                    &w.jc,
+                    self.desc_c,
+                );
+            }
         }
     }
-    Ok(())
 }
 
 /// One matrix of a transposition as ndcyclic sees it: its layout, the grid

@@ -4,6 +4,7 @@
 //! same MPI, and a program without ScaLAPACK gets an error, not a failed
 //! load.
 
+use crate::trace::trace;
 use crate::DropinError;
 use mpi_extras::communicator::RawComm as MPI_Comm;
 use std::ffi::{c_void, CStr};
@@ -117,7 +118,7 @@ impl Blacs {
                 eprintln!("On entry to {routine} parameter number {position} had an illegal value")
             }
         }
-        crate::exports::trace(&format!("{routine}: {what}"));
+        trace(&format!("{routine}: {what}"));
     }
 }
 

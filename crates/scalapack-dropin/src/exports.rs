@@ -8,6 +8,7 @@
 use crate::args::{MatrixArg, Positions};
 use crate::blacs::other_definition;
 use crate::routines::{gemr2d, update, Formula, Op, Operand, Outcome, SizeArg};
+use crate::trace::trace;
 use crate::DropinError;
 use num_complex::Complex;
 use std::ffi::{c_void, CStr};
@@ -30,17 +31,6 @@ fn guard(name: &str, f: impl FnOnce() -> Result<Outcome, DropinError>) -> Outcom
             mpi_extras::process::abort_world(1);
             Outcome::Done
         }
-    }
-}
-
-/// Under `NDCYCLIC_SCALAPACK_TRACE`, `line` on stderr after
-/// `ndcyclic_scalapack: `, in one write (so that ranks' lines do not
-/// interleave).
-pub(crate) fn trace(line: &str) {
-    if std::env::var_os("NDCYCLIC_SCALAPACK_TRACE").is_some() {
-        use std::io::Write;
-        let text = format!("ndcyclic_scalapack: {line}\n");
-        let _ = std::io::stderr().write_all(text.as_bytes());
     }
 }
 

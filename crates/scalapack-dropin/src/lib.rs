@@ -46,5 +46,6 @@ pub mod error;
 mod exports;
 pub mod local;
 pub mod routines;
+mod trace;
 
 pub use error::DropinError;

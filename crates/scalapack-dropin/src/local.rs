@@ -73,7 +73,10 @@ impl<T: Copy> Strided<T> {
 }
 
 #[cfg(test)]
-#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "test sizes and values are small"
+)]
 mod tests {
     use super::*;
 

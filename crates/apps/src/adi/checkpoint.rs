@@ -39,7 +39,8 @@
 //! parameters ([`Sidecar::check_resumes`]) then see the same bytes and the
 //! same parameters on every rank.
 
-use super::{view2, AdiConfig, AdiError};
+use super::views::view2;
+use super::{AdiConfig, AdiError};
 use dist_array::DistArray;
 use dist_io::IoOptions;
 use mpi::collective::SystemOperation;

@@ -39,9 +39,9 @@ use args::{Baseline, ElementArg};
 use dist_array::Complex;
 use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use procgrid::ProcGrid;
 use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
+use setup::Job;
 use std::io::Write;
 pub(crate) use timing::median;
 use timing::Progress;
@@ -137,75 +137,101 @@ fn run_updating<T: Updated>(
     run_typed::<T>(args, world, out, &update)
 }
 
-/// The redistribution a run times: `r`, of `window` (the whole array when
-/// `None`), from arrays on `source` to arrays on `target_grid`.
-struct Timed<'a, T: dist_array::Element> {
-    /// The redistribution.
-    r: &'a mut Redistribution<T>,
-    /// The window it moves; the whole array when `None`.
-    window: Option<&'a redist::Window>,
-    /// The source's grid and layout.
-    source: batch::Side<'a>,
-    /// The grid of the target (whose layout is `r`'s).
-    target_grid: &'a ProcGrid,
+/// What the timed executions measured: seconds per execution (per batch
+/// with `--batch`), with `--batch` the seconds of the separate executions
+/// of a batch, and with `--verify` whether the result was right.
+struct Executed {
+    exec: Vec<f64>,
+    separate: Option<Vec<f64>>,
+    verified: Option<bool>,
 }
 
-/// The timed executions of `timed` (a batch's with `--batch`, from arrays
+/// The timed executions of `job` (a batch's with `--batch`, from arrays
 /// of its own; else from `src` into `dst`) and, with `--verify`, the check
-/// of their result; `(times, times of the separate executions of a batch,
-/// verified)`. Collective.
-#[allow(clippy::type_complexity)]
+/// of their result. Collective.
 fn executions<T: IndexValue>(
     args: &RunArgs,
     writes: &dyn Writes<T>,
-    timed: Timed<'_, T>,
+    job: &mut Job<T>,
     src: &DistArray<T>,
     dst: &mut DistArray<T>,
     progress: &Progress,
-) -> Result<(Vec<f64>, Option<Vec<f64>>, Option<bool>), CliError> {
-    let Timed {
+) -> Result<Executed, CliError> {
+    if let Some(k) = args.batch {
+        return batch_executions(args, k, job, progress);
+    }
+    let Job {
         r,
         window,
-        source,
-        target_grid: grid_b,
-    } = timed;
-    let (grid_a, from) = (source.grid, source.layout);
+        from,
+        grid_a,
+        grid_b,
+        ..
+    } = job;
+    let window = window.as_ref();
     let comm = grid_a.communicator();
-    let p = args.permutation();
-    if let Some(k) = args.batch {
-        let run = batch::BatchRun {
-            arrays: k,
-            types: &args.batch_types,
-            reps: args.reps,
-            verify: args.verify,
-            permutation: p.as_deref(),
-        };
-        let b = if run.types.is_empty() {
-            batch::run(comm, r, source, grid_b, &run, progress)?
-        } else {
-            batch::run_mixed(comm, r, source, grid_b, &run, progress)?
-        };
-        return Ok((b.exec, Some(b.separate), b.verified));
-    }
     let execute =
         |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
     let execute = &execute as timing::Execute<'_, T>;
     let exec = timing::time_executions(comm, &mut *r, execute, src, dst, args.reps, progress)?;
     if !args.verify {
-        return Ok((exec, None, None));
+        return Ok(Executed {
+            exec,
+            separate: None,
+            verified: None,
+        });
     }
     if writes.updates() {
         // Updated reps + 1 times: once more from the target's first values.
         *dst = values::target::<T>(grid_b, r.target_layout(), window, true)?;
         writes.execute(r, src, dst)?;
     }
+    let permutation = args.permutation();
     let moved = values::Moved {
         shape: from.shape(),
         window,
-        permutation: p.as_deref(),
+        permutation: permutation.as_deref(),
     };
     let verified = values::all_as_expected(comm, dst, moved, &|v| writes.stored(v), 0);
-    Ok((exec, None, Some(verified)))
+    Ok(Executed {
+        exec,
+        separate: None,
+        verified: Some(verified),
+    })
+}
+
+/// With `--batch K`: the timed executions of batches of `arrays` arrays
+/// of `job`'s layouts, made for the batch ([`batch`]). Collective.
+fn batch_executions<T: IndexValue>(
+    args: &RunArgs,
+    arrays: usize,
+    job: &mut Job<T>,
+    progress: &Progress,
+) -> Result<Executed, CliError> {
+    let comm = job.grid_a.communicator();
+    let permutation = args.permutation();
+    let run = batch::BatchRun {
+        arrays,
+        types: &args.batch_types,
+        reps: args.reps,
+        verify: args.verify,
+        permutation: permutation.as_deref(),
+    };
+    let source = batch::Side {
+        grid: &job.grid_a,
+        layout: &job.from,
+    };
+    let (r, grid_b) = (&mut job.r, &job.grid_b);
+    let b = if run.types.is_empty() {
+        batch::run(comm, r, source, grid_b, &run, progress)?
+    } else {
+        batch::run_mixed(comm, r, source, grid_b, &run, progress)?
+    };
+    Ok(Executed {
+        exec: b.exec,
+        separate: Some(b.separate),
+        verified: b.verified,
+    })
 }
 
 /// What the baselines measured, each timed after the executions.
@@ -217,37 +243,32 @@ struct Baselines {
     pattern: Option<pattern::PatternMeasured>,
 }
 
-/// What the baselines work on once the executions are done: the
-/// redistribution, its source and target arrays, the source layout, the
-/// window moved and the two grids.
-struct Staged<'a, T: dist_array::Element> {
-    r: &'a mut Redistribution<T>,
-    src: &'a DistArray<T>,
-    dst: &'a mut DistArray<T>,
-    from: &'a dist_array::Layout,
-    window: Option<&'a redist::Window>,
-    grids: crate::pblas::Grids<'a>,
-}
-
 /// Times the baselines `args` asks for (and the `memcpy` of the local
-/// source part) in turn, the bare `MPI_Alltoallv` `bare` built before the
-/// arrays; the pattern last, as it starts the target again, which
+/// source part) on `job`'s redistribution from `src` into `dst` in turn,
+/// the bare `MPI_Alltoallv` `bare` built before the arrays; the pattern last, as it starts the target again, which
 /// `pdgemr2d`'s check reads. Collective.
 fn time_baselines<T: IndexValue>(
     args: &RunArgs,
     writes: &dyn Writes<T>,
-    on: Staged<'_, T>,
-    bare: Option<Result<redist::BareAlltoallv<T>, RedistError>>,
+    job: &mut Job<T>,
+    src: &DistArray<T>,
+    dst: &mut DistArray<T>,
+    bare: Option<Bare<T>>,
     progress: &Progress,
 ) -> Result<Baselines, CliError> {
-    let Staged {
+    let Job {
         r,
-        src,
-        dst,
         from,
         window,
-        grids,
-    } = on;
+        grid_a,
+        grid_b,
+        ..
+    } = job;
+    let window = window.as_ref();
+    let grids = crate::pblas::Grids {
+        source: grid_a,
+        target: grid_b,
+    };
     let comm = grids.source.communicator();
     let root = comm.rank() == 0;
     let memcpy = timing::time_memcpy(comm, src, args.reps);
@@ -282,6 +303,87 @@ fn time_baselines<T: IndexValue>(
     })
 }
 
+/// The bare `MPI_Alltoallv` of a run, when `--baseline alltoallv` asks for
+/// it: built before the arrays, timed after the executions.
+type Bare<T> = Result<redist::BareAlltoallv<T>, RedistError>;
+
+/// The bare `MPI_Alltoallv` of `job` when `args` asks for it, built before
+/// the arrays so that its buffers count in the memory check, then the
+/// memory check. Collective.
+fn bare_then_memory_check<T: IndexValue>(
+    args: &RunArgs,
+    job: &Job<T>,
+) -> Result<Option<Bare<T>>, CliError> {
+    let bare = (args.baseline)
+        .contains(&Baseline::Alltoallv)
+        .then(|| redist::BareAlltoallv::new(&job.r));
+    let comm = job.grid_a.communicator();
+    setup::check_memory::<T>(comm, &job.from, job.r.target_layout(), bare.as_ref())?;
+    Ok(bare)
+}
+
+/// How the last execution of `job` moved its messages within the node
+/// (written, read), summed over the ranks; `None` without node-direct
+/// copies. Collective.
+fn node_copies<T: IndexValue>(job: &Job<T>) -> Option<(u64, u64)> {
+    let comm = job.grid_a.communicator();
+    job.r.node_copies().map(|c| {
+        let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
+        (count(c.written), count(c.read))
+    })
+}
+
+/// Everything the run measured: the executions, the node-direct copies
+/// counted before the baselines ran, the baselines, and what the
+/// redistribution did (streaming stores, typed messages), summed over the
+/// ranks. Collective.
+fn measured<T: IndexValue>(
+    job: &Job<T>,
+    executed: Executed,
+    node_copies: Option<(u64, u64)>,
+    b: Baselines,
+) -> Measured {
+    let comm = job.grid_a.communicator();
+    Measured {
+        exec: executed.exec,
+        separate: executed.separate,
+        pblas: b.pblas,
+        memcpy: b.memcpy,
+        verified: executed.verified,
+        alltoallv: b.alltoallv,
+        pattern: b.pattern,
+        pdgemr2d: b.pdgemr2d,
+        node_direct: node_copies.is_some_and(|(w, r)| w + r > 0),
+        node_copies,
+        streamed: on_any_rank(comm, job.r.streams()),
+        typed_messages: job.r.typed_messages().map(|(sends, recvs)| {
+            let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
+            (count(sends), count(recvs))
+        }),
+    }
+}
+
+/// Writes the report of `job` and `measured` to `out` on rank 0 (`root`);
+/// every rank learns how it went and returns the same. Collective.
+fn report<T: IndexValue>(
+    args: &RunArgs,
+    job: &Job<T>,
+    measured: &Measured,
+    root: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let report = Report {
+        args,
+        from: &job.from,
+        r: &job.r,
+        ranks: job.ranks,
+        cost: &job.cost,
+        measured,
+    };
+    let written = if root { report.write(out) } else { Ok(()) };
+    agree_on_output(job.grid_a.communicator(), written)
+}
+
 /// A run with elements of type `T`, in the order of events: set up and
 /// build, check memory, fill the arrays, time the executions, verify, time
 /// the baselines, report on rank 0, and return the verdict every rank
@@ -292,89 +394,19 @@ fn run_typed<T: IndexValue>(
     out: &mut dyn Write,
     writes: &dyn Writes<T>,
 ) -> Result<(), CliError> {
-    let ranks = setup::check_rank_count(args, world)?;
-    let (from, to) = setup::layouts::<T>(args)?;
-    let window = window::window_for(args, from.shape(), to.shape())?;
-    let (grid_a, grid_b) = setup::grids(&from, &to, world)?;
-    let (mut r, cost) = setup::build_redistribution::<T>(
-        args,
-        batch::Side {
-            grid: &grid_a,
-            layout: &from,
-        },
-        batch::Side {
-            grid: &grid_b,
-            layout: &to,
-        },
-        window.as_ref(),
-    )?;
-    let comm = grid_a.communicator();
-    // Collective; before the arrays, so that its buffers count in the memory check.
-    let bare = args
-        .baseline
-        .contains(&Baseline::Alltoallv)
-        .then(|| redist::BareAlltoallv::new(&r));
-    setup::check_memory::<T>(comm, &from, r.target_layout(), bare.as_ref())?;
-    let src = values::source::<T>(&grid_a, &from, 0)?;
-    let updates = writes.updates();
-    let mut dst = values::target::<T>(&grid_b, r.target_layout(), window.as_ref(), updates)?;
+    let mut job = setup::job::<T>(args, world)?;
+    let bare = bare_then_memory_check(args, &job)?;
+    let src = values::source::<T>(&job.grid_a, &job.from, 0)?;
+    let window = job.window.as_ref();
+    let mut dst =
+        values::target::<T>(&job.grid_b, job.r.target_layout(), window, writes.updates())?;
     let root = world.rank() == 0;
     let progress = Progress::new(root && !args.json, args.reps);
-    let timed = Timed {
-        r: &mut r,
-        window: window.as_ref(),
-        source: batch::Side {
-            grid: &grid_a,
-            layout: &from,
-        },
-        target_grid: &grid_b,
-    };
-    let (exec, separate, verified) = executions(args, writes, timed, &src, &mut dst, &progress)?;
-    // How the last execution moved its messages within the node, summed
-    // over the ranks (before the baselines execute anything).
-    let node_copies = r.node_copies().map(|c| {
-        let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
-        (count(c.written), count(c.read))
-    });
-    let on = Staged {
-        r: &mut r,
-        src: &src,
-        dst: &mut dst,
-        from: &from,
-        window: window.as_ref(),
-        grids: crate::pblas::Grids {
-            source: &grid_a,
-            target: &grid_b,
-        },
-    };
-    let b = time_baselines(args, writes, on, bare, &progress)?;
-    let measured = Measured {
-        exec,
-        separate,
-        pblas: b.pblas,
-        memcpy: b.memcpy,
-        verified,
-        alltoallv: b.alltoallv,
-        pattern: b.pattern,
-        pdgemr2d: b.pdgemr2d,
-        node_direct: node_copies.is_some_and(|(w, r)| w + r > 0),
-        node_copies,
-        streamed: on_any_rank(comm, r.streams()),
-        typed_messages: r.typed_messages().map(|(sends, recvs)| {
-            let count = |n: usize| sum_over(comm, u64::try_from(n).unwrap_or(u64::MAX));
-            (count(sends), count(recvs))
-        }),
-    };
-    let report = Report {
-        args,
-        from: &from,
-        r: &r,
-        ranks,
-        cost: &cost,
-        measured: &measured,
-    };
-    let written = if root { report.write(out) } else { Ok(()) };
-    // Only rank 0 writes: every rank learns how it went and returns the same.
-    agree_on_output(comm, written)?;
+    let executed = executions(args, writes, &mut job, &src, &mut dst, &progress)?;
+    // Before the baselines execute anything.
+    let node_copies = node_copies(&job);
+    let baselines = time_baselines(args, writes, &mut job, &src, &mut dst, bare, &progress)?;
+    let measured = measured(&job, executed, node_copies, baselines);
+    report(args, &job, &measured, root, out)?;
     measured.verdict()
 }

@@ -1,7 +1,8 @@
 //! Everything a run sets up before its arrays exist: the check that the
 //! job has ranks enough, the two layouts, the grids over the job's ranks,
 //! the redistribution built with the options of the command line (and what
-//! building it cost), and the memory check.
+//! building it cost) — [`job`] sets them up in that order, into a [`Job`] —
+//! and the memory check.
 //!
 //! Every check up to the memory check is pure (the same arguments give the
 //! same verdict on every rank) or agreed by a collective, so every rank
@@ -10,6 +11,7 @@
 use super::args::{Baseline, RunArgs};
 use super::batch::Side;
 use super::timing::MEMCPY_MAX_ELEMENTS;
+use super::window::window_for;
 use crate::collective::max_over;
 use crate::error::CliError;
 use crate::memory;
@@ -21,12 +23,57 @@ use procgrid::ProcGrid;
 use redist::{Options, Redistribution, Window};
 use std::time::Instant;
 
-/// The ranks of `world`, once sure the layouts' grids fit in them. Checked
-/// before the layouts are built: a layout keeps a rank map.
-pub(super) fn check_rank_count(
+/// What a run has set up before its arrays exist.
+pub(super) struct Job<T: Element> {
+    /// The job's ranks.
+    pub ranks: usize,
+    /// The source layout.
+    pub from: Layout,
+    /// The window the run moves; the whole array when `None`.
+    pub window: Option<Window>,
+    /// The source's grid.
+    pub grid_a: ProcGrid,
+    /// The target's grid (whose layout is `r`'s).
+    pub grid_b: ProcGrid,
+    /// The redistribution.
+    pub r: Redistribution<T>,
+    /// What building `r` cost.
+    pub cost: BuildCost,
+}
+
+/// Sets up the run of `args` on `world`, in order: the rank count, the
+/// layouts, the window, the grids, the redistribution. Collective.
+pub(super) fn job<T: Element>(
     args: &RunArgs,
     world: &SimpleCommunicator,
-) -> Result<usize, CliError> {
+) -> Result<Job<T>, CliError> {
+    let ranks = check_rank_count(args, world)?;
+    let (from, to) = layouts::<T>(args)?;
+    let window = window_for(args, from.shape(), to.shape())?;
+    let (grid_a, grid_b) = grids(&from, &to, world)?;
+    let source = Side {
+        grid: &grid_a,
+        layout: &from,
+    };
+    let target = Side {
+        grid: &grid_b,
+        layout: &to,
+    };
+    let (r, cost) = build_redistribution::<T>(args, source, target, window.as_ref())?;
+    Ok(Job {
+        ranks,
+        from,
+        window,
+        grid_a,
+        grid_b,
+        r,
+        cost,
+    })
+}
+
+/// The ranks of `world`, once sure the layouts' grids fit in them. Checked
+/// before the layouts are built: a layout keeps a rank map.
+fn check_rank_count(args: &RunArgs, world: &SimpleCommunicator) -> Result<usize, CliError> {
     let ranks = usize::try_from(world.size()).unwrap_or(0);
     if args.from.ranks().max(args.to.ranks()) > ranks {
         return Err(CliError::TooFewRanks {
@@ -39,7 +86,7 @@ pub(super) fn check_rank_count(
 
 /// The source and target layouts of the command line; with the `pdgemr2d`
 /// baseline, once sure it can run, both stored column-major.
-pub(super) fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), CliError> {
+fn layouts<T: Element>(args: &RunArgs) -> Result<(Layout, Layout), CliError> {
     let mut from = layout_for(&args.shape, &args.from)?;
     let mut to = match args.permutation() {
         Some(p) => layout_for(
@@ -118,7 +165,7 @@ fn permuted_shape(shape: &[usize], permutation: &[usize]) -> Result<Vec<usize>, 
 /// The source grid for `from` over the first ranks of `world`, and the
 /// target grid for `to` over the same communicator, so data can move
 /// between them. Collective over `world`.
-pub(super) fn grids(
+fn grids(
     from: &Layout,
     to: &Layout,
     world: &SimpleCommunicator,
@@ -218,7 +265,7 @@ impl BetweenNodes {
 /// Builds the redistribution from `source` to `target` of `window` (the
 /// whole array when `None`), with the options of `args`, and times it.
 /// Collective over the job's ranks.
-pub(super) fn build_redistribution<T: Element>(
+fn build_redistribution<T: Element>(
     args: &RunArgs,
     source: Side<'_>,
     target: Side<'_>,

@@ -48,6 +48,7 @@ mod walk;
 use axis::AxisProgram;
 use listed::ListedLine;
 pub use merged::MergeScratch;
+pub use pushed::PushPass;
 pub use rank::RankProgram;
 pub use tree::TypeTree;
 use walk::{Sides, Walk};

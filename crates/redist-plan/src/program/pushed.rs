@@ -15,14 +15,31 @@ use super::walk::{Sides, Walk};
 use super::{MergeScratch, MessageProgram};
 use crate::kernel::{CopyOp, Out, Store};
 
+/// What one call of [`MessageProgram::push_merged_with`] copies and how:
+/// portion `portion` of `portions` of every message, streamed or not,
+/// stored by `store`.
+#[derive(Debug, Clone, Copy)]
+pub struct PushPass<S> {
+    /// The portion copied ([`portion`](MessageProgram::portion)), below
+    /// `portions`.
+    pub portion: usize,
+    /// How many portions every message is cut into.
+    pub portions: usize,
+    /// Whether stretches of a cache line or more stream into targets larger
+    /// than the cache (the caller fences, [`fence`](MessageProgram::fence),
+    /// before the targets are read by anybody else).
+    pub stream: bool,
+    /// How each element is stored.
+    pub store: S,
+}
+
 impl MessageProgram {
-    /// Copies portion `k` of `portions` ([`portion`](Self::portion)) of
-    /// every message of `messages`, each from `src` into its own target
-    /// storage (`(program, target)`): the messages' lines in the order of
-    /// their first source offsets (each message's own in its walk order),
-    /// streaming stretches of a cache line or more into targets larger
-    /// than the cache when `stream` (the caller fences, [`fence`](Self::fence), before the targets are read
-    /// by anybody else). Copies through offset tables or tiles run as the
+    /// Copies portion `pass.portion` of `pass.portions`
+    /// ([`portion`](Self::portion)) of every message of `messages`, each
+    /// from `src` into its own target storage (`(program, target)`): the
+    /// messages' lines in the order of their first source offsets (each
+    /// message's own in its walk order), streaming as `pass.stream` says
+    /// ([`PushPass`]). Copies through offset tables or tiles run as the
     /// walk meets them. The elements written are those of
     /// [`copy_with`](Self::copy_with) on each message; only the order
     /// differs. Copies run on the calling thread.
@@ -31,16 +48,18 @@ impl MessageProgram {
     ///
     /// As [`copy_with`](Self::copy_with), when a copy reaches outside `src`
     /// or its target.
-    #[allow(clippy::too_many_arguments, reason = "one portion of one pass")]
     pub fn push_merged_with<T: Copy + Send + Sync, S: Store<T>>(
         src: &[T],
         messages: &mut [(&MessageProgram, &mut [T])],
-        k: usize,
-        portions: usize,
-        stream: bool,
-        store: S,
+        pass: PushPass<S>,
         scratch: &mut MergeScratch,
     ) {
+        let PushPass {
+            portion: k,
+            portions,
+            stream,
+            store,
+        } = pass;
         let MergeScratch {
             lines,
             order,

@@ -646,15 +646,13 @@ fn pushed_copies_match_scan(plan: &Plan, portions: usize, stream: bool) -> bool 
             }
         }
         for k in 0..portions {
-            MessageProgram::push_merged_with(
-                &src,
-                &mut list,
-                k,
+            let pass = PushPass {
+                portion: k,
                 portions,
                 stream,
-                Plain,
-                &mut scratch,
-            );
+                store: Plain,
+            };
+            MessageProgram::push_merged_with(&src, &mut list, pass, &mut scratch);
         }
         MessageProgram::fence(stream);
         dsts == expect

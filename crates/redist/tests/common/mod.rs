@@ -1,11 +1,6 @@
 //! What the MPI test programs of `redist` share: a small random number
 //! generator, random grids and layouts, the value of each global index, and
 //! the check that an array holds it.
-#![allow(
-    dead_code,
-    clippy::cast_possible_truncation,
-    reason = "each test program uses part of this; test values are small"
-)]
 
 use dist_array::{Dist, DistArray, Element, Layout, LayoutSpec, Order};
 use mpi::topology::SimpleCommunicator;

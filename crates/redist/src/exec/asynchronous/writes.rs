@@ -16,7 +16,7 @@ use dist_array::storage::{node_writes, NodeWrites};
 use dist_array::Element;
 use mpi_extras::requests::Requests;
 use redist_plan::kernel::Store;
-use redist_plan::program::{MergeScratch, MessageProgram};
+use redist_plan::program::{MergeScratch, MessageProgram, PushPass};
 
 /// Whether this rank lends its target to the ranks of its node it receives
 /// from (`near`): as [`node_writes`] says, and by default where the runs
@@ -185,7 +185,13 @@ impl Writing<'_> {
         }
         let n = portions::<T>(list.iter().map(|(t, _)| t.len).sum());
         for k in 0..n {
-            MessageProgram::push_merged_with(src, &mut list, k, n, true, store, merge);
+            let pass = PushPass {
+                portion: k,
+                portions: n,
+                stream: true,
+                store,
+            };
+            MessageProgram::push_merged_with(src, &mut list, pass, merge);
         }
         MessageProgram::fence(true);
         for &i in written {
