@@ -3,7 +3,9 @@
 
 use crate::agree::{agree, broadcast_bytes};
 use crate::element::ElementType;
-use crate::{npy, Format, IoError, IoOptions};
+use crate::error::IoError;
+use crate::npy;
+use crate::options::{Format, IoOptions};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Order;
 use std::io::Read;
@@ -145,7 +147,7 @@ pub(crate) fn probe(path: &Path, format: Option<&Format>) -> Result<Probe, IoErr
         Some(f) => f.clone(),
         None if head.starts_with(npy::MAGIC) => Format::Npy,
         None if head.starts_with(HDF5_SIGNATURE) => Format::Hdf5 {
-            dataset: crate::DEFAULT_DATASET.to_string(),
+            dataset: crate::options::DEFAULT_DATASET.to_string(),
         },
         None => {
             return Err(IoError::Header {

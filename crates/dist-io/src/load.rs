@@ -3,9 +3,11 @@
 //! of the window's shape.
 
 use crate::agree::{agree, Fingerprint};
+use crate::element::ElementType;
+use crate::error::IoError;
 use crate::info::{info_everywhere, name, FileInfo};
+use crate::options::{Format, IoOptions};
 use crate::transfer::{FileArray, Side, Transfer};
-use crate::{ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element, LayoutSpec};
 use procgrid::ProcGrid;
 use redist::mpi_io::Access;

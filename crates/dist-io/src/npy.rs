@@ -29,7 +29,7 @@
 //! assert_eq!(data_bytes(&header), Some(96));
 //! ```
 
-use crate::ElementType;
+use crate::element::ElementType;
 use procgrid::Order;
 
 /// The first six bytes of every `.npy` file.

@@ -1,7 +1,7 @@
 //! What a save or a load may be told: the file's format, which ranks
 //! write, how much memory a rank may spare, whether to sync.
 
-use crate::IoError;
+use crate::error::IoError;
 use procgrid::Order;
 use std::path::Path;
 

@@ -3,9 +3,12 @@
 //! existing one.
 
 use crate::agree::{agree, broadcast_bytes, Fingerprint};
+use crate::element::ElementType;
+use crate::error::IoError;
 use crate::info::{info_everywhere, name};
+use crate::npy;
+use crate::options::{Format, IoOptions};
 use crate::transfer::{FileArray, Side, Transfer};
-use crate::{npy, ElementType, Format, IoError, IoOptions};
 use dist_array::{DistArray, Element};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use redist::mpi_io::{Access, MpiFile};

@@ -8,9 +8,10 @@
 //! at the same round with the same error.
 
 use crate::agree::agree;
+use crate::error::IoError;
+use crate::options::IoOptions;
 use crate::options::MAX_STAGING_BYTES;
 use crate::rounds::{RegionBox, Round, Rounds};
-use crate::{IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
 use procgrid::{Order, ProcGrid};
@@ -142,7 +143,7 @@ pub(crate) struct FileArray<'b> {
 
 impl FileArray<'_> {
     /// The array a file's header describes.
-    pub fn of(info: &crate::FileInfo) -> FileArray<'_> {
+    pub fn of(info: &crate::info::FileInfo) -> FileArray<'_> {
         FileArray {
             data_offset: info.data_offset.unwrap_or(0),
             shape: &info.shape,

@@ -1,9 +1,9 @@
 //! A build without the `hdf5` feature: every HDF5 call says how to get
 //! one that reads and writes HDF5.
 
+use crate::error::IoError;
 use crate::info::{name, FileInfo};
 use crate::transfer::Transfer;
-use crate::IoError;
 use dist_array::{DistArray, Element};
 use mpi::topology::SimpleCommunicator;
 use std::path::Path;
