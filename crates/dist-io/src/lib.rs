@@ -22,7 +22,9 @@
 //! - [`rounds`]: the file as a layout, cut in rounds ([`rounds::Rounds`]);
 //! - `transfer.rs`: one round's redistribution and write (or read);
 //!   `aggregators.rs`: which ranks write; `agree.rs`: every rank's verdict
-//!   agreed after each step; `staging.rs`: staging memory kept between calls;
+//!   agreed after each step; `checks.rs`: what is checked before;
+//!   `temporary.rs`: new files under a temporary name; `staging.rs`:
+//!   staging memory kept between calls;
 //!   `hdf5/`: HDF5 datasets (feature `hdf5`; `stub.rs` without it);
 //! - [`error`]: [`IoError`], the one error type.
 //!
@@ -53,6 +55,7 @@
 
 mod aggregators;
 mod agree;
+mod checks;
 pub mod element;
 pub mod error;
 mod hdf5;
@@ -63,6 +66,7 @@ pub mod options;
 pub mod rounds;
 pub mod save;
 mod staging;
+mod temporary;
 mod transfer;
 
 pub use element::ElementType;

@@ -3,7 +3,7 @@
 //! of the window's shape.
 
 use crate::agree::{agree, Fingerprint};
-use crate::element::ElementType;
+use crate::checks::{check_type, check_window, fingerprint};
 use crate::error::IoError;
 use crate::info::{info_everywhere, name, FileInfo};
 use crate::options::{Format, IoOptions};
@@ -181,7 +181,7 @@ fn open_into<T: Element>(
     what: &str,
 ) -> Result<FileInfo, IoError> {
     let comm = array.grid().communicator();
-    let fingerprint = crate::save::fingerprint(array, path, options).numbers(origin);
+    let fingerprint = fingerprint(array, path, options).numbers(origin);
     agree(comm, options.check(), fingerprint.value(), what)?;
     let info = info_everywhere(comm, path, options, what)?;
     check_type::<T>(path, &info)?;
@@ -200,51 +200,6 @@ fn new_array<T: Element>(
     let layout = dist_array::layout_on_grid(shape, spec, grid)?
         .with_storage(options.storage.unwrap_or(info.order));
     Ok(DistArray::zeros(grid, layout)?)
-}
-
-/// `Err` unless the file holds elements of type `T`.
-fn check_type<T: Element>(path: &Path, info: &FileInfo) -> Result<(), IoError> {
-    let wanted = ElementType::of::<T>();
-    if info.element == wanted {
-        return Ok(());
-    }
-    Err(IoError::Mismatch {
-        path: name(path),
-        found: format!(
-            "an array of {} ({})",
-            info.element,
-            info.element.numpy_name()
-        ),
-        expected: format!("{wanted} ({})", wanted.numpy_name()),
-    })
-}
-
-/// `Err` unless `T` is the file's type and the window of `shape` at
-/// `origin` lies inside the file's array.
-pub(crate) fn check_window<T: Element>(
-    path: &Path,
-    info: &FileInfo,
-    origin: &[usize],
-    shape: &[usize],
-) -> Result<(), IoError> {
-    check_type::<T>(path, info)?;
-    let k = info.shape.len();
-    let fits = origin.len() == k
-        && shape.len() == k
-        && (0..k).all(|d| {
-            origin[d]
-                .checked_add(shape[d])
-                .is_some_and(|e| e <= info.shape[d])
-        });
-    if fits {
-        return Ok(());
-    }
-    Err(IoError::Window {
-        path: name(path),
-        origin: origin.to_vec(),
-        shape: shape.to_vec(),
-        array: info.shape.clone(),
-    })
 }
 
 /// Reads the window at `origin` of the file's array into `array` (of the

@@ -2,17 +2,19 @@
 //! name, renamed once every rank succeeded), or into a window of an
 //! existing one.
 
-use crate::agree::{agree, broadcast_bytes, Fingerprint};
+use crate::agree::agree;
+use crate::checks::{check_window, fingerprint};
 use crate::element::ElementType;
 use crate::error::IoError;
 use crate::info::{info_everywhere, name};
 use crate::npy;
 use crate::options::{Format, IoOptions};
+use crate::temporary::Temporary;
 use crate::transfer::{FileArray, Side, Transfer};
 use dist_array::{DistArray, Element};
-use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::topology::Communicator;
 use redist::mpi_io::{Access, MpiFile};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Saves `array` to the file at `path`, in `.npy` format or, for `.h5`
 /// names or [`Format::Hdf5`], as an HDF5 dataset (feature `hdf5`). The
@@ -78,22 +80,6 @@ pub fn save<T: Element>(
     }
 }
 
-/// What every rank must pass alike to save or load.
-pub(crate) fn fingerprint<T: Element>(
-    array: &DistArray<T>,
-    path: &Path,
-    options: &IoOptions,
-) -> Fingerprint {
-    let layout = array.layout();
-    Fingerprint::new()
-        .text(&name(path))
-        .text(T::NAME)
-        .numbers(layout.shape())
-        .text(&layout.spec().to_string())
-        .text(&format!("{:?}", layout.storage()))
-        .text(&options.agreed_text())
-}
-
 fn save_npy<T: Element>(
     array: &DistArray<T>,
     path: &Path,
@@ -116,90 +102,6 @@ fn save_npy<T: Element>(
     let written = transfer.through_mpi_io(Side::Save(array), &temp.path, Access::Create, head);
     let what = transfer.what.clone();
     temp.finish(comm, written, transfer.options.sync, &what)
-}
-
-/// The temporary name a new file is written under, beside its final name,
-/// and what becomes of it at the end.
-pub(crate) struct Temporary {
-    /// The temporary file.
-    pub path: PathBuf,
-    target: PathBuf,
-}
-
-impl Temporary {
-    /// `.<name>.<token>.tmp` beside `target`, the token from rank 0.
-    /// Collective over `comm` (one broadcast).
-    pub fn new(comm: &SimpleCommunicator, target: &Path) -> Temporary {
-        let mut token = if comm.rank() == 0 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            let low = u64::try_from(nanos % (1 << 64)).unwrap_or(0);
-            let mixed = low ^ (u64::from(std::process::id()) << 32);
-            mixed.to_le_bytes().to_vec()
-        } else {
-            Vec::new()
-        };
-        broadcast_bytes(comm, 0, &mut token);
-        let token: [u8; 8] = token.as_slice().try_into().unwrap_or([0; 8]);
-        let file = target
-            .file_name()
-            .map_or_else(|| "array".into(), |n| n.to_string_lossy().into_owned());
-        let name = format!(".{file}.{:016x}.tmp", u64::from_le_bytes(token));
-        Temporary {
-            path: target.with_file_name(name),
-            target: target.to_path_buf(),
-        }
-    }
-
-    /// After the writing (`written`, agreed on every rank): rank 0 renames
-    /// the temporary file to the target (and with `sync` flushes the
-    /// directory), or removes it when the writing failed. Collective over
-    /// `comm` when the writing succeeded (the rename is agreed).
-    pub fn finish(
-        self,
-        comm: &SimpleCommunicator,
-        written: Result<(), IoError>,
-        sync: bool,
-        what: &str,
-    ) -> Result<(), IoError> {
-        let root = comm.rank() == 0;
-        if let Err(e) = written {
-            if root {
-                let _ = std::fs::remove_file(&self.path);
-            }
-            return Err(e);
-        }
-        let renamed = if root {
-            std::fs::rename(&self.path, &self.target)
-                .and_then(|()| {
-                    if sync {
-                        sync_directory(&self.target)
-                    } else {
-                        Ok(())
-                    }
-                })
-                .map_err(|e| IoError::Write {
-                    path: name(&self.target),
-                    reason: format!("renaming {} to it: {e}", name(&self.path)),
-                })
-        } else {
-            Ok(())
-        };
-        if renamed.is_err() && root {
-            let _ = std::fs::remove_file(&self.path);
-        }
-        agree(comm, renamed, 0, what)
-    }
-}
-
-/// Flushes the directory holding `path`, so a rename survives a crash.
-fn sync_directory(path: &Path) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Writes `array` into the file at `path` (which must exist and hold an
@@ -227,7 +129,7 @@ pub fn save_window<T: Element>(
     let fingerprint = fingerprint(array, path, options).numbers(origin).value();
     agree(comm, options.check(), fingerprint, &what)?;
     let info = info_everywhere(comm, path, options, &what)?;
-    crate::load::check_window::<T>(path, &info, origin, array.shape())?;
+    check_window::<T>(path, &info, origin, array.shape())?;
     let transfer = Transfer::new(array, FileArray::of(&info), origin, options, what)?;
     match &info.format {
         Format::Npy => transfer.through_mpi_io(Side::Save(array), path, Access::Update, |_| Ok(())),

@@ -15,7 +15,7 @@ use crate::agree::{agree, broadcast_bytes};
 use crate::element::ElementType;
 use crate::error::IoError;
 use crate::info::name;
-use crate::save::Temporary;
+use crate::temporary::Temporary;
 use crate::transfer::{Side, Transfer};
 use dist_array::{DistArray, Element};
 use hdf5::dataset::{AllocTime, FillTime};
