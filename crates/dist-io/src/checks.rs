@@ -4,8 +4,8 @@
 
 use crate::agree::Fingerprint;
 use crate::element::ElementType;
-use crate::error::IoError;
-use crate::info::{name, FileInfo};
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
 use crate::options::IoOptions;
 use dist_array::{DistArray, Element};
 use std::path::Path;

@@ -4,13 +4,14 @@
 
 use crate::agree::{agree, Fingerprint};
 use crate::checks::{check_type, check_window, fingerprint};
-use crate::error::IoError;
-use crate::info::{info_everywhere, name, FileInfo};
-use crate::options::{Format, IoOptions};
-use crate::transfer::{FileArray, Side, Transfer};
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
+use crate::info::info_everywhere;
+use crate::options::IoOptions;
+use crate::registry;
+use crate::transfer::{FileArray, Operation, Side, Transfer};
 use dist_array::{DistArray, Element, LayoutSpec};
 use procgrid::ProcGrid;
-use redist::mpi_io::Access;
 use std::path::Path;
 
 /// Loads the file at `path` into a new array laid out as `spec` on `grid`:
@@ -213,8 +214,7 @@ fn read_window<T: Element>(
     what: String,
 ) -> Result<(), IoError> {
     let transfer = Transfer::new(array, FileArray::of(info), origin, options, what)?;
-    match &info.format {
-        Format::Npy => transfer.through_mpi_io(Side::Load(array), path, Access::Read, |_| Ok(())),
-        Format::Hdf5 { dataset } => crate::hdf5::load_window(array, path, dataset, transfer),
-    }
+    let format = &info.format;
+    let side = &mut Side::Load(array);
+    registry::of(format)?.run(Operation::LoadWindow, path, format, side, transfer)
 }

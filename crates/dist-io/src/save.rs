@@ -4,23 +4,20 @@
 
 use crate::agree::agree;
 use crate::checks::{check_window, fingerprint};
-use crate::element::ElementType;
-use crate::error::IoError;
-use crate::info::{info_everywhere, name};
-use crate::npy;
-use crate::options::{Format, IoOptions};
-use crate::temporary::Temporary;
-use crate::transfer::{FileArray, Side, Transfer};
+use crate::error::{name, IoError};
+use crate::info::info_everywhere;
+use crate::options::IoOptions;
+use crate::registry;
+use crate::transfer::{FileArray, Operation, Side, Transfer};
 use dist_array::{DistArray, Element};
-use mpi::topology::Communicator;
-use redist::mpi_io::{Access, MpiFile};
 use std::path::Path;
 
 /// Saves `array` to the file at `path`, in `.npy` format or, for `.h5`
-/// names or [`Format::Hdf5`], as an HDF5 dataset (feature `hdf5`). The
-/// file's order is the array's storage order (row-major arrays give C
-/// order files, column-major ones Fortran order). Collective over the
-/// array's communicator: every rank passes the same path and options.
+/// names or [`Format::Hdf5`](crate::options::Format::Hdf5), as an HDF5
+/// dataset (feature `hdf5`). The file's order is the array's storage
+/// order (row-major arrays give C order files, column-major ones Fortran
+/// order). Collective over the array's communicator: every rank passes
+/// the same path and options.
 ///
 /// The array moves to the file in rounds: each round a redistribution
 /// gathers a contiguous range of the file on each aggregator
@@ -74,34 +71,8 @@ pub fn save<T: Element>(
     };
     let origin = vec![0; array.layout().ndim()];
     let transfer = Transfer::new(array, file, &origin, options, what)?;
-    match format {
-        Format::Npy => save_npy(array, path, transfer),
-        Format::Hdf5 { dataset } => crate::hdf5::save(array, path, &dataset, transfer),
-    }
-}
-
-fn save_npy<T: Element>(
-    array: &DistArray<T>,
-    path: &Path,
-    mut transfer: Transfer<'_>,
-) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
-    let header = npy::encode(
-        ElementType::of::<T>(),
-        array.layout().storage(),
-        array.shape(),
-    );
-    transfer.geometry.data_offset = header.len() as u64;
-    let temp = Temporary::new(comm, path);
-    let rank0 = comm.rank() == 0;
-    // A new file: no size to set, the writes make it whole.
-    let head = |file: &mut MpiFile| match rank0 {
-        true => file.write_at(0, &header),
-        false => Ok(()),
-    };
-    let written = transfer.through_mpi_io(Side::Save(array), &temp.path, Access::Create, head);
-    let what = transfer.what.clone();
-    temp.finish(comm, written, transfer.options.sync, &what)
+    let side = &mut Side::Save(array);
+    registry::of(&format)?.run(Operation::Save, path, &format, side, transfer)
 }
 
 /// Writes `array` into the file at `path` (which must exist and hold an
@@ -131,8 +102,7 @@ pub fn save_window<T: Element>(
     let info = info_everywhere(comm, path, options, &what)?;
     check_window::<T>(path, &info, origin, array.shape())?;
     let transfer = Transfer::new(array, FileArray::of(&info), origin, options, what)?;
-    match &info.format {
-        Format::Npy => transfer.through_mpi_io(Side::Save(array), path, Access::Update, |_| Ok(())),
-        Format::Hdf5 { dataset } => crate::hdf5::save_window(array, path, dataset, transfer),
-    }
+    let format = &info.format;
+    let side = &mut Side::Save(array);
+    registry::of(format)?.run(Operation::SaveWindow, path, format, side, transfer)
 }

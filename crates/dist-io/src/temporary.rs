@@ -3,8 +3,7 @@
 //! succeeded, removed when any failed.
 
 use crate::agree::{agree, broadcast_bytes};
-use crate::error::IoError;
-use crate::info::name;
+use crate::error::{name, IoError};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,9 @@
 
 use super::names::{find_dataset, DatasetPath};
 use super::types::element_of;
-use crate::error::IoError;
-use crate::info::{name, FileInfo, HDF5_SIGNATURE};
+use super::HDF5_SIGNATURE;
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
 use crate::options::Format;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, OpenMode};
