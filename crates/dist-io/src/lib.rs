@@ -75,6 +75,8 @@ pub mod rounds;
 pub mod save;
 mod staging;
 mod temporary;
+#[cfg(test)]
+mod toy_format;
 mod transfer;
 
 pub use element::ElementType;

@@ -19,6 +19,10 @@ pub enum Format {
         /// The dataset's path in the file, such as `data` or `/run/3/u`.
         dataset: String,
     },
+    /// The test's throwaway format (`toy_format.rs`): a format added by
+    /// its module and one line of the registry.
+    #[cfg(test)]
+    Toy,
 }
 
 /// The dataset name HDF5 files get when none is given.

@@ -4,7 +4,7 @@
 //!
 //! Adding a format is a module implementing [`FileFormat`], its line
 //! here and its variant of [`Format`] (`docs/io.md`, "Adding a file
-//! format").
+//! format"); `toy_format.rs` is one, for the tests.
 
 use crate::error::IoError;
 use crate::file_format::FileFormat;
@@ -14,7 +14,12 @@ use crate::options::Format;
 use std::path::Path;
 
 /// Every format, in the order a file's first bytes are tried.
-static FORMATS: &[&dyn FileFormat] = &[&Npy, &Hdf5];
+static FORMATS: &[&dyn FileFormat] = &[
+    &Npy,
+    &Hdf5,
+    #[cfg(test)]
+    &crate::toy_format::Toy,
+];
 
 /// The implementation of `format`.
 ///
