@@ -143,4 +143,39 @@ mod tests {
         assert_eq!(c.gather(0).unwrap(), expected.gather(0).unwrap());
         std::fs::remove_file(&path).unwrap();
     }
+
+    /// The guide's diffs (docs/io.md, "Adding a file format") hold the
+    /// code as it is.
+    #[test]
+    fn the_guide_shows_the_code_as_it_is() {
+        let guide = include_str!("../../../docs/io.md");
+        let section = guide
+            .split("\n## Adding a file format\n")
+            .nth(1)
+            .unwrap_or("");
+        let sources = [
+            include_str!("lib.rs"),
+            include_str!("registry.rs"),
+            include_str!("options.rs"),
+            include_str!("toy_format.rs"),
+        ]
+        .concat();
+        let blocks: Vec<&str> = (section.split("```diff\n").skip(1))
+            .filter_map(|b| b.split("```").next())
+            .collect();
+        assert_eq!(
+            blocks.len(),
+            2,
+            "docs/io.md shows the toy format's two diffs"
+        );
+        for line in blocks.iter().flat_map(|b| b.lines()) {
+            if !line.starts_with("---") && !line.starts_with("+++") {
+                let code = line.get(1..).unwrap_or("");
+                assert!(
+                    sources.contains(code),
+                    "docs/io.md shows what the code does not hold: {line}"
+                );
+            }
+        }
+    }
 }
