@@ -20,7 +20,7 @@
 //! - [`options`]: [`IoOptions`], the [`Format`], the [`Aggregators`];
 //! - the formats, each a module of its own behind one interface
 //!   (`file_format.rs`), listed once in `registry.rs`: [`npy`] (the `.npy`
-//!   header, encoded and decoded, and `npy/format.rs`), `hdf5/` (HDF5
+//!   header, encoded and decoded, and `npy/format.rs`), [`hdf5`] (HDF5
 //!   datasets, feature `hdf5`; `stub.rs` without it); `raw_file.rs`: the
 //!   saves and loads of files holding the array raw after a header;
 //! - [`element`]: [`ElementType`], element types as files name them;
@@ -64,7 +64,7 @@ pub mod element;
 pub mod error;
 mod file_format;
 mod file_info;
-mod hdf5;
+pub mod hdf5;
 pub mod info;
 pub mod load;
 pub mod npy;

@@ -8,6 +8,10 @@
 //! redistributed into it like any other layout. Contiguous storage, no
 //! chunking, no fill: the transfer writes every element once.
 //!
+//! Public here: the file signature ([`HDF5_SIGNATURE`]) and, with the
+//! feature, `types`: element types as the HDF5 datatypes dist-io writes,
+//! for programs that call HDF5 themselves.
+//!
 //! - `format.rs`: HDF5 as a file format of the registry (`.h5` names, the
 //!   signature), its calls handed to the modules below;
 //! - `names.rs`: dataset paths (`/run/3/u`), groups found or made;
@@ -34,7 +38,7 @@ mod store;
 #[cfg(not(feature = "hdf5"))]
 mod stub;
 #[cfg(feature = "hdf5")]
-mod types;
+pub mod types;
 #[cfg(feature = "hdf5")]
 mod write;
 
