@@ -14,7 +14,7 @@
 //! Without the `hdf5` feature the baseline says how to get it.
 
 use super::args::Common;
-use super::read::time_reps;
+use super::timing::time_reps;
 use crate::error::CliError;
 use crate::measure::values::IndexValue;
 use dist_array::{DistArray, Layout};
