@@ -1,7 +1,8 @@
 //! Choosing the aggregators: the ranks that write the file's ranges and
 //! read them back.
 
-use crate::{Aggregators, IoError};
+use crate::error::IoError;
+use crate::options::Aggregators;
 use mpi::topology::Communicator;
 use procgrid::ProcGrid;
 

@@ -8,7 +8,7 @@
 //! what must match; when a rank failed, the lowest such rank sends its
 //! error to the others (two broadcasts), and every rank returns it.
 
-use crate::IoError;
+use crate::error::IoError;
 use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
 

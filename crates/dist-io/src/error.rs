@@ -5,6 +5,7 @@
 use dist_array::{DistError, PlanError};
 use procgrid::GridError;
 use redist::RedistError;
+use std::path::Path;
 use thiserror::Error;
 
 /// Everything that can go wrong saving or loading an array.
@@ -326,6 +327,11 @@ impl IoError {
             expected: expected.to_string(),
         }
     }
+}
+
+/// The text of a path in messages.
+pub(crate) fn name(path: &Path) -> String {
+    path.display().to_string()
 }
 
 #[cfg(test)]

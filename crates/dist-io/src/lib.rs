@@ -15,15 +15,21 @@
 //! - [`load()`], [`load_into`], [`load_window`], [`load_window_into`]: a
 //!   file (or a window of it: a plane, a slab) into a new array of any
 //!   layout on any grid, or into an existing array;
-//! - [`info()`]: a file's header — format, element type, shape, order;
+//! - [`info()`]: a file's header — format, element type, shape, order
+//!   ([`FileInfo`]);
 //! - [`options`]: [`IoOptions`], the [`Format`], the [`Aggregators`];
-//! - [`npy`]: the `.npy` header, encoded and decoded;
+//! - the formats, each a module of its own behind one interface
+//!   (`file_format.rs`), listed once in `registry.rs`: [`npy`] (the `.npy`
+//!   header, encoded and decoded, and `npy/format.rs`), [`hdf5`] (HDF5
+//!   datasets, feature `hdf5`; `stub.rs` without it); `raw_file.rs`: the
+//!   saves and loads of files holding the array raw after a header;
 //! - [`element`]: [`ElementType`], element types as files name them;
 //! - [`rounds`]: the file as a layout, cut in rounds ([`rounds::Rounds`]);
 //! - `transfer.rs`: one round's redistribution and write (or read);
 //!   `aggregators.rs`: which ranks write; `agree.rs`: every rank's verdict
-//!   agreed after each step; `staging.rs`: staging memory kept between calls;
-//!   `hdf5/`: HDF5 datasets (feature `hdf5`; `stub.rs` without it);
+//!   agreed after each step; `checks.rs`: what is checked before;
+//!   `temporary.rs`: new files under a temporary name; `staging.rs`:
+//!   staging memory kept between calls;
 //! - [`error`]: [`IoError`], the one error type.
 //!
 //! ```
@@ -53,21 +59,30 @@
 
 mod aggregators;
 mod agree;
+mod checks;
 pub mod element;
 pub mod error;
-mod hdf5;
+mod file_format;
+mod file_info;
+pub mod hdf5;
 pub mod info;
 pub mod load;
 pub mod npy;
 pub mod options;
+mod raw_file;
+mod registry;
 pub mod rounds;
 pub mod save;
 mod staging;
+mod temporary;
+#[cfg(test)]
+mod toy_format;
 mod transfer;
 
 pub use element::ElementType;
 pub use error::IoError;
-pub use info::{info, FileInfo};
+pub use file_info::FileInfo;
+pub use info::info;
 pub use load::{load, load_into, load_window, load_window_into};
 pub use options::{Aggregators, Format, IoOptions, DEFAULT_DATASET};
 pub use save::{save, save_window};

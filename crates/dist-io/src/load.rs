@@ -3,11 +3,14 @@
 //! of the window's shape.
 
 use crate::agree::{agree, Fingerprint};
-use crate::info::{info_everywhere, name, FileInfo};
-use crate::transfer::{FileArray, Side, Transfer};
-use crate::{ElementType, Format, IoError, IoOptions};
+use crate::checks::{check_type, check_window, fingerprint};
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
+use crate::info::info_everywhere;
+use crate::options::IoOptions;
+use crate::registry;
+use crate::transfer::{FileArray, Operation, Side, Transfer};
 use dist_array::{DistArray, Element, LayoutSpec};
-use mpi_extras::file::Access;
 use procgrid::ProcGrid;
 use std::path::Path;
 
@@ -179,7 +182,7 @@ fn open_into<T: Element>(
     what: &str,
 ) -> Result<FileInfo, IoError> {
     let comm = array.grid().communicator();
-    let fingerprint = crate::save::fingerprint(array, path, options).numbers(origin);
+    let fingerprint = fingerprint(array, path, options).numbers(origin);
     agree(comm, options.check(), fingerprint.value(), what)?;
     let info = info_everywhere(comm, path, options, what)?;
     check_type::<T>(path, &info)?;
@@ -200,51 +203,6 @@ fn new_array<T: Element>(
     Ok(DistArray::zeros(grid, layout)?)
 }
 
-/// `Err` unless the file holds elements of type `T`.
-fn check_type<T: Element>(path: &Path, info: &FileInfo) -> Result<(), IoError> {
-    let wanted = ElementType::of::<T>();
-    if info.element == wanted {
-        return Ok(());
-    }
-    Err(IoError::Mismatch {
-        path: name(path),
-        found: format!(
-            "an array of {} ({})",
-            info.element,
-            info.element.numpy_name()
-        ),
-        expected: format!("{wanted} ({})", wanted.numpy_name()),
-    })
-}
-
-/// `Err` unless `T` is the file's type and the window of `shape` at
-/// `origin` lies inside the file's array.
-pub(crate) fn check_window<T: Element>(
-    path: &Path,
-    info: &FileInfo,
-    origin: &[usize],
-    shape: &[usize],
-) -> Result<(), IoError> {
-    check_type::<T>(path, info)?;
-    let k = info.shape.len();
-    let fits = origin.len() == k
-        && shape.len() == k
-        && (0..k).all(|d| {
-            origin[d]
-                .checked_add(shape[d])
-                .is_some_and(|e| e <= info.shape[d])
-        });
-    if fits {
-        return Ok(());
-    }
-    Err(IoError::Window {
-        path: name(path),
-        origin: origin.to_vec(),
-        shape: shape.to_vec(),
-        array: info.shape.clone(),
-    })
-}
-
 /// Reads the window at `origin` of the file's array into `array` (of the
 /// window's shape). Collective.
 fn read_window<T: Element>(
@@ -256,8 +214,7 @@ fn read_window<T: Element>(
     what: String,
 ) -> Result<(), IoError> {
     let transfer = Transfer::new(array, FileArray::of(info), origin, options, what)?;
-    match &info.format {
-        Format::Npy => transfer.through_mpi_io(Side::Load(array), path, Access::Read, |_| Ok(())),
-        Format::Hdf5 { dataset } => crate::hdf5::load_window(array, path, dataset, transfer),
-    }
+    let format = &info.format;
+    let side = &mut Side::Load(array);
+    registry::of(format)?.run(Operation::LoadWindow, path, format, side, transfer)
 }

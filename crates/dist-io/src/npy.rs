@@ -10,7 +10,9 @@
 //! the data starts at a multiple of 64 bytes. Version 3.0 differs from 2.0
 //! only in allowing UTF-8 in the header text.
 //!
-//! This module turns headers into bytes and back, and does no I/O.
+//! This module turns headers into bytes and back, and does no I/O; the
+//! `.npy` file format that reads and writes them, with the array's bytes
+//! after them, is `npy/format.rs`.
 //! [`encode`] writes byte for byte what `numpy.save` writes for the same
 //! array (checked against NumPy 1.24). [`decode`] reads what any NumPy
 //! version writes for arrays of the element types of [`ElementType`],
@@ -29,8 +31,10 @@
 //! assert_eq!(data_bytes(&header), Some(96));
 //! ```
 
-use crate::ElementType;
+use crate::element::ElementType;
 use procgrid::Order;
+
+pub(crate) mod format;
 
 /// The first six bytes of every `.npy` file.
 ///

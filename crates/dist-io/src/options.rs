@@ -1,11 +1,15 @@
 //! What a save or a load may be told: the file's format, which ranks
 //! write, how much memory a rank may spare, whether to sync.
 
-use crate::IoError;
+use crate::error::IoError;
 use procgrid::Order;
 use std::path::Path;
 
 /// A file format.
+///
+/// Each format is a module of its own, listed in the registry of formats,
+/// which also gives the methods [`Format::from_name`] and [`Format::name`]
+/// (`registry.rs`; `docs/io.md`, "Adding a file format").
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Format {
     /// NumPy's `.npy`: a small header, then the array's bytes.
@@ -15,39 +19,14 @@ pub enum Format {
         /// The dataset's path in the file, such as `data` or `/run/3/u`.
         dataset: String,
     },
+    /// The test's throwaway format (`toy_format.rs`): a format added by
+    /// its module and one line of the registry.
+    #[cfg(test)]
+    Toy,
 }
 
 /// The dataset name HDF5 files get when none is given.
 pub const DEFAULT_DATASET: &str = "data";
-
-impl Format {
-    /// The format a file name suggests: HDF5 (dataset
-    /// [`DEFAULT_DATASET`]) for `.h5`, `.hdf5`, `.hdf` and `.he5`, else
-    /// `.npy`.
-    ///
-    /// ```
-    /// use dist_io::Format;
-    /// assert_eq!(Format::from_name("u.npy".as_ref()), Format::Npy);
-    /// assert_eq!(Format::from_name("u.h5".as_ref()), Format::Hdf5 { dataset: "data".into() });
-    /// ```
-    pub fn from_name(path: &Path) -> Format {
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        match ext.to_ascii_lowercase().as_str() {
-            "h5" | "hdf5" | "hdf" | "he5" => Format::Hdf5 {
-                dataset: DEFAULT_DATASET.to_string(),
-            },
-            _ => Format::Npy,
-        }
-    }
-
-    /// `npy` or `h5`, as `redist io --format` names it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Format::Npy => "npy",
-            Format::Hdf5 { .. } => "h5",
-        }
-    }
-}
 
 /// Which ranks write to (and read from) the file.
 ///

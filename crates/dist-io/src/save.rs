@@ -2,20 +2,22 @@
 //! name, renamed once every rank succeeded), or into a window of an
 //! existing one.
 
-use crate::agree::{agree, broadcast_bytes, Fingerprint};
-use crate::info::{info_everywhere, name};
-use crate::transfer::{FileArray, Side, Transfer};
-use crate::{npy, ElementType, Format, IoError, IoOptions};
+use crate::agree::agree;
+use crate::checks::{check_window, fingerprint};
+use crate::error::{name, IoError};
+use crate::info::info_everywhere;
+use crate::options::IoOptions;
+use crate::registry;
+use crate::transfer::{FileArray, Operation, Side, Transfer};
 use dist_array::{DistArray, Element};
-use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_extras::file::{Access, MpiFile};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Saves `array` to the file at `path`, in `.npy` format or, for `.h5`
-/// names or [`Format::Hdf5`], as an HDF5 dataset (feature `hdf5`). The
-/// file's order is the array's storage order (row-major arrays give C
-/// order files, column-major ones Fortran order). Collective over the
-/// array's communicator: every rank passes the same path and options.
+/// names or [`Format::Hdf5`](crate::options::Format::Hdf5), as an HDF5
+/// dataset (feature `hdf5`). The file's order is the array's storage
+/// order (row-major arrays give C order files, column-major ones Fortran
+/// order). Collective over the array's communicator: every rank passes
+/// the same path and options.
 ///
 /// The array moves to the file in rounds: each round a redistribution
 /// gathers a contiguous range of the file on each aggregator
@@ -69,134 +71,8 @@ pub fn save<T: Element>(
     };
     let origin = vec![0; array.layout().ndim()];
     let transfer = Transfer::new(array, file, &origin, options, what)?;
-    match format {
-        Format::Npy => save_npy(array, path, transfer),
-        Format::Hdf5 { dataset } => crate::hdf5::save(array, path, &dataset, transfer),
-    }
-}
-
-/// What every rank must pass alike to save or load.
-pub(crate) fn fingerprint<T: Element>(
-    array: &DistArray<T>,
-    path: &Path,
-    options: &IoOptions,
-) -> Fingerprint {
-    let layout = array.layout();
-    Fingerprint::new()
-        .text(&name(path))
-        .text(T::NAME)
-        .numbers(layout.shape())
-        .text(&layout.spec().to_string())
-        .text(&format!("{:?}", layout.storage()))
-        .text(&options.agreed_text())
-}
-
-fn save_npy<T: Element>(
-    array: &DistArray<T>,
-    path: &Path,
-    mut transfer: Transfer<'_>,
-) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
-    let header = npy::encode(
-        ElementType::of::<T>(),
-        array.layout().storage(),
-        array.shape(),
-    );
-    transfer.geometry.data_offset = header.len() as u64;
-    let temp = Temporary::new(comm, path);
-    let rank0 = comm.rank() == 0;
-    // A new file: no size to set, the writes make it whole.
-    let head = |file: &mut MpiFile| match rank0 {
-        true => file.write_at(0, &header),
-        false => Ok(()),
-    };
-    let written = transfer.through_mpi_io(Side::Save(array), &temp.path, Access::Create, head);
-    let what = transfer.what.clone();
-    temp.finish(comm, written, transfer.options.sync, &what)
-}
-
-/// The temporary name a new file is written under, beside its final name,
-/// and what becomes of it at the end.
-pub(crate) struct Temporary {
-    /// The temporary file.
-    pub path: PathBuf,
-    target: PathBuf,
-}
-
-impl Temporary {
-    /// `.<name>.<token>.tmp` beside `target`, the token from rank 0.
-    /// Collective over `comm` (one broadcast).
-    pub fn new(comm: &SimpleCommunicator, target: &Path) -> Temporary {
-        let mut token = if comm.rank() == 0 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            let low = u64::try_from(nanos % (1 << 64)).unwrap_or(0);
-            let mixed = low ^ (u64::from(std::process::id()) << 32);
-            mixed.to_le_bytes().to_vec()
-        } else {
-            Vec::new()
-        };
-        broadcast_bytes(comm, 0, &mut token);
-        let token: [u8; 8] = token.as_slice().try_into().unwrap_or([0; 8]);
-        let file = target
-            .file_name()
-            .map_or_else(|| "array".into(), |n| n.to_string_lossy().into_owned());
-        let name = format!(".{file}.{:016x}.tmp", u64::from_le_bytes(token));
-        Temporary {
-            path: target.with_file_name(name),
-            target: target.to_path_buf(),
-        }
-    }
-
-    /// After the writing (`written`, agreed on every rank): rank 0 renames
-    /// the temporary file to the target (and with `sync` flushes the
-    /// directory), or removes it when the writing failed. Collective over
-    /// `comm` when the writing succeeded (the rename is agreed).
-    pub fn finish(
-        self,
-        comm: &SimpleCommunicator,
-        written: Result<(), IoError>,
-        sync: bool,
-        what: &str,
-    ) -> Result<(), IoError> {
-        let root = comm.rank() == 0;
-        if let Err(e) = written {
-            if root {
-                let _ = std::fs::remove_file(&self.path);
-            }
-            return Err(e);
-        }
-        let renamed = if root {
-            std::fs::rename(&self.path, &self.target)
-                .and_then(|()| {
-                    if sync {
-                        sync_directory(&self.target)
-                    } else {
-                        Ok(())
-                    }
-                })
-                .map_err(|e| IoError::Write {
-                    path: name(&self.target),
-                    reason: format!("renaming {} to it: {e}", name(&self.path)),
-                })
-        } else {
-            Ok(())
-        };
-        if renamed.is_err() && root {
-            let _ = std::fs::remove_file(&self.path);
-        }
-        agree(comm, renamed, 0, what)
-    }
-}
-
-/// Flushes the directory holding `path`, so a rename survives a crash.
-fn sync_directory(path: &Path) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::File::open(dir)?.sync_all()
+    let side = &mut Side::Save(array);
+    registry::of(&format)?.run(Operation::Save, path, &format, side, transfer)
 }
 
 /// Writes `array` into the file at `path` (which must exist and hold an
@@ -224,10 +100,9 @@ pub fn save_window<T: Element>(
     let fingerprint = fingerprint(array, path, options).numbers(origin).value();
     agree(comm, options.check(), fingerprint, &what)?;
     let info = info_everywhere(comm, path, options, &what)?;
-    crate::load::check_window::<T>(path, &info, origin, array.shape())?;
+    check_window::<T>(path, &info, origin, array.shape())?;
     let transfer = Transfer::new(array, FileArray::of(&info), origin, options, what)?;
-    match &info.format {
-        Format::Npy => transfer.through_mpi_io(Side::Save(array), path, Access::Update, |_| Ok(())),
-        Format::Hdf5 { dataset } => crate::hdf5::save_window(array, path, dataset, transfer),
-    }
+    let format = &info.format;
+    let side = &mut Side::Save(array);
+    registry::of(format)?.run(Operation::SaveWindow, path, format, side, transfer)
 }

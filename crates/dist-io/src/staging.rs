@@ -10,7 +10,7 @@
 //! not matter: every element of a staging buffer is written (by the
 //! redistribution, or by reading the file) before anything reads it.
 
-use crate::IoError;
+use crate::error::IoError;
 use dist_array::{DistArray, Element, Layout, LocalStorage};
 use procgrid::ProcGrid;
 use std::any::Any;

@@ -2,18 +2,22 @@
 //! between the array and the round's ranges on the aggregators, and one
 //! call per aggregator that writes or reads its range.
 //!
-//! The file side is a [`Store`]: `.npy` through MPI-IO
-//! ([`MpiStore`]), HDF5 through its own collective hyperslab calls. Every
-//! step ends agreed (`agree`), so an error on any rank stops every rank
-//! at the same round with the same error.
+//! The file side is a [`Store`], which each format makes: `.npy` through
+//! MPI-IO (`raw_file.rs`), HDF5 through its own hyperslab calls. The
+//! array side is an [`AnySide`], the array with its element type erased,
+//! so that formats are not generic. Every step ends agreed (`agree`), so
+//! an error on any rank stops every rank at the same round with the same
+//! error.
 
 use crate::agree::agree;
-use crate::options::MAX_STAGING_BYTES;
+use crate::element::ElementType;
+use crate::error::IoError;
+use crate::file_info::FileInfo;
+use crate::options::{IoOptions, MAX_STAGING_BYTES};
 use crate::rounds::{RegionBox, Round, Rounds};
-use crate::{IoError, IoOptions};
 use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
-use mpi_extras::file::{FileBox, MpiFile};
+use mpi_extras::file::FileBox;
 use procgrid::{Order, ProcGrid};
 use redist::{Redistribution, Remap, Window};
 use std::time::Instant;
@@ -39,49 +43,6 @@ pub(crate) trait Store {
         data: &mut [u8],
         contiguous: bool,
     ) -> Result<(), IoError>;
-}
-
-/// A file's array through MPI-IO: `.npy` data after its header.
-pub(crate) struct MpiStore {
-    pub file: MpiFile,
-    /// The file's name, for errors.
-    pub path: String,
-}
-
-impl Store for MpiStore {
-    fn write(
-        &mut self,
-        file_box: Option<&FileBox>,
-        data: &[u8],
-        contiguous: bool,
-    ) -> Result<(), IoError> {
-        let done = match (contiguous, file_box) {
-            (true, Some(file_box)) => self.file.write_box(file_box, data),
-            (true, None) => Ok(()),
-            (false, file_box) => self.file.write_box_all(file_box, data),
-        };
-        done.map_err(|e| IoError::Write {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })
-    }
-
-    fn read(
-        &mut self,
-        file_box: Option<&FileBox>,
-        data: &mut [u8],
-        contiguous: bool,
-    ) -> Result<(), IoError> {
-        let done = match (contiguous, file_box) {
-            (true, Some(file_box)) => self.file.read_box(file_box, data),
-            (true, None) => Ok(()),
-            (false, file_box) => self.file.read_box_all(file_box, data),
-        };
-        done.map_err(|e| IoError::Read {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })
-    }
 }
 
 /// Where a transfer's region lies in the file.
@@ -142,13 +103,30 @@ pub(crate) struct FileArray<'b> {
 
 impl FileArray<'_> {
     /// The array a file's header describes.
-    pub fn of(info: &crate::FileInfo) -> FileArray<'_> {
+    pub fn of(info: &FileInfo) -> FileArray<'_> {
         FileArray {
             data_offset: info.data_offset.unwrap_or(0),
             shape: &info.shape,
             order: info.order,
         }
     }
+}
+
+/// What a transfer does to the file
+/// ([`FileFormat::run`](crate::file_format::FileFormat::run)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operation {
+    /// The array saved to a new file (or, for a format holding several
+    /// arrays, a new array of it) that replaces the old one only when
+    /// every rank succeeded ([`save`](crate::save::save)).
+    Save,
+    /// The array written into the window of the existing file's array
+    /// that the transfer names, in place
+    /// ([`save_window`](crate::save::save_window)).
+    SaveWindow,
+    /// The window of the file's array that the transfer names loaded into
+    /// the array (every load).
+    LoadWindow,
 }
 
 /// The array of a transfer, and so which way the bytes go.
@@ -165,6 +143,53 @@ impl<T: Element> Side<'_, T> {
             Side::Save(a) => a,
             Side::Load(a) => a,
         }
+    }
+}
+
+/// The array of a transfer, its element type erased: what a format reads
+/// of it, and the rounds that move it ([`Transfer::run`]).
+pub(crate) trait AnySide {
+    /// The array's grid.
+    fn grid(&self) -> &ProcGrid;
+    /// The array's layout.
+    fn layout(&self) -> &Layout;
+    /// The array's element type.
+    fn element(&self) -> ElementType;
+    /// Whether the array is saved to the file (else loaded from it).
+    fn saving(&self) -> bool;
+    /// Moves the whole region between the array and the file through
+    /// `store`, as `transfer` says. Collective.
+    fn run_rounds(&mut self, transfer: &Transfer<'_>, store: &mut dyn Store)
+        -> Result<(), IoError>;
+}
+
+impl<T: Element> AnySide for Side<'_, T> {
+    fn grid(&self) -> &ProcGrid {
+        self.array().grid()
+    }
+
+    fn layout(&self) -> &Layout {
+        self.array().layout()
+    }
+
+    fn element(&self) -> ElementType {
+        ElementType::of::<T>()
+    }
+
+    fn saving(&self) -> bool {
+        matches!(self, Side::Save(_))
+    }
+
+    fn run_rounds(
+        &mut self,
+        transfer: &Transfer<'_>,
+        store: &mut dyn Store,
+    ) -> Result<(), IoError> {
+        let side = match self {
+            Side::Save(a) => Side::Save(&**a),
+            Side::Load(a) => Side::Load(&mut **a),
+        };
+        transfer.run_typed(side, store)
     }
 }
 
@@ -208,54 +233,15 @@ impl<'a> Transfer<'a> {
         })
     }
 
-    /// The transfer through MPI-IO on the `.npy` file at `path`, opened
-    /// with `access` (a new file, one to update, one to read): every step
-    /// agreed, the file synced when the options say so and it was written,
-    /// closed. Collective.
-    pub fn through_mpi_io<T: Element>(
-        &self,
-        side: Side<'_, T>,
-        path: &std::path::Path,
-        access: mpi_extras::file::Access,
-        before: impl FnOnce(&mut MpiFile) -> Result<(), mpi_extras::MpiError>,
-    ) -> Result<(), IoError> {
-        let grid = side.array().grid().clone();
-        let comm = grid.communicator();
-        let saving = matches!(side, Side::Save(_));
-        let name = crate::info::name(path);
-        let failed = |e: mpi_extras::MpiError| match saving {
-            true => IoError::Write {
-                path: name.clone(),
-                reason: e.to_string(),
-            },
-            false => IoError::Read {
-                path: name.clone(),
-                reason: e.to_string(),
-            },
-        };
-        let file = MpiFile::open(comm, path, access).map_err(|e| match saving {
-            true => failed(e),
-            false => IoError::Open {
-                path: name.clone(),
-                reason: e.to_string(),
-            },
-        });
-        let mut file = agree(comm, file, 0, &self.what)?;
-        agree(comm, before(&mut file).map_err(failed), 0, &self.what)?;
-        let mut store = MpiStore {
-            file,
-            path: name.clone(),
-        };
-        self.run(side, &mut store)?;
-        if saving && self.options.sync {
-            agree(comm, store.file.sync().map_err(failed), 0, &self.what)?;
-        }
-        agree(comm, store.file.close().map_err(failed), 0, &self.what)
+    /// Moves the whole region between the array of `side` (of the
+    /// region's shape) and the file through `store`. Collective over the
+    /// array's communicator.
+    pub fn run(&self, side: &mut dyn AnySide, store: &mut dyn Store) -> Result<(), IoError> {
+        side.run_rounds(self, store)
     }
 
-    /// Moves the whole region between `array` (of the region's shape) and
-    /// the file through `store`. Collective over the array's communicator.
-    pub fn run<T: Element>(
+    /// [`run`](Self::run) for elements of type `T`.
+    fn run_typed<T: Element>(
         &self,
         mut side: Side<'_, T>,
         store: &mut dyn Store,

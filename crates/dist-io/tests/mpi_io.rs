@@ -5,12 +5,6 @@
 //! types and storage orders; windows; files written by one rank count and
 //! read by another; every refusal, the same on every rank; failures that
 //! leave the previous file as it was.
-#![allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap,
-    clippy::cast_precision_loss,
-    reason = "test values are small or wrap on purpose"
-)]
 
 mod common;
 mod suites;

@@ -4,8 +4,10 @@
 
 use super::names::{find_dataset, DatasetPath};
 use super::types::element_of;
-use crate::info::{name, FileInfo, HDF5_SIGNATURE};
-use crate::{Format, IoError};
+use super::HDF5_SIGNATURE;
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
+use crate::options::Format;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, OpenMode};
 use mpi::raw::AsRaw;

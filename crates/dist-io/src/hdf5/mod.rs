@@ -8,10 +8,16 @@
 //! redistributed into it like any other layout. Contiguous storage, no
 //! chunking, no fill: the transfer writes every element once.
 //!
+//! Public here: the file signature ([`HDF5_SIGNATURE`]) and, with the
+//! feature, `types`: element types as the HDF5 datatypes dist-io writes,
+//! for programs that call HDF5 themselves.
+//!
+//! - `format.rs`: HDF5 as a file format of the registry (`.h5` names, the
+//!   signature), its calls handed to the modules below;
 //! - `names.rs`: dataset paths (`/run/3/u`), groups found or made;
 //! - `types.rs`: element types as HDF5 datatypes, and the refusals;
 //! - `files.rs`: opening files (serially, or over MPI-IO), a dataset's
-//!   header as a [`FileInfo`](crate::FileInfo);
+//!   header as a [`FileInfo`](crate::file_info::FileInfo);
 //! - `store.rs`: the transfer's file side, one `H5Dwrite` or `H5Dread`
 //!   of a hyperslab per aggregator and round (independent MPI-IO: why,
 //!   there);
@@ -22,24 +28,20 @@
 
 #[cfg(feature = "hdf5")]
 mod files;
+pub(crate) mod format;
 #[cfg(feature = "hdf5")]
 mod names;
 #[cfg(feature = "hdf5")]
 mod read;
 #[cfg(feature = "hdf5")]
 mod store;
+#[cfg(not(feature = "hdf5"))]
+mod stub;
 #[cfg(feature = "hdf5")]
-mod types;
+pub mod types;
 #[cfg(feature = "hdf5")]
 mod write;
 
-#[cfg(feature = "hdf5")]
-pub(crate) use read::{info, info_collective, load_window};
-#[cfg(feature = "hdf5")]
-pub(crate) use write::{save, save_window};
-
-#[cfg(not(feature = "hdf5"))]
-mod stub;
-
-#[cfg(not(feature = "hdf5"))]
-pub(crate) use stub::{info, info_collective, load_window, save, save_window};
+/// The first bytes of every HDF5 file (at byte 0 when it has no user
+/// block).
+pub const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";

@@ -2,7 +2,7 @@
 //! read) or made (to write), and what a group holds when the dataset is
 //! not there.
 
-use crate::IoError;
+use crate::error::IoError;
 use hdf5::{Dataset, Group, LocationType};
 
 /// A dataset's path in a file: the groups from the root, and its name.

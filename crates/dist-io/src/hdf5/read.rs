@@ -5,10 +5,9 @@ use super::files::{describe, open_error, open_parallel, open_serial};
 use super::names::{find_dataset, DatasetPath};
 use super::store::DatasetStore;
 use crate::agree::agree;
-use crate::info::{name, FileInfo};
-use crate::transfer::{Side, Transfer};
-use crate::{ElementType, IoError};
-use dist_array::{DistArray, Element};
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
+use crate::transfer::{AnySide, Transfer};
 use hdf5::OpenMode;
 use mpi::topology::SimpleCommunicator;
 use std::path::Path;
@@ -53,15 +52,15 @@ pub(super) fn close(file: hdf5::File, path: &Path, written: bool) -> Result<(), 
     })
 }
 
-/// Loads the window of `dataset` the transfer names into `array`.
-/// Collective over the array's communicator.
-pub(crate) fn load_window<T: Element>(
-    array: &mut DistArray<T>,
+/// Loads the window of `dataset` the transfer names into the array of
+/// `side`. Collective over the array's communicator.
+pub(crate) fn load_window(
+    side: &mut dyn AnySide,
     path: &Path,
     dataset: &str,
     transfer: Transfer<'_>,
 ) -> Result<(), IoError> {
-    let grid = array.grid().clone();
+    let grid = side.grid().clone();
     let comm = grid.communicator();
     let what = &transfer.what;
     let parsed = DatasetPath::parse(dataset)?;
@@ -73,13 +72,14 @@ pub(crate) fn load_window<T: Element>(
             reason,
         });
         let ds = agree(comm, ds, 0, what)?;
-        let store = DatasetStore::new(&ds, ElementType::of::<T>(), name(path), parsed.full())
-            .map_err(|e| IoError::Read {
+        let element = side.element();
+        let store =
+            DatasetStore::new(&ds, element, name(path), parsed.full()).map_err(|e| IoError::Read {
                 path: name(path),
                 reason: format!("the dataset {}: {e}", parsed.full()),
             });
         let mut store = agree(comm, store, 0, what)?;
-        transfer.run(Side::Load(array), &mut store)
+        transfer.run(side, &mut store)
     })();
     let closed = agree(comm, close(file, path, false), 0, what);
     loaded.and(closed)

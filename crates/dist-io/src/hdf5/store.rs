@@ -15,8 +15,9 @@
 //! Measured on 2 ranks, 128 MiB and 512 MiB arrays: the same speed.
 
 use super::types;
+use crate::element::ElementType;
+use crate::error::IoError;
 use crate::transfer::Store;
-use crate::{ElementType, IoError};
 use hdf5::{Dataset, Dataspace, Datatype, Hyperslab, PropertyList, Selection, SliceOrIndex};
 use hdf5_sys::h5d::{H5Dread, H5Dwrite};
 use hdf5_sys::h5p::{H5FD_mpio_xfer_t, H5Pcreate, H5Pset_dxpl_mpio};

@@ -1,10 +1,9 @@
 //! A build without the `hdf5` feature: every HDF5 call says how to get
 //! one that reads and writes HDF5.
 
-use crate::info::{name, FileInfo};
-use crate::transfer::Transfer;
-use crate::IoError;
-use dist_array::{DistArray, Element};
+use crate::error::{name, IoError};
+use crate::file_info::FileInfo;
+use crate::transfer::{AnySide, Transfer};
 use mpi::topology::SimpleCommunicator;
 use std::path::Path;
 
@@ -30,8 +29,8 @@ pub(crate) fn info_collective(
     Err(not_built(path))
 }
 
-pub(crate) fn save<T: Element>(
-    _array: &DistArray<T>,
+pub(crate) fn save(
+    _side: &mut dyn AnySide,
     path: &Path,
     _dataset: &str,
     _transfer: Transfer<'_>,
@@ -39,8 +38,8 @@ pub(crate) fn save<T: Element>(
     Err(not_built(path))
 }
 
-pub(crate) fn save_window<T: Element>(
-    _array: &DistArray<T>,
+pub(crate) fn save_window(
+    _side: &mut dyn AnySide,
     path: &Path,
     _dataset: &str,
     _transfer: Transfer<'_>,
@@ -48,8 +47,8 @@ pub(crate) fn save_window<T: Element>(
     Err(not_built(path))
 }
 
-pub(crate) fn load_window<T: Element>(
-    _array: &mut DistArray<T>,
+pub(crate) fn load_window(
+    _side: &mut dyn AnySide,
     path: &Path,
     _dataset: &str,
     _transfer: Transfer<'_>,

@@ -1,13 +1,29 @@
 //! Element types as HDF5 datatypes: little-endian numbers, and complex
 //! numbers as h5py writes them (a compound of two floats named `r` and
 //! `i`, which h5py and NumPy read as `complex64` / `complex128`).
+//!
+//! Public (feature `hdf5`) for programs that write or read with HDF5's
+//! own calls the datasets dist-io reads or writes, such as `redist io
+//! --baseline hdf5`:
+//!
+//! ```
+//! use dist_io::hdf5::types::{datatype, descriptor};
+//! use dist_io::ElementType;
+//! use hdf5::types::TypeDescriptor;
+//! // Complex numbers as h5py writes them: a compound of `r` and `i`.
+//! let TypeDescriptor::Compound(c) = descriptor(ElementType::C64) else { panic!() };
+//! let fields: Vec<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
+//! assert_eq!(fields, ["r", "i"]);
+//! assert_eq!(datatype(ElementType::C64).unwrap().size(), 16);
+//! ```
 
 use crate::element::{ElementType, ALL};
 use hdf5::types::{CompoundField, CompoundType, FloatSize, IntSize, TypeDescriptor};
 use hdf5::Datatype;
 
-/// The HDF5 type of `element` (native, so little-endian here).
-pub(super) fn descriptor(element: ElementType) -> TypeDescriptor {
+/// The HDF5 type of `element` (native, so little-endian here), as dist-io
+/// writes it.
+pub fn descriptor(element: ElementType) -> TypeDescriptor {
     use TypeDescriptor as D;
     let complex = |float: FloatSize, bytes: usize| {
         D::Compound(CompoundType {
@@ -31,8 +47,12 @@ pub(super) fn descriptor(element: ElementType) -> TypeDescriptor {
     }
 }
 
-/// The HDF5 datatype of `element`.
-pub(super) fn datatype(element: ElementType) -> hdf5::Result<Datatype> {
+/// The HDF5 datatype of `element`: its [`descriptor`]'s.
+///
+/// # Errors
+///
+/// HDF5's, when it cannot make the datatype.
+pub fn datatype(element: ElementType) -> hdf5::Result<Datatype> {
     Datatype::from_descriptor(&descriptor(element))
 }
 

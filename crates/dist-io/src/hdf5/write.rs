@@ -12,34 +12,34 @@ use super::read::close;
 use super::store::DatasetStore;
 use super::types;
 use crate::agree::{agree, broadcast_bytes};
-use crate::info::name;
-use crate::save::Temporary;
-use crate::transfer::{Side, Transfer};
-use crate::{ElementType, IoError};
-use dist_array::{DistArray, Element};
+use crate::element::ElementType;
+use crate::error::{name, IoError};
+use crate::temporary::Temporary;
+use crate::transfer::{AnySide, Transfer};
 use hdf5::dataset::{AllocTime, FillTime};
 use hdf5::{Dataset, File, Group, LocationType, OpenMode};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Order;
 use std::path::Path;
 
-/// Saves `array` as `dataset` of the HDF5 file at `path`: a new file when
-/// none is there, else the dataset created or replaced among the file's
-/// others. Collective over the array's communicator.
-pub(crate) fn save<T: Element>(
-    array: &DistArray<T>,
+/// Saves the array of `side` as `dataset` of the HDF5 file at `path`: a
+/// new file when none is there, else the dataset created or replaced
+/// among the file's others. Collective over the array's communicator.
+pub(crate) fn save(
+    side: &mut dyn AnySide,
     path: &Path,
     dataset: &str,
     mut transfer: Transfer<'_>,
 ) -> Result<(), IoError> {
     // HDF5 datasets are C order whatever the array's storage order.
     transfer.geometry.order = Order::RowMajor;
-    let comm = array.grid().communicator();
+    let grid = side.grid().clone();
+    let comm = grid.communicator();
     let parsed = DatasetPath::parse(dataset)?;
     if exists(comm, path, &transfer.what)? {
-        save_into(array, path, &parsed, &transfer)
+        save_into(side, path, &parsed, &transfer)
     } else {
-        save_new(array, path, &parsed, &transfer)
+        save_new(side, path, &parsed, &transfer)
     }
 }
 
@@ -76,13 +76,14 @@ fn exists(comm: &SimpleCommunicator, path: &Path, what: &str) -> Result<bool, Io
 
 /// A new file: written under a temporary name beside `path`, renamed to
 /// it when every rank succeeded. Collective.
-fn save_new<T: Element>(
-    array: &DistArray<T>,
+fn save_new(
+    side: &mut dyn AnySide,
     path: &Path,
     parsed: &DatasetPath,
     transfer: &Transfer<'_>,
 ) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
+    let grid = side.grid().clone();
+    let comm = grid.communicator();
     let what = &transfer.what;
     let temp = Temporary::new(comm, path);
     let written = (|| {
@@ -95,7 +96,7 @@ fn save_new<T: Element>(
             let group = make_group(&file, parsed).map_err(|r| failed(path, r));
             let group = agree(comm, group, 0, what)?;
             write_dataset(
-                array,
+                side,
                 &group,
                 &parsed.leaf,
                 path,
@@ -116,13 +117,14 @@ fn save_new<T: Element>(
 /// `parsed`, which then replaces the old dataset (if any); on failure the
 /// temporary dataset is deleted and the old one left as it was.
 /// Collective.
-fn save_into<T: Element>(
-    array: &DistArray<T>,
+fn save_into(
+    side: &mut dyn AnySide,
     path: &Path,
     parsed: &DatasetPath,
     transfer: &Transfer<'_>,
 ) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
+    let grid = side.grid().clone();
+    let comm = grid.communicator();
     let what = &transfer.what;
     let file = open_parallel(comm, path, OpenMode::ReadWrite).map_err(|e| open_error(path, &e));
     let file = agree(comm, file, 0, what)?;
@@ -153,7 +155,7 @@ fn save_into<T: Element>(
                 .map_err(|e| failed(path, e.to_string()));
             agree(comm, removed, 0, what)?;
         }
-        let written = write_dataset(array, &group, &temporary, path, path, parsed, transfer);
+        let written = write_dataset(side, &group, &temporary, path, path, parsed, transfer);
         // Nothing of the old dataset is lost until the new one is whole.
         let mut old_gone = false;
         let moved = written.and_then(|()| {
@@ -194,12 +196,13 @@ fn save_into<T: Element>(
     done.and(closed)
 }
 
-/// Creates the dataset `leaf` of `group` for `array` and writes the array
-/// into it: `file` is the file HDF5 writes (`path` or a temporary one
-/// beside it), `parsed` the dataset's path. On failure the dataset's bytes go
-/// back to the file system (see [`release`]). Collective.
-fn write_dataset<T: Element>(
-    array: &DistArray<T>,
+/// Creates the dataset `leaf` of `group` for the array of `side` and
+/// writes the array into it: `file` is the file HDF5 writes (`path` or a
+/// temporary one beside it), `parsed` the dataset's path. On failure the
+/// dataset's bytes go back to the file system (see [`release`]).
+/// Collective.
+fn write_dataset(
+    side: &mut dyn AnySide,
     group: &Group,
     leaf: &str,
     path: &Path,
@@ -207,19 +210,20 @@ fn write_dataset<T: Element>(
     parsed: &DatasetPath,
     transfer: &Transfer<'_>,
 ) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
+    let grid = side.grid().clone();
+    let comm = grid.communicator();
     let what = &transfer.what;
-    let element = ElementType::of::<T>();
-    let layout = array.layout().spec().to_string();
-    let ds = create_dataset(group, leaf, element, array.shape(), &layout)
+    let element = side.element();
+    let layout = side.layout().spec().to_string();
+    let ds = create_dataset(group, leaf, element, side.layout().shape(), &layout)
         .map_err(|e| failed(path, format!("creating the dataset {}: {e}", parsed.full())));
     let ds = agree(comm, ds, 0, what)?;
     let store = DatasetStore::new(&ds, element, name(path), parsed.full())
         .map_err(|e| failed(path, format!("the dataset {}: {e}", parsed.full())));
     let mut store = agree(comm, store, 0, what)?;
-    let written = transfer.run(Side::Save(array), &mut store);
+    let written = transfer.run(side, &mut store);
     if written.is_err() && comm.rank() == 0 {
-        let bytes = (array.layout().len() as u64).saturating_mul(element.size() as u64);
+        let bytes = (side.layout().len() as u64).saturating_mul(element.size() as u64);
         release(file, ds.offset(), bytes);
     }
     written
@@ -306,15 +310,16 @@ fn failed(path: &Path, reason: String) -> IoError {
     }
 }
 
-/// Writes `array` into the window of `dataset` the transfer names, in
-/// place. Collective over the array's communicator.
-pub(crate) fn save_window<T: Element>(
-    array: &DistArray<T>,
+/// Writes the array of `side` into the window of `dataset` the transfer
+/// names, in place. Collective over the array's communicator.
+pub(crate) fn save_window(
+    side: &mut dyn AnySide,
     path: &Path,
     dataset: &str,
     transfer: Transfer<'_>,
 ) -> Result<(), IoError> {
-    let comm = array.grid().communicator();
+    let grid = side.grid().clone();
+    let comm = grid.communicator();
     let what = &transfer.what;
     let parsed = DatasetPath::parse(dataset)?;
     let file = open_parallel(comm, path, OpenMode::ReadWrite).map_err(|e| open_error(path, &e));
@@ -325,10 +330,10 @@ pub(crate) fn save_window<T: Element>(
             reason,
         });
         let ds = agree(comm, ds, 0, what)?;
-        let store = DatasetStore::new(&ds, ElementType::of::<T>(), name(path), parsed.full())
+        let store = DatasetStore::new(&ds, side.element(), name(path), parsed.full())
             .map_err(|e| failed(path, format!("the dataset {}: {e}", parsed.full())));
         let mut store = agree(comm, store, 0, what)?;
-        transfer.run(Side::Save(array), &mut store)?;
+        transfer.run(side, &mut store)?;
         drop(store);
         drop(ds);
         flush(comm, &file, path, &transfer)

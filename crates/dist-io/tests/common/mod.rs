@@ -3,11 +3,8 @@
 //! agreement check of error texts, and the file size limit that makes one
 //! rank's writes fail.
 #![allow(
-    dead_code,
     clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap,
-    clippy::cast_precision_loss,
-    reason = "each program uses a part; test values are small or wrap on purpose"
+    reason = "test values are small or cut on purpose"
 )]
 
 use dist_array::{Complex, Element};

@@ -5,8 +5,7 @@
 //! written by h5py (Debian's python3-h5py under /usr/bin/python3).
 #![allow(
     clippy::cast_possible_truncation,
-    clippy::cast_precision_loss,
-    reason = "test values are small or wrap on purpose"
+    reason = "test values and lengths are small"
 )]
 
 use crate::common::{limit_file_size, linear};

@@ -3,12 +3,6 @@
 //! versions 1.0, 2.0 and 3.0, under MPI with 1 and 3 ranks. Rank 0 runs
 //! Debian's `/usr/bin/python3` with NumPy (`scripts/setup.sh` installs
 //! `python3-numpy`).
-#![allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap,
-    clippy::cast_precision_loss,
-    reason = "test values are small or wrap on purpose"
-)]
 
 use crate::common::Code;
 use dist_array::{Complex, DistArray, Layout, LayoutSpec, Order};

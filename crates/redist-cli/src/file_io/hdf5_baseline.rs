@@ -14,7 +14,7 @@
 //! Without the `hdf5` feature the baseline says how to get it.
 
 use super::args::Common;
-use super::read::time_reps;
+use super::timing::time_reps;
 use crate::error::CliError;
 use crate::measure::values::IndexValue;
 use dist_array::{DistArray, Layout};
@@ -124,8 +124,8 @@ mod calls {
     use crate::error::CliError;
     use crate::measure::values::IndexValue;
     use dist_array::{DistArray, Layout};
+    use dist_io::hdf5::types::{datatype, descriptor};
     use dist_io::ElementType;
-    use hdf5::types::{CompoundField, CompoundType, FloatSize, IntSize, TypeDescriptor};
     use hdf5::{Dataset, Dataspace, Datatype, File, PropertyList};
     use hdf5_sys::h5::herr_t;
     use hdf5_sys::h5d::{H5Dread, H5Dwrite};
@@ -276,7 +276,7 @@ mod calls {
             Ok(Spaces {
                 file,
                 memory,
-                memory_type: Datatype::from_descriptor(&descriptor(element))?,
+                memory_type: datatype(element)?,
                 transfer: collective_transfer()?,
             })
         }
@@ -385,32 +385,6 @@ mod calls {
             hdf5::h5check(code)?;
             Ok(list)
         })
-    }
-
-    /// The HDF5 type of `element`, as `dist_io` writes it (complex numbers as
-    /// h5py's compound of `r` and `i`).
-    fn descriptor(element: ElementType) -> TypeDescriptor {
-        use TypeDescriptor as D;
-        let complex = |float: FloatSize, bytes: usize| {
-            D::Compound(CompoundType {
-                fields: vec![
-                    CompoundField::new("r", D::Float(float), 0, 0),
-                    CompoundField::new("i", D::Float(float), bytes, 1),
-                ],
-                size: 2 * bytes,
-            })
-        };
-        match element {
-            ElementType::F32 => D::Float(FloatSize::U4),
-            ElementType::F64 => D::Float(FloatSize::U8),
-            ElementType::I32 => D::Integer(IntSize::U4),
-            ElementType::I64 => D::Integer(IntSize::U8),
-            ElementType::U8 => D::Unsigned(IntSize::U1),
-            ElementType::U32 => D::Unsigned(IntSize::U4),
-            ElementType::U64 => D::Unsigned(IntSize::U8),
-            ElementType::C32 => complex(FloatSize::U4, 4),
-            ElementType::C64 => complex(FloatSize::U8, 8),
-        }
     }
 
     #[cfg(test)]

@@ -7,6 +7,7 @@
 //! - `hdf5_baseline.rs`: the parallel HDF5 baselines (`--baseline hdf5`,
 //!   feature `hdf5`);
 //! - `report.rs`: the JSON object and the readable summary;
+//! - `timing.rs`: the timed runs, the slowest rank's seconds;
 //! - `info`: `redist io info`, below.
 
 pub mod args;
@@ -14,6 +15,7 @@ mod darray;
 mod hdf5_baseline;
 mod read;
 mod report;
+mod timing;
 mod write;
 
 use crate::error::CliError;

@@ -7,6 +7,7 @@
 
 use super::args::{IoBaseline, ReadArgs, TypeArg};
 use super::report::{Report, Timed};
+use super::timing::time_reps;
 use super::{grid_for, options_of, type_arg};
 use crate::collective::{max_over, on_every_rank, sum_over};
 use crate::error::CliError;
@@ -225,25 +226,6 @@ fn holds_file_values<T: IndexValue>(
         *v != T::index_value(linear(shape, &at))
     });
     sum_over(comm, bad as u64) == 0
-}
-
-/// Seconds of `reps` runs of `f`, each after `before` (untimed) and a
-/// barrier, the slowest rank's. Collective.
-pub(super) fn time_reps(
-    comm: &SimpleCommunicator,
-    reps: u64,
-    before: impl Fn(),
-    mut f: impl FnMut() -> Result<(), CliError>,
-) -> Result<Vec<f64>, CliError> {
-    let mut times = Vec::new();
-    for _ in 0..reps {
-        before();
-        procgrid::waits::barrier(comm);
-        let t = mpi::time();
-        f()?;
-        times.push(max_over(comm, mpi::time() - t));
-    }
-    Ok(times)
 }
 
 /// `Ok` on every rank only when `local` is `Ok` on every rank.

@@ -5,6 +5,7 @@
 
 use super::args::{IoBaseline, OrderArg, WriteArgs};
 use super::report::{Report, Timed};
+use super::timing::time_reps;
 use super::{grid_for, options_of};
 use crate::error::CliError;
 use crate::measure::values::{self, IndexValue};
@@ -41,7 +42,7 @@ pub(super) fn run<T: IndexValue>(
     let array = values::source::<T>(&grid, &layout, 0)?;
     dist_io::save(&array, &common.file, &options)?; // warm-up: page cache, connections
     let fresh = || remove_file(world, &common.file);
-    let times = super::read::time_reps(world, common.reps, fresh, || {
+    let times = time_reps(world, common.reps, fresh, || {
         dist_io::save(&array, &common.file, &options)?;
         Ok(())
     })?;
@@ -49,7 +50,7 @@ pub(super) fn run<T: IndexValue>(
         Some(IoBaseline::Mpiio) if format == Format::Npy => {
             let write = || mpiio_write(&array, &common.file, args.sync);
             write()?;
-            Some(super::read::time_reps(world, common.reps, fresh, write)?)
+            Some(time_reps(world, common.reps, fresh, write)?)
         }
         Some(IoBaseline::Mpiio) => {
             return Err(CliError::Unsupported {
