@@ -1,10 +1,12 @@
 //! The distributed array: a layout, a process grid, and this rank's local part.
 
+use crate::error::DistError;
 use crate::storage::{SharedStorage, Storage};
-use crate::{DistError, Element, Layout};
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder};
 use procgrid::{Order, ProcGrid};
 use rayon::prelude::*;
+use redist_plan::element::Element;
+use redist_plan::layout::Layout;
 use std::mem::MaybeUninit;
 
 /// Elements per parallel work item in bulk loops: large enough to amortise
@@ -591,7 +593,7 @@ impl<'a> GlobalWalk<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::LayoutSpec;
+    use redist_plan::layout::spec::LayoutSpec;
 
     /// The local index of flat memory offset `i` of `rank`'s part.
     fn unflatten(layout: &Layout, rank: usize, mut i: usize) -> Vec<usize> {

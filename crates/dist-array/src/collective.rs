@@ -5,8 +5,9 @@
 //! every rank. Reductions combine the ranks' partial results in rank order on
 //! every rank, so a result is reproducible bit for bit for a given layout.
 
+use crate::array::DistArray;
 use crate::array::PIECE;
-use crate::{DistArray, DistError, Element, Layout};
+use crate::error::DistError;
 use bytemuck::Zeroable;
 use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::datatype::{Partition, PartitionMut};
@@ -15,6 +16,8 @@ use mpi::Count;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder, Slice};
 use procgrid::{Order, ProcGrid};
 use rayon::prelude::*;
+use redist_plan::element::Element;
+use redist_plan::layout::Layout;
 
 /// Largest byte count one MPI call can carry (counts are `i32`).
 const MPI_LIMIT: u128 = i32::MAX as u128;

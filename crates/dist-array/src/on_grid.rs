@@ -1,7 +1,10 @@
 //! A layout placed on a process grid: the one link between a layout, which
 //! knows no MPI, and the grid its ranks live on.
 
-use crate::{DistError, Layout, LayoutSpec, ProcGrid};
+use crate::error::DistError;
+use procgrid::grid::ProcGrid;
+use redist_plan::layout::spec::LayoutSpec;
+use redist_plan::layout::Layout;
 
 /// The layout of `shape` distributed as `spec` on `grid`: the grid's
 /// extents must be the spec's, and ranks follow the grid's coordinate order.

@@ -30,7 +30,7 @@ mod pool;
 mod threshold;
 mod writers;
 
-use crate::DistError;
+use crate::error::DistError;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use huge_pages::HUGE_PAGE_MIN_BYTES;

@@ -1,6 +1,6 @@
 //! Balanced grid extents for a rank count, as `MPI_Dims_create` chooses them.
 
-use crate::GridError;
+use crate::error::GridError;
 
 /// Splits `ranks` processes over `fixed.len()` grid dimensions.
 ///

@@ -2,8 +2,8 @@
 
 use crate::coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 use crate::dims::balanced_extents;
+use crate::error::GridError;
 use crate::node::Node;
-use crate::GridError;
 use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
 use mpi::Count;
 use std::any::Any;

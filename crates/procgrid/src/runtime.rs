@@ -1,7 +1,7 @@
 //! Starting MPI safely: one initialisation per process, a panic hook that
 //! aborts the whole job, and detection of a mismatched launcher.
 
-use crate::GridError;
+use crate::error::GridError;
 use mpi::environment::Universe;
 use mpi::topology::Communicator;
 use mpi::Threading;

@@ -5,7 +5,7 @@
 //! verdict, and knowing the layout of a grid it is not part of.
 
 use crate::blacs::Blacs;
-use crate::DropinError;
+use crate::error::DropinError;
 use std::os::raw::c_int;
 
 /// A matrix argument as this rank passes it: its descriptor and the

@@ -4,8 +4,8 @@
 //! same MPI, and a program without ScaLAPACK gets an error, not a failed
 //! load.
 
+use crate::error::DropinError;
 use crate::trace::trace;
-use crate::DropinError;
 use mpi_extras::communicator::RawComm as MPI_Comm;
 use std::ffi::{c_void, CStr};
 use std::os::raw::{c_char, c_int};

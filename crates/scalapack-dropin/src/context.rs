@@ -7,7 +7,7 @@
 
 use crate::blacs::Blacs;
 use crate::cache::Held;
-use crate::DropinError;
+use crate::error::DropinError;
 use mpi::raw::{AsRaw, FromRaw};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::communicator::RawComm;

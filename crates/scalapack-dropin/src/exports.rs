@@ -7,9 +7,9 @@
 
 use crate::args::{MatrixArg, Positions};
 use crate::blacs::other_definition;
+use crate::error::DropinError;
 use crate::routines::{gemr2d, update, Formula, Op, Operand, Outcome, SizeArg};
 use crate::trace::trace;
-use crate::DropinError;
 use num_complex::Complex;
 use std::ffi::{c_void, CStr};
 use std::os::raw::{c_char, c_int};
