@@ -150,11 +150,18 @@ impl RequestStore {
         self.outstanding.resize(recvs, 0);
         self.next_free.clear();
         self.next_free.resize(recvs, 0);
-        self.controls
-            .resize_with(controls.len(), ControlSlots::default);
-        for (slots, space) in self.controls.iter_mut().zip(controls) {
-            slots.incoming.resize(space.incoming, [0; CONTROL_WORDS]);
-            slots.outgoing.resize(space.outgoing, [0; CONTROL_WORDS]);
+        // Kinds this list does not carry keep their room (emptied) for the
+        // next list that does: a store reused across executions allocates
+        // nothing after the first.
+        if self.controls.len() < controls.len() {
+            self.controls
+                .resize_with(controls.len(), ControlSlots::default);
+        }
+        let given = controls.iter().map(Some).chain(std::iter::repeat(None));
+        for (slots, space) in self.controls.iter_mut().zip(given) {
+            let (outgoing, incoming) = space.map_or((0, 0), |s| (s.outgoing, s.incoming));
+            slots.incoming.resize(incoming, [0; CONTROL_WORDS]);
+            slots.outgoing.resize(outgoing, [0; CONTROL_WORDS]);
         }
         Ok(Requests {
             store: self,

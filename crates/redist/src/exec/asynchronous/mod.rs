@@ -292,8 +292,8 @@ impl<T: Element> Async<T> {
         round.set_slots(slots, |i| late_recvs[i]);
         grow(recv_buf, slots.last().map_or(0, |&(o, n)| o + n));
         let target = Target::of(out);
-        let controls = controls::spaces(messages.sends().len(), messages.recvs().len());
-        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, &controls)?;
+        // Round 2 moves data only: no control messages.
+        let mut reqs = requests.list(comm, &messages.elem, &mut recv_buf[..], slots, &[])?;
         round.post_receives(&mut reqs, target, |i| late_recvs[i])?;
         let mut rest: &mut [T] = &mut send_buf[..];
         round.send(&mut reqs, &mut rest, |i| late_sends[i])?;
