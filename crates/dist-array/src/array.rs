@@ -1,6 +1,7 @@
 //! The distributed array: a layout, a process grid, and this rank's local part.
 
 use crate::error::DistError;
+use crate::ghosts::Padding;
 use crate::storage::{SharedStorage, Storage};
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder};
 use procgrid::{Order, ProcGrid};
@@ -69,8 +70,11 @@ pub struct DistArray<T> {
     layout: Layout,
     grid: ProcGrid,
     rank: Option<usize>,
-    /// The local shape, in the layout's storage order.
+    /// The local shape (the interior's, where there are ghosts).
     dim: IxDyn,
+    /// The storage's geometry: the local part and its ghost layers.
+    padding: Padding,
+    /// The local part, ghosts included.
     storage: Storage<T>,
 }
 
@@ -81,13 +85,14 @@ impl<T: Element> Clone for DistArray<T> {
             grid: self.grid.clone(),
             rank: self.rank,
             dim: self.dim.clone(),
+            padding: self.padding.clone(),
             storage: self.storage.clone(),
         }
     }
 }
 
 impl<T: Element> DistArray<T> {
-    fn check(grid: &ProcGrid, layout: &Layout) -> Result<Option<usize>, DistError> {
+    pub(crate) fn check(grid: &ProcGrid, layout: &Layout) -> Result<Option<usize>, DistError> {
         if grid.extents() != layout.grid_extents() {
             return Err(DistError::GridMismatch {
                 layout_grid: layout.grid_extents().to_vec(),
@@ -99,7 +104,7 @@ impl<T: Element> DistArray<T> {
         Ok((r < layout.ranks()).then_some(r))
     }
 
-    fn local_dim(layout: &Layout, rank: Option<usize>) -> IxDyn {
+    pub(crate) fn local_dim_of(layout: &Layout, rank: Option<usize>) -> IxDyn {
         let shape = match rank {
             Some(r) => layout.local_shape(r).expect("member rank is in the layout"),
             None => vec![0; layout.ndim()],
@@ -113,19 +118,44 @@ impl<T: Element> DistArray<T> {
         rank: Option<usize>,
         storage: Storage<T>,
     ) -> DistArray<T> {
-        let dim = Self::local_dim(&layout, rank);
+        let dim = Self::local_dim_of(&layout, rank);
+        let padding = Padding::new(dim.slice(), &vec![0; dim.ndim()], layout.storage());
+        Self::assemble(layout, grid, rank, storage, padding)
+    }
+
+    /// An array of `storage` with `padding` (whose interior is `rank`'s
+    /// local shape).
+    pub(crate) fn assemble(
+        layout: Layout,
+        grid: &ProcGrid,
+        rank: Option<usize>,
+        storage: Storage<T>,
+        padding: Padding,
+    ) -> DistArray<T> {
+        let dim = Self::local_dim_of(&layout, rank);
         assert_eq!(
-            dim.size(),
+            padding.len(),
             storage.as_slice().len(),
-            "storage of the local size"
+            "storage of the padded local size"
         );
         DistArray {
             layout,
             grid: grid.clone(),
             rank,
             dim,
+            padding,
             storage,
         }
+    }
+
+    /// The local shape (the interior's).
+    pub(crate) fn local_dim(&self) -> &IxDyn {
+        &self.dim
+    }
+
+    /// The storage's geometry.
+    pub(crate) fn padding(&self) -> &Padding {
+        &self.padding
     }
 
     /// The local shape with the layout's storage order.
@@ -147,7 +177,7 @@ impl<T: Element> DistArray<T> {
     ///   local part.
     pub fn zeros(grid: &ProcGrid, layout: Layout) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
-        let len = Self::local_dim(&layout, rank).size();
+        let len = Self::local_dim_of(&layout, rank).size();
         Ok(Self::build(layout, grid, rank, Storage::zeros(len, true)?))
     }
 
@@ -184,7 +214,7 @@ impl<T: Element> DistArray<T> {
         storage: LocalStorage<T>,
     ) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
-        let dim = Self::local_dim(&layout, rank);
+        let dim = Self::local_dim_of(&layout, rank);
         if dim.size() != storage.len() {
             return Err(DistError::ShapeMismatch {
                 expected: dim.slice().to_vec(),
@@ -252,7 +282,7 @@ impl<T: Element> DistArray<T> {
         local: ArrayD<T>,
     ) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
-        let expected = Self::local_dim(&layout, rank);
+        let expected = Self::local_dim_of(&layout, rank);
         if local.shape() != expected.slice() {
             return Err(DistError::ShapeMismatch {
                 expected: expected.slice().to_vec(),
@@ -324,7 +354,7 @@ impl<T: Element> DistArray<T> {
         len: usize,
     ) -> Result<DistArray<T>, DistError> {
         let rank = Self::check(grid, &layout)?;
-        let expected = Self::local_dim(&layout, rank);
+        let expected = Self::local_dim_of(&layout, rank);
         if expected.size() != len {
             return Err(DistError::ShapeMismatch {
                 expected: expected.slice().to_vec(),
@@ -359,32 +389,50 @@ impl<T: Element> DistArray<T> {
         self.layout.shape()
     }
 
-    /// This rank's local part.
+    /// This rank's local part (the interior, where the array has ghost
+    /// layers: [`padded`](Self::padded) is the whole block).
     pub fn local(&self) -> ArrayViewD<'_, T> {
+        if self.padding.has_ghosts() {
+            return self.interior_of(self.padded());
+        }
         ArrayViewD::from_shape(self.shape_in_order(), self.storage.as_slice())
             .expect("storage of the local size")
     }
 
-    /// This rank's local part, mutable.
+    /// This rank's local part, mutable (the interior, where the array has
+    /// ghost layers).
     pub fn local_mut(&mut self) -> ArrayViewMutD<'_, T> {
+        if self.padding.has_ghosts() {
+            let (widths, local) = (self.padding.widths().to_vec(), self.dim.clone());
+            return Self::interior_of_mut(&widths, local.slice(), self.padded_mut());
+        }
         let shape = self.shape_in_order();
         ArrayViewMutD::from_shape(shape, self.storage.as_mut_slice())
             .expect("storage of the local size")
     }
 
-    /// The local part as one slice in memory order.
+    /// The local storage as one slice in memory order: the local part, or,
+    /// where the array has ghost layers, the padded block ghosts included
+    /// ([`padded_shape`](Self::padded_shape) in the layout's order).
     pub fn local_slice(&self) -> &[T] {
         self.storage.as_slice()
     }
 
-    /// The local part as one mutable slice in memory order.
+    /// The local storage as one mutable slice in memory order (see
+    /// [`local_slice`](Self::local_slice)).
     pub fn local_slice_mut(&mut self) -> &mut [T] {
         self.storage.as_mut_slice()
     }
 
-    /// Takes the local part out of the array (copied out of shared storage).
+    /// Takes the local part out of the array (copied out of shared storage,
+    /// and out of the padded block where there are ghosts).
     pub fn into_local(self) -> ArrayD<T> {
         let shape = self.shape_in_order();
+        if self.padding.has_ghosts() {
+            let mut out = ArrayD::from_elem(shape, T::zeroed());
+            out.assign(&self.local());
+            return out;
+        }
         ArrayD::from_shape_vec(shape, self.storage.into_vec()).expect("storage of the local size")
     }
 
@@ -432,12 +480,10 @@ impl<T: Element> DistArray<T> {
         let Ok(walk) = GlobalWalk::new(&self.layout, r) else {
             return 0;
         };
-        self.local_slice()
-            .par_chunks(PIECE)
-            .enumerate()
-            .map(|(piece, chunk)| {
+        self.interior_pieces()
+            .map(|(at, chunk)| {
                 let mut n = 0;
-                walk.visit(piece * PIECE, chunk.len(), |i, g| {
+                walk.visit(at, chunk.len(), |i, g| {
                     n += usize::from(pred(g, &chunk[i]));
                 });
                 n
@@ -445,14 +491,14 @@ impl<T: Element> DistArray<T> {
             .sum()
     }
 
-    /// Applies `f` to every local element, in parallel. Not collective.
+    /// Applies `f` to every local element (not to ghosts), in parallel. Not
+    /// collective.
     pub fn map_inplace<F>(&mut self, f: F)
     where
         F: Fn(&mut T) + Sync + Send,
     {
-        self.local_slice_mut()
-            .par_chunks_mut(PIECE)
-            .for_each(|c| c.iter_mut().for_each(&f));
+        self.interior_pieces_mut()
+            .for_each(|(_, c)| c.iter_mut().for_each(&f));
     }
 
     /// Applies `f` to every pair of local elements of `self` and `other`, in
@@ -488,10 +534,16 @@ impl<T: Element> DistArray<T> {
                 right: other.layout.to_string(),
             });
         }
-        self.local_slice_mut()
-            .par_chunks_mut(PIECE)
-            .zip(other.local_slice().par_chunks(PIECE))
-            .for_each(|(a, b)| a.iter_mut().zip(b).for_each(|(a, b)| f(a, b)));
+        if !self.has_ghosts() && !other.has_ghosts() {
+            self.local_slice_mut()
+                .par_chunks_mut(PIECE)
+                .zip(other.local_slice().par_chunks(PIECE))
+                .for_each(|(a, b)| a.iter_mut().zip(b).for_each(|(a, b)| f(a, b)));
+            return Ok(());
+        }
+        ndarray::Zip::from(self.local_mut())
+            .and(other.local())
+            .par_for_each(f);
         Ok(())
     }
 }

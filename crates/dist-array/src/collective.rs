@@ -6,7 +6,6 @@
 //! every rank, so a result is reproducible bit for bit for a given layout.
 
 use crate::array::DistArray;
-use crate::array::PIECE;
 use crate::error::DistError;
 use bytemuck::Zeroable;
 use mpi::collective::{CommunicatorCollectives, Root};
@@ -31,9 +30,8 @@ impl<T: Element> DistArray<T> {
     /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn sum(&self) -> Result<T::Sum, DistError> {
         let partials: Vec<T::Sum> = self
-            .local_slice()
-            .par_chunks(PIECE)
-            .map(|c| c.iter().fold(T::Sum::zeroed(), |s, &x| T::add(s, x)))
+            .interior_pieces()
+            .map(|(_, c)| c.iter().fold(T::Sum::zeroed(), |s, &x| T::add(s, x)))
             .collect();
         let mine = partials.into_iter().fold(T::Sum::zeroed(), T::combine);
         let all = all_gather(self.grid(), mine);
@@ -49,9 +47,8 @@ impl<T: Element> DistArray<T> {
     /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn max_abs(&self) -> Result<f64, DistError> {
         let mine = self
-            .local_slice()
-            .par_chunks(PIECE)
-            .map(|c| c.iter().fold(0.0f64, |m, &x| m.max(x.modulus())))
+            .interior_pieces()
+            .map(|(_, c)| c.iter().fold(0.0f64, |m, &x| m.max(x.modulus())))
             .reduce(|| 0.0, f64::max);
         Ok(all_gather(self.grid(), mine)
             .into_iter()
@@ -66,9 +63,8 @@ impl<T: Element> DistArray<T> {
     /// communicator is the library's duplicate, whose MPI errors are fatal.)
     pub fn norm2(&self) -> Result<f64, DistError> {
         let partials: Vec<f64> = self
-            .local_slice()
-            .par_chunks(PIECE)
-            .map(|c| c.iter().map(|&x| x.modulus() * x.modulus()).sum::<f64>())
+            .interior_pieces()
+            .map(|(_, c)| c.iter().map(|&x| x.modulus() * x.modulus()).sum::<f64>())
             .collect();
         let mine: f64 = partials.into_iter().sum();
         Ok(all_gather(self.grid(), mine)
@@ -93,7 +89,8 @@ impl<T: Element> DistArray<T> {
         let (counts, displs) =
             byte_partition::<T>("gather", self.layout(), comm.size() as usize, root)?;
         let spare = [0u8; 1];
-        let send = at_real_address(bytemuck::cast_slice(self.local_slice()), &spare);
+        let interior = self.interior_contiguous();
+        let send = at_real_address(bytemuck::cast_slice(&interior), &spare);
         let root_process = comm.process_at_rank(rank_of(root));
         if comm.rank() as usize != root {
             root_process.gather_varcount_into(send);

@@ -72,6 +72,15 @@ pub enum DistError {
         bytes: u128,
     },
 
+    /// Ghost widths that are not one per axis.
+    #[error("ghost widths {got:?} given for an array of {ndim} axes: one width per axis expected")]
+    GhostWidths {
+        /// The array's axes.
+        ndim: usize,
+        /// The widths as given.
+        got: Vec<usize>,
+    },
+
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),

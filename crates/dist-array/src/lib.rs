@@ -13,6 +13,9 @@
 //! - [`array`](mod@array): [`DistArray`], a layout plus this rank's local
 //!   part (lent out as ndarray views), with parallel `from_fn`,
 //!   `map_inplace`, `zip_with`;
+//! - [`ghosts`]: ghost layers — a local part stored padded by `w_d` cells
+//!   on both sides of each axis ([`DistArray::with_ghosts`],
+//!   [`DistArray::padded`]), for stencil solvers;
 //! - [`storage`]: where a local part lives — heap memory, or shared memory
 //!   other processes of the node can map ([`SharedStorage`], [`ReadMapping`], [`WriteMapping`]),
 //!   and staging bytes shared the same way ([`SharedBytes`]);
@@ -31,6 +34,7 @@
 pub mod array;
 pub mod collective;
 pub mod error;
+pub mod ghosts;
 pub mod on_grid;
 pub mod storage;
 

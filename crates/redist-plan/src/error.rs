@@ -11,6 +11,25 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PlanError {
     // Layouts.
+    /// A ghost update asked for what cannot be: a width beyond its axis,
+    /// corners that are neither box nor star.
+    #[error("ghost layers: {message}")]
+    Ghosts {
+        /// What was wrong and what was expected.
+        message: String,
+    },
+
+    /// A ghost update on an axis that deals a rank several blocks.
+    #[error("ghost layers need at most one block per rank on every axis with ghosts; axis {dim} of {layout} deals a rank up to {blocks} blocks (use block, or cyclic(b) with b at least the extent over the grid extent)")]
+    SeveralBlocksPerRank {
+        /// The axis.
+        dim: usize,
+        /// The layout.
+        layout: String,
+        /// Blocks a rank holds at most along it.
+        blocks: usize,
+    },
+
     /// A layout spec string could not be parsed.
     #[error("cannot parse layout spec {spec:?}: {message} at column {column} (found {found:?})")]
     Parse {

@@ -54,6 +54,9 @@
 //! - [`stream`]: from what size a rank's copies stream;
 //! - [`part`]: what one rank builds for a redistribution, from plain inputs
 //!   and the [`Machine`] it runs on ([`RankPart`]);
+//! - [`ghost`]: ghost layers for stencil solvers — which boxes of whose
+//!   padded storage fill which ghosts of a rank ([`ghost::RankGhosts`]),
+//!   and the box copies;
 //! - [`error`]: [`PlanError`], the one error type.
 #![deny(missing_docs)]
 
@@ -61,6 +64,7 @@ mod arith;
 pub mod coords;
 pub mod element;
 pub mod error;
+pub mod ghost;
 pub mod kernel;
 pub mod layout;
 pub mod options;

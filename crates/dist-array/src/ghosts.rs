@@ -1,0 +1,403 @@
+//! Ghost layers: a local part stored padded by `w_d` cells on both sides of
+//! each axis `d`, for stencil solvers.
+//!
+//! Padding is a property of the storage, not of the layout (as ScaLAPACK's
+//! leading dimension may exceed the local rows): the layout's index maps
+//! are unchanged, the local part is the interior, and every operation
+//! that is not about ghosts — reductions, `gather`, files, redistributions
+//! — sees the array without them. The ghost cells are for the stencil
+//! update (`redist::ghost`) to fill from the neighbours' interiors, and for
+//! the caller to read, or to set where they are a boundary condition.
+//!
+//! ```
+//! use dist_array::{DistArray, Layout};
+//! use procgrid::ProcGrid;
+//! use mpi::topology::Communicator;
+//!
+//! let universe = procgrid::init().unwrap();
+//! let world = universe.world();
+//! let p = world.size() as usize;
+//! let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+//! let layout = Layout::parse(&[4 * p, 6], &format!("block,block@{p}x1")).unwrap();
+//! let a = DistArray::from_fn(&grid, layout, |g| (10 * g[0] + g[1]) as f64).unwrap();
+//! let a = a.with_ghosts(&[1, 2]).unwrap();
+//! assert_eq!(a.local().shape(), &[4, 6]); // the interior
+//! assert_eq!(a.padded().shape(), &[6, 10]); // and its ghosts around it
+//! assert_eq!(a.padded()[[1, 2]], a.local()[[0, 0]]);
+//! assert_eq!(a.sum().unwrap(), a.clone().without_ghosts().sum().unwrap());
+//! ```
+
+use crate::array::DistArray;
+use crate::error::DistError;
+use crate::storage::Storage;
+use ndarray::{ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder, Slice};
+use procgrid::ProcGrid;
+use rayon::prelude::*;
+use redist_plan::coords::Order;
+use redist_plan::element::Element;
+use redist_plan::layout::Layout;
+
+/// The geometry of a local part's storage: the interior's extents, the
+/// ghost widths around it, in the layout's axis order, and the storage
+/// order. Without ghosts the storage is the interior.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Padding {
+    interior: Box<[usize]>,
+    widths: Box<[usize]>,
+    order: Order,
+}
+
+impl Padding {
+    /// Storage of `interior` with `widths` of ghosts per axis.
+    pub fn new(interior: &[usize], widths: &[usize], order: Order) -> Padding {
+        debug_assert_eq!(interior.len(), widths.len());
+        Padding {
+            interior: interior.into(),
+            widths: widths.into(),
+            order,
+        }
+    }
+
+    /// Whether there are ghost cells at all.
+    pub fn has_ghosts(&self) -> bool {
+        self.widths.iter().any(|&w| w > 0)
+    }
+
+    /// Ghost widths per axis.
+    pub fn widths(&self) -> &[usize] {
+        &self.widths
+    }
+
+    /// Extents of the padded storage per axis: `m_d + 2 w_d`.
+    pub fn padded(&self) -> Vec<usize> {
+        (self.interior.iter().zip(self.widths.iter()))
+            .map(|(&m, &w)| m + 2 * w)
+            .collect()
+    }
+
+    /// Elements of the padded storage.
+    pub fn len(&self) -> usize {
+        self.padded().iter().product()
+    }
+
+    /// Axes from the slowest-varying in memory to the fastest.
+    fn axes(&self) -> Vec<usize> {
+        let n = self.interior.len();
+        match self.order {
+            Order::RowMajor => (0..n).collect(),
+            Order::ColumnMajor => (0..n).rev().collect(),
+        }
+    }
+
+    /// The storage as padded lines along the fastest axis: for padded line
+    /// `k` (in memory order), the interior line it holds — its index among
+    /// the interior's lines in memory order, and its range within the
+    /// padded line — or `None` where the line is all ghosts.
+    pub fn lines(&self) -> Lines {
+        let axes = self.axes();
+        let padded = self.padded();
+        let Some((&fast, outer)) = axes.split_last() else {
+            return Lines::default();
+        };
+        let (w, m) = (self.widths[fast], self.interior[fast]);
+        Lines {
+            outer: outer
+                .iter()
+                .map(|&d| (padded[d], self.widths[d], self.interior[d]))
+                .collect(),
+            line: padded[fast],
+            interior: w..w + m,
+        }
+    }
+}
+
+/// Padded storage seen as lines along the fastest axis ([`Padding::lines`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lines {
+    /// Per outer axis, slowest first: padded extent, width, interior extent.
+    outer: Vec<(usize, usize, usize)>,
+    /// Padded line length.
+    pub line: usize,
+    /// The interior's range within a padded line.
+    pub interior: std::ops::Range<usize>,
+}
+
+impl Lines {
+    /// The index, among the interior's lines, of padded line `k`, if it
+    /// crosses the interior.
+    pub fn interior_line(&self, mut k: usize) -> Option<usize> {
+        if self.interior.is_empty() {
+            return None;
+        }
+        let (mut index, mut scale) = (0, 1);
+        for &(padded, w, m) in self.outer.iter().rev() {
+            let c = k % padded;
+            k /= padded;
+            if c < w || c >= w + m {
+                return None;
+            }
+            index += (c - w) * scale;
+            scale *= m;
+        }
+        Some(index)
+    }
+}
+
+impl<T: Element> DistArray<T> {
+    /// The same array with `widths[d]` ghost layers on both sides of axis
+    /// `d`: its local part copied into padded storage (shared with the
+    /// node's other ranks where large enough), ghosts zero. Widths of 0 are
+    /// allowed; all zero gives the array without ghosts. Not collective.
+    ///
+    /// # Errors
+    ///
+    /// - [`DistError::GhostWidths`] when `widths` does not have one width
+    ///   per axis;
+    /// - [`DistError::OutOfMemory`] when the system cannot give the padded
+    ///   storage.
+    pub fn with_ghosts(self, widths: &[usize]) -> Result<DistArray<T>, DistError> {
+        let padding = self.padding_for(widths)?;
+        if padding == *self.padding() {
+            return Ok(self);
+        }
+        let mut out = self.rebuilt(padding)?;
+        out.local_mut().assign(&self.local());
+        Ok(out)
+    }
+
+    /// An array of zeros, ghosts included, with `widths[d]` ghost layers on
+    /// both sides of axis `d`. Not collective.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::zeros`], and [`DistError::GhostWidths`] when
+    /// `widths` does not have one width per axis.
+    pub fn zeros_with_ghosts(
+        grid: &ProcGrid,
+        layout: Layout,
+        widths: &[usize],
+    ) -> Result<DistArray<T>, DistError> {
+        let rank = DistArray::<T>::check(grid, &layout)?;
+        let local = DistArray::<T>::local_dim_of(&layout, rank);
+        let padding = padding_for(&layout, rank, local.slice(), widths)?;
+        let storage = Storage::zeros(padding.len(), true)?;
+        Ok(DistArray::assemble(layout, grid, rank, storage, padding))
+    }
+
+    /// The same array without ghost layers (its interior copied into
+    /// storage of its own). Not collective.
+    pub fn without_ghosts(self) -> DistArray<T> {
+        if !self.has_ghosts() {
+            return self;
+        }
+        let padding = Padding::new(
+            self.local_dim().slice(),
+            &vec![0; self.layout().ndim()],
+            self.layout().storage(),
+        );
+        match self.rebuilt(padding) {
+            Ok(mut out) => {
+                out.local_mut().assign(&self.local());
+                out
+            }
+            // The interior is smaller than the padded storage that exists.
+            Err(_) => {
+                let local = self.local().to_owned();
+                let (grid, layout) = (self.grid().clone(), self.layout().clone());
+                DistArray::from_local(&grid, layout, local).unwrap_or(self)
+            }
+        }
+    }
+
+    /// Ghost widths per axis (all 0 for an array without ghosts).
+    pub fn ghost_widths(&self) -> &[usize] {
+        self.padding().widths()
+    }
+
+    /// Whether the local part has ghost layers around it.
+    pub fn has_ghosts(&self) -> bool {
+        self.padding().has_ghosts()
+    }
+
+    /// The shape of the padded local storage, ghosts included, per axis:
+    /// the local extent plus twice the width. The local shape on an array
+    /// without ghosts.
+    pub fn padded_shape(&self) -> Vec<usize> {
+        self.padding().padded()
+    }
+
+    /// The whole padded local block, ghosts included: the local part
+    /// ([`local`](Self::local)) is its interior, offset by the widths.
+    pub fn padded(&self) -> ArrayViewD<'_, T> {
+        let shape = self.padded_in_order();
+        ArrayViewD::from_shape(shape, self.local_slice()).expect("storage of the padded size")
+    }
+
+    /// The whole padded local block, mutable: the way to set the ghosts
+    /// an update leaves alone (non-periodic outer ghosts: the boundary).
+    pub fn padded_mut(&mut self) -> ArrayViewMutD<'_, T> {
+        let shape = self.padded_in_order();
+        ArrayViewMutD::from_shape(shape, self.local_slice_mut())
+            .expect("storage of the padded size")
+    }
+
+    /// The padded shape with the layout's storage order.
+    fn padded_in_order(&self) -> ndarray::Shape<IxDyn> {
+        IxDyn(&self.padding().padded()).set_f(self.layout().storage() == Order::ColumnMajor)
+    }
+
+    /// The interior of the padded storage `view` (of this array's padding).
+    pub(crate) fn interior_of<'a>(&self, view: ArrayViewD<'a, T>) -> ArrayViewD<'a, T> {
+        let (w, m) = (self.ghost_widths(), self.local_dim());
+        let mut view = view;
+        view.slice_each_axis_inplace(|ax| {
+            let d = ax.axis.index();
+            Slice::from(w[d]..w[d] + m[d])
+        });
+        view
+    }
+
+    /// [`interior_of`](Self::interior_of), mutable.
+    pub(crate) fn interior_of_mut<'a>(
+        widths: &[usize],
+        local: &[usize],
+        view: ArrayViewMutD<'a, T>,
+    ) -> ArrayViewMutD<'a, T> {
+        let mut view = view;
+        view.slice_each_axis_inplace(|ax| {
+            let d = ax.axis.index();
+            Slice::from(widths[d]..widths[d] + local[d])
+        });
+        view
+    }
+
+    /// The padding of this array's local part with `widths`, checked.
+    fn padding_for(&self, widths: &[usize]) -> Result<Padding, DistError> {
+        padding_for(self.layout(), self.rank(), self.local_dim().slice(), widths)
+    }
+
+    /// An array of this one's layout and grid in new zeroed storage of
+    /// `padding`.
+    fn rebuilt(&self, padding: Padding) -> Result<DistArray<T>, DistError> {
+        let storage = Storage::zeros(padding.len(), true)?;
+        Ok(DistArray::assemble(
+            self.layout().clone(),
+            self.grid(),
+            self.rank(),
+            storage,
+            padding,
+        ))
+    }
+
+    /// The pieces of the interior in memory order, in parallel: large
+    /// chunks of the storage without ghosts, the interior's lines with them.
+    /// With each, the interior offset (in memory order) where it starts.
+    pub(crate) fn interior_pieces(&self) -> impl IndexedParallelIterator<Item = (usize, &[T])> {
+        let chunk = crate::array::PIECE;
+        let lines = self.padding().lines();
+        let ghosted = self.has_ghosts();
+        let step = if ghosted { lines.line.max(1) } else { chunk };
+        let span = lines.interior.len();
+        self.local_slice()
+            .par_chunks(step)
+            .enumerate()
+            .map(move |(k, piece)| match ghosted {
+                false => (k * chunk, piece),
+                true => match lines.interior_line(k) {
+                    Some(i) => (i * span, &piece[lines.interior.clone()]),
+                    None => (0, &piece[..0]),
+                },
+            })
+    }
+
+    /// [`interior_pieces`](Self::interior_pieces), mutable.
+    pub(crate) fn interior_pieces_mut(
+        &mut self,
+    ) -> impl IndexedParallelIterator<Item = (usize, &mut [T])> {
+        let chunk = crate::array::PIECE;
+        let lines = self.padding().lines();
+        let ghosted = self.has_ghosts();
+        let step = if ghosted { lines.line.max(1) } else { chunk };
+        let span = lines.interior.len();
+        self.local_slice_mut()
+            .par_chunks_mut(step)
+            .enumerate()
+            .map(move |(k, piece)| match ghosted {
+                false => (k * chunk, piece),
+                true => match lines.interior_line(k) {
+                    Some(i) => (i * span, &mut piece[lines.interior.clone()]),
+                    None => (0, &mut piece[..0]),
+                },
+            })
+    }
+
+    /// The interior in memory order as one slice: borrowed without ghosts,
+    /// copied with them.
+    pub(crate) fn interior_contiguous(&self) -> std::borrow::Cow<'_, [T]> {
+        if !self.has_ghosts() {
+            return std::borrow::Cow::Borrowed(self.local_slice());
+        }
+        let mut out = vec![T::zeroed(); self.local_dim().size()];
+        let span = self.padding().lines().interior.len();
+        for (at, piece) in self.interior_pieces().collect::<Vec<_>>() {
+            if !piece.is_empty() {
+                out[at..at + span].copy_from_slice(piece);
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// The padding of `rank`'s `local` part of `layout` with `widths`, checked.
+fn padding_for(
+    layout: &Layout,
+    rank: Option<usize>,
+    local: &[usize],
+    widths: &[usize],
+) -> Result<Padding, DistError> {
+    if widths.len() != layout.ndim() {
+        return Err(DistError::GhostWidths {
+            ndim: layout.ndim(),
+            got: widths.to_vec(),
+        });
+    }
+    let widths: Vec<usize> = match rank {
+        Some(_) => widths.to_vec(),
+        // A rank outside the layout holds nothing, ghosts included.
+        None => vec![0; widths.len()],
+    };
+    Ok(Padding::new(local, &widths, layout.storage()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every padded line's interior line, against the padded index of each
+    /// interior element.
+    #[test]
+    fn padded_lines_find_the_interior() {
+        for (interior, widths, order) in [
+            (vec![3, 4], vec![1, 2], Order::RowMajor),
+            (vec![3, 4], vec![1, 2], Order::ColumnMajor),
+            (vec![2, 3, 2], vec![0, 1, 2], Order::RowMajor),
+            (vec![5], vec![3], Order::RowMajor),
+            (vec![0, 3], vec![1, 1], Order::RowMajor),
+        ] {
+            let p = Padding::new(&interior, &widths, order);
+            let lines = p.lines();
+            let count = p.len() / lines.line.max(1);
+            let found: Vec<usize> = (0..count).filter_map(|k| lines.interior_line(k)).collect();
+            let axes = p.axes();
+            let fast = *axes.last().unwrap();
+            let expected = interior.iter().product::<usize>() / interior[fast].max(1);
+            let expected = if interior[fast] == 0 { 0 } else { expected };
+            assert_eq!(
+                found,
+                (0..expected).collect::<Vec<_>>(),
+                "{interior:?} {widths:?}"
+            );
+            assert_eq!(lines.interior, widths[fast]..widths[fast] + interior[fast]);
+        }
+    }
+}
