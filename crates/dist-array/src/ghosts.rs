@@ -277,9 +277,12 @@ impl<T: Element> DistArray<T> {
     }
 
     /// An array of this one's layout and grid in new zeroed storage of
-    /// `padding`.
+    /// `padding`, shared with the node where this array's is.
     fn rebuilt(&self, padding: Padding) -> Result<DistArray<T>, DistError> {
-        let storage = Storage::zeros(padding.len(), true)?;
+        let storage = match self.shared_storage() {
+            Some(_) => Storage::shared_zeros(padding.len())?,
+            None => Storage::zeros(padding.len(), true)?,
+        };
         Ok(DistArray::assemble(
             self.layout().clone(),
             self.grid(),

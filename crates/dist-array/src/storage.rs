@@ -297,6 +297,15 @@ impl<T: bytemuck::Pod> Storage<T> {
         Ok(Storage::Heap(v))
     }
 
+    /// `len` zeros in shared memory whatever the size (on the heap if the
+    /// system refuses).
+    pub fn shared_zeros(len: usize) -> Result<Storage<T>, DistError> {
+        match SharedBuffer::zeros(len) {
+            Some(b) => Ok(Storage::Shared(b)),
+            None => Storage::zeros(len, false),
+        }
+    }
+
     /// A copy of `data` in shared memory (on the heap if the system refuses).
     pub fn shared_copy(data: &[T]) -> Storage<T> {
         let mut s = match SharedBuffer::zeros(data.len()) {

@@ -17,6 +17,8 @@
 //! - [`requests`]: non-blocking sends and receives tied to the lifetime of
 //!   their buffers, pieces of messages, small control messages, and a
 //!   `wait_any` that is linear over the list and never panics;
+//! - [`persistent`]: persistent sends and receives over buffers the set
+//!   owns, set up once and started every step;
 //! - [`file`]: MPI-IO (rsmpi wraps none of it), boxes of an array through
 //!   file views and `MPI_Type_create_darray`;
 //! - [`communicator`]: error handlers, comparing and taking over raw
@@ -27,10 +29,6 @@
 //! - [`launcher`]: what the launcher says of this node (ranks on it, whether
 //!   they outnumber the cores, which decides whether waits yield);
 //! - [`error`]: [`MpiError`], the one error type.
-//!
-//! Room is left for what the next exchanges need beyond rsmpi: neighbour
-//! collectives and persistent requests belong in modules of their own
-//! here.
 //!
 //! ```
 //! use mpi::topology::Communicator;
@@ -60,6 +58,7 @@ pub mod datatype;
 pub mod error;
 pub mod file;
 pub mod launcher;
+pub mod persistent;
 pub mod process;
 pub mod requests;
 

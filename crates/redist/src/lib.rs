@@ -48,6 +48,10 @@
 //!   one); and the yardsticks it is measured against: the bare
 //!   all-to-all ([`BareAlltoallv`]) and the access pattern copied by a
 //!   plain loop ([`PatternBaseline`]);
+//! - [`ghost`]: ghost-cell updates for stencil solvers ([`GhostUpdate`]:
+//!   planned once, executed every step, `begin`/`finish` to overlap the
+//!   interior's sweep), node-direct reads within a node and persistent
+//!   messages across nodes;
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
 //!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and
 //!   [`Streaming`];
@@ -70,6 +74,7 @@
 pub mod error;
 pub mod exec;
 pub mod faults;
+pub mod ghost;
 pub mod options;
 pub mod tuning;
 
@@ -79,6 +84,7 @@ pub use exec::baseline::BareAlltoallv;
 pub use exec::machine::this_machine;
 pub use exec::pattern::PatternBaseline;
 pub use exec::{rank_part_bytes, MixedBatch, NodeCopies, Redistribution};
+pub use ghost::{Corners, GhostSpec, GhostUpdate};
 pub use options::{MinRun, Options, Remap, Strategy, Streaming};
 pub use redist_plan;
 pub use redist_plan::{

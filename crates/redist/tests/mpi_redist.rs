@@ -6,12 +6,16 @@
 //! three. `--suite NAME` launches one of them.
 
 mod common;
+mod ghost_suite;
 mod redist_suite;
 
 use mpi_harness::Suite;
 
 fn main() {
-    let mut suites = vec![Suite::new("redist", redist_suite::TESTS)];
+    let mut suites = vec![
+        Suite::new("redist", redist_suite::TESTS),
+        Suite::new("ghosts", ghost_suite::TESTS),
+    ];
     suites.extend(redist_suite::across_nodes::suite());
     suites.push(redist_suite::many_ranks::suite());
     mpi_harness::run_suites(&suites);

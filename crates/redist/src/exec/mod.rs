@@ -38,7 +38,7 @@
 //! all-to-all the engine is measured against, [`pattern`] the plain loop
 //! over the same runs (the access pattern alone).
 
-mod agree;
+pub(crate) mod agree;
 mod alltoallv;
 mod any_exchange;
 mod arrays;
