@@ -39,6 +39,7 @@ mod chart;
 mod collective;
 mod error;
 mod file_io;
+mod halo;
 mod measure;
 mod memory;
 mod pblas;
@@ -76,6 +77,9 @@ enum Command {
     Plan(plan_args::PlanArgs),
     /// Execute, time and verify a redistribution (under `mpirun -n P`).
     Run(Box<measure::RunArgs>),
+    /// Refresh ghost layers of one layout, timed and checked, next to hand-written
+    /// exchanges (under `mpirun -n P`).
+    Halo(Box<halo::HaloArgs>),
     /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).
     Chart(chart::ChartArgs),
     /// Save and load distributed arrays in .npy and HDF5 files, timed and checked
@@ -92,6 +96,7 @@ fn dispatch(command: &Command) -> ExitCode {
         Command::Show(args) => report(show::run(args, &mut io::stdout().lock()), true),
         Command::Plan(args) => report(plan_report::run(args, &mut io::stdout().lock()), true),
         Command::Run(args) => with_mpi(false, |world, out| measure::run(args, world, out)),
+        Command::Halo(args) => with_mpi(false, |world, out| halo::run(args, world, out)),
         Command::Chart(args) => report(chart::run(args), true),
         Command::Io(file_io::IoCommand::Info(args)) => {
             report(file_io::info(args, &mut io::stdout().lock()), true)

@@ -22,12 +22,12 @@
 //! - [`report`]: what rank 0 reports, as the JSON line of `--json` or the
 //!   readable summary.
 
-mod args;
+pub(crate) mod args;
 mod batch;
 mod pattern;
 mod report;
 mod setup;
-mod timing;
+pub(crate) mod timing;
 pub(crate) mod values;
 mod window;
 
@@ -43,8 +43,8 @@ use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
 use setup::Job;
 use std::io::Write;
-pub(crate) use timing::median;
 use timing::Progress;
+pub(crate) use timing::median;
 use values::{IndexValue, Updated};
 
 /// Runs `redist run` on `world`: every rank takes part; rank 0 writes to `out`.

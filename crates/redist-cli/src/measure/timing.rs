@@ -49,7 +49,7 @@ pub(super) fn time_executions<T: Element>(
 
 /// Times `reps` runs of `what` (`f`), each after a barrier, as the slowest
 /// rank's seconds; `name` for the progress line. Collective over `comm`.
-pub(super) fn max_over_each(
+pub(crate) fn max_over_each(
     comm: &SimpleCommunicator,
     reps: usize,
     progress: &Progress,
@@ -211,7 +211,7 @@ pub(crate) fn median(v: &[f64]) -> f64 {
 }
 
 /// Progress on rank 0's stderr for runs longer than a few seconds.
-pub(super) struct Progress {
+pub(crate) struct Progress {
     /// Whether to print at all (rank 0, without `--json`).
     on: bool,
     /// Repetitions of each timed part.
@@ -223,7 +223,7 @@ pub(super) struct Progress {
 
 impl Progress {
     /// Progress on `total` repetitions from now, printed when `on`.
-    pub(super) fn new(on: bool, total: usize) -> Progress {
+    pub(crate) fn new(on: bool, total: usize) -> Progress {
         Progress {
             on,
             total,
@@ -234,7 +234,7 @@ impl Progress {
 
     /// Says, at most every 2 s and after the first 3 s, that `done`
     /// repetitions of `what` are over.
-    pub(super) fn tick(&self, what: &str, done: usize) {
+    pub(crate) fn tick(&self, what: &str, done: usize) {
         let t = self.start.elapsed().as_secs_f64();
         if !self.on || t < 3.0 || t - self.last.get() < 2.0 {
             return;

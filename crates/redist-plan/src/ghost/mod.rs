@@ -22,15 +22,19 @@
 //! - [`rank`]: [`RankGhosts`], one rank's receives, sends and own copies,
 //!   as [`GhostMessage`]s of [`GhostBox`]es;
 //! - [`copy`]: copying boxes between padded storages, into a buffer and
-//!   out of it, run by run along the fastest axis.
+//!   out of it, run by run along the fastest axis;
+//! - [`source`]: which global index a padded cell holds after an update,
+//!   cell by cell, for checks ([`cell_source`]).
 
 mod axis;
 pub mod copy;
 pub mod rank;
+pub mod source;
 pub mod spec;
 #[cfg(test)]
 mod tests;
 
 pub use copy::{padded_strides, BoxCopy};
 pub use rank::{padded_shape, GhostBox, GhostMessage, RankGhosts};
+pub use source::cell_source;
 pub use spec::{Corners, GhostSpec};

@@ -197,6 +197,13 @@ fn check(case: &Case, packed: bool) -> Result<(), String> {
         for_each_index(&padded, |p| {
             let at: usize = p.iter().zip(&strides).map(|(i, s)| i * s).sum();
             let want = expected(layout, spec, r, p);
+            let source = cell_source(layout, spec, r, p);
+            let told = source.map_or(0, |g| value(layout.shape(), &g));
+            if told != want && bad.is_none() {
+                bad = Some(format!(
+                    "rank {r} cell {p:?}: cell_source says {told}, expected {want}"
+                ));
+            }
             if storage[at] != want && bad.is_none() {
                 bad = Some(format!(
                     "rank {r} cell {p:?}: {} expected {want}",

@@ -58,7 +58,7 @@ mod protocol;
 mod wires;
 
 pub use flight::Flight;
-pub use redist_plan::ghost::{Corners, GhostSpec};
+pub use redist_plan::ghost::{cell_source, Corners, GhostSpec};
 
 use crate::error::RedistError;
 use crate::exec::agree::{agree, Fingerprint};

@@ -14,6 +14,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{all_indices, ensure, MpiTest, TestResult};
 use procgrid::ProcGrid;
 use redist::ghost::{Corners, GhostOptions, GhostSpec, GhostUpdate};
+use redist_plan::ghost::cell_source;
 
 use crate::common::{random_extents, Lcg};
 
@@ -50,43 +51,13 @@ fn ghost_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize], widths: &[usize]
 /// What padded cell `p` of this rank's part holds after an update whose
 /// interior values are `value`: `None` where no update writes (beyond a
 /// non-periodic end, corners of a star, an empty part).
-fn expected_at<T>(
+fn expected_at<T: Element>(
     a: &DistArray<T>,
     spec: &GhostSpec,
     p: &[usize],
     value: &impl Fn(&[usize]) -> T,
-) -> Option<T>
-where
-    T: Element,
-{
-    let layout = a.layout();
-    let rank = a.rank()?;
-    let local = layout.local_shape(rank).ok()?;
-    if local.contains(&0) {
-        return None;
-    }
-    let coords = layout.coords_of_rank(rank).ok()?;
-    let (mut g, mut ghosts) = (vec![0; p.len()], 0);
-    for d in 0..p.len() {
-        let (w, m, n) = (spec.widths()[d], local[d], layout.shape()[d] as i64);
-        let lo = layout.axis(d).global_index(coords[d], 0) as i64;
-        if p[d] >= w && p[d] < w + m {
-            // Inside: the layout's own map (several blocks where w = 0).
-            g[d] = layout.axis(d).global_index(coords[d], p[d] - w);
-            continue;
-        }
-        // A ghost: the rank's indices along d are one range from lo.
-        let gi = lo - w as i64 + p[d] as i64;
-        ghosts += 1;
-        if !(0..n).contains(&gi) && !spec.periodic()[d] {
-            return None;
-        }
-        g[d] = gi.rem_euclid(n) as usize;
-    }
-    if spec.corners() == Corners::Star && ghosts > 1 {
-        return None;
-    }
-    Some(value(&g))
+) -> Option<T> {
+    cell_source(a.layout(), spec, a.rank()?, p).map(|g| value(&g))
 }
 
 /// Every padded cell of `a` as [`expected_at`] says, else `sentinel`.
