@@ -37,6 +37,7 @@ import numpy as _np
 
 from ._ndcyclic import (
     DistArray,
+    GhostUpdate,
     Layout,
     Redistribution,
     info,
@@ -49,6 +50,7 @@ from ._ndcyclic import (
 
 __all__ = [
     "DistArray",
+    "GhostUpdate",
     "Layout",
     "Redistribution",
     "from_function",

@@ -87,7 +87,16 @@ class DistArray:
         """The whole array on ``root``, ``None`` elsewhere. Collective."""
     @property
     def local(self) -> np.ndarray:
-        """This rank's local part: a numpy view, no copy."""
+        """This rank's local part: a numpy view, no copy (the interior of
+        :attr:`padded` for an array with ghosts)."""
+    @property
+    def padded(self) -> np.ndarray:
+        """The whole padded local block, ghosts included: a numpy view."""
+    @property
+    def ghosts(self) -> Tuple[int, ...]:
+        """Ghost widths per axis (zeros without ghosts)."""
+    def with_ghosts(self, widths: Union[int, Sequence[int]]) -> "DistArray":
+        """A copy with ghost layers of ``widths`` around its local part. Local."""
     @property
     def layout(self) -> Layout:
         """The layout."""
@@ -111,6 +120,33 @@ class DistArray:
         """The 2-norm. Collective."""
     def copy(self) -> "DistArray":
         """A copy with its own memory. Local."""
+
+class GhostUpdate:
+    """Refreshes the ghost layers of arrays of one layout and widths,
+    planned once, executed every step."""
+
+    def __init__(
+        self,
+        array: DistArray,
+        periodic: Union[None, bool, Sequence[bool]] = None,
+        corners: str = "box",
+        node_direct: bool = True,
+    ) -> None: ...
+    def update(self, array: DistArray) -> None:
+        """Refreshes ``array``'s ghosts. Collective."""
+    def begin(self, array: DistArray) -> None:
+        """Starts refreshing ``array``'s ghosts. Collective."""
+    def finish(self, array: DistArray) -> None:
+        """Completes the update begun on ``array``. Collective."""
+    @property
+    def ghost_bytes(self) -> int:
+        """Bytes of ghosts this rank's update fills."""
+    @property
+    def plan_bytes(self) -> int:
+        """Bytes this rank's plan holds."""
+    @property
+    def copies(self) -> dict:
+        """How this rank's last update moved its ghosts."""
 
 class Redistribution:
     """A redistribution from ``source`` to ``target`` layouts over a

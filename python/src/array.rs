@@ -89,6 +89,20 @@ fn local_shape_of(layout: &Layout, rank: usize) -> Vec<usize> {
     }
 }
 
+/// Ghost widths: one int for every axis of `ndim`, or a sequence of one
+/// per axis.
+pub fn per_axis_widths(widths: &Bound<'_, PyAny>, ndim: usize) -> Result<Vec<usize>, Failure> {
+    if let Ok(w) = widths.extract::<usize>() {
+        return Ok(vec![w; ndim]);
+    }
+    match widths.extract::<Vec<usize>>() {
+        Ok(w) if w.len() == ndim => Ok(w),
+        _ => Err(Failure::value(format!(
+            "ghost widths {widths}: expected one non-negative int, or one per axis ({ndim})"
+        ))),
+    }
+}
+
 /// Whether `a`'s memory is contiguous in `order`.
 fn contiguous_in(a: &Bound<'_, PyUntypedArray>, order: Order) -> bool {
     match order {
@@ -151,6 +165,18 @@ fn local_view<'py, T: Element + numpy::Element>(
     // SAFETY: the view's memory is the array's local part, which lives as
     // long as `container` (the DistArray object) and never moves: numpy keeps
     // `container` alive as the view's base.
+    unsafe { PyArray::borrow_from_array(&view, container) }.into_any()
+}
+
+/// A numpy view of `a`'s whole padded block, ghosts included, kept alive
+/// by `container`.
+fn padded_view<'py, T: Element + numpy::Element>(
+    a: &mut DistArray<T>,
+    container: Bound<'py, PyAny>,
+) -> Bound<'py, PyAny> {
+    let view = a.padded_mut();
+    // SAFETY: as for `local_view`: the padded storage lives as long as
+    // `container` and never moves.
     unsafe { PyArray::borrow_from_array(&view, container) }.into_any()
 }
 
@@ -338,6 +364,43 @@ impl PyDistArray {
         let container = slf.clone().into_any();
         let mut this = slf.borrow_mut();
         Ok(each!(AnyArray, &mut *this.array, a, T => local_view(a, container)))
+    }
+
+    /// The whole padded local block, ghosts included (a numpy view, no
+    /// copy): :attr:`local` is its interior, offset by :attr:`ghosts` on
+    /// every axis. The same as :attr:`local` for an array without ghosts.
+    /// Ghosts beyond a non-periodic edge are the caller's to set (its
+    /// boundary condition): an update never writes them.
+    #[getter]
+    fn padded<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let container = slf.clone().into_any();
+        let mut this = slf.borrow_mut();
+        Ok(each!(AnyArray, &mut *this.array, a, T => padded_view(a, container)))
+    }
+
+    /// The ghost widths per axis (zeros for an array without ghosts).
+    #[getter]
+    fn ghosts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let widths = each!(AnyArray, &*self.array, a, T => a.ghost_widths().to_vec());
+        pyo3::types::PyTuple::new(py, widths)
+    }
+
+    /// A copy of this array with ``widths[d]`` ghost layers on both sides
+    /// of axis ``d`` (one int for every axis, or one per axis): its
+    /// :attr:`local` part the same, its ghosts zero, for
+    /// :class:`GhostUpdate` to fill. Not collective.
+    fn with_ghosts(&self, widths: &Bound<'_, PyAny>) -> PyResult<PyDistArray> {
+        let ndim = self.layout().ndim();
+        let widths = per_axis_widths(widths, ndim)?;
+        let ctx = self.context.clone();
+        let comm = Python::with_gil(|py| self.comm.clone_ref(py));
+        let made = each!(AnyArray, &*self.array, a, T => {
+            DistArray::<T>::zeros_with_ghosts(a.grid(), a.layout().clone(), &widths).map(|mut g| {
+                g.local_mut().assign(&a.local());
+                PyDistArray::new(g, ctx.clone(), comm)
+            })
+        });
+        Ok(made.map_err(Failure::from)?)
     }
 
     /// The layout.

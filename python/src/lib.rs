@@ -10,6 +10,7 @@
 //! - `layout.rs`: `Layout`;
 //! - `array.rs`: `DistArray`;
 //! - `redistribution.rs`: `Redistribution`;
+//! - `ghosts.rs`: `GhostUpdate`;
 //! - `io.rs`: `save`, `load`, `load_window`, `info`.
 #![deny(missing_docs)]
 
@@ -17,6 +18,7 @@ mod array;
 mod comm;
 mod dtype;
 mod errors;
+mod ghosts;
 mod held;
 mod io;
 mod layout;
@@ -31,6 +33,7 @@ fn _ndcyclic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<array::PyDistArray>()?;
     m.add_class::<redistribution::PyRedistribution>()?;
+    m.add_class::<ghosts::PyGhostUpdate>()?;
     m.add_function(wrap_pyfunction!(io::save, m)?)?;
     m.add_function(wrap_pyfunction!(io::save_window, m)?)?;
     m.add_function(wrap_pyfunction!(io::load, m)?)?;
