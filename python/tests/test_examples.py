@@ -24,7 +24,7 @@ def run(name, *args):
         sys.argv = argv
 
 
-@pytest.mark.parametrize("name", ["fft2d.py", "fft3d.py", "scalapack_matrix.py"])
+@pytest.mark.parametrize("name", ["fft2d.py", "fft3d.py", "scalapack_matrix.py", "heat.py"])
 def test_example_checks_itself(name):
     run(name)
 
@@ -42,4 +42,8 @@ def test_checkpoint_saves_and_loads():
 
 def test_every_example_is_tested():
     here = {p.name for p in EXAMPLES.glob("*.py")}
-    assert here == {"fft2d.py", "fft3d.py", "scalapack_matrix.py", "checkpoint.py"}
+    assert here == {"fft2d.py", "fft3d.py", "scalapack_matrix.py", "checkpoint.py", "heat.py"}
+
+
+def test_heat_without_overlap():
+    run("heat.py", "--n", "40", "--steps", "7", "--no-overlap")
