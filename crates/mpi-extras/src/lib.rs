@@ -7,9 +7,9 @@
 //! exchange's protocol: an exchange names its own kinds of control message
 //! ([`requests::ControlKind`]). What it holds:
 //!
-//! - [`datatype`]: [`Datatype`], elements of any size moved as bytes, and one
+//! - [`datatype`]: [`Datatype`], elements of any size moved as bytes, one
 //!   side of a message (a `TypeTree` of the planning crate) as one derived
-//!   datatype;
+//!   datatype, and a box of an array (`MPI_Type_create_subarray`);
 //! - [`buffers`]: a message's send and receive buffers, elements or a
 //!   datatype over a slice;
 //! - [`collective`]: `MPI_Alltoallv` of any element size, `MPI_Alltoallw`
