@@ -12,6 +12,7 @@ use mpi::Count;
 use redist_plan::coords::Order;
 use redist_plan::program::TypeTree;
 use std::mem::ManuallyDrop;
+use std::ops::Range;
 use std::os::raw::c_int;
 
 /// A committed MPI datatype and the bytes one instance of it spans from
@@ -172,6 +173,50 @@ impl Datatype {
             inner: ManuallyDrop::new(inner),
             span: elements * elem.span,
         })
+    }
+
+    /// The bytes `count` instances of this datatype touch when laid at byte
+    /// `at` of a buffer (consecutive instances an extent apart), from
+    /// MPI's lower bound, extent and true extent: empty for a count of 0.
+    ///
+    /// # Errors
+    ///
+    /// - [`MpiError::InvalidArgument`] when they would reach before the
+    ///   buffer's first byte;
+    /// - [`MpiError::Limit`] when the count exceeds `i32::MAX` or the bytes
+    ///   overflow `usize`.
+    pub(crate) fn reach(&self, count: usize, at: usize) -> Result<Range<usize>, MpiError> {
+        crate::error::count(count, "datatype count")?;
+        if count == 0 {
+            return Ok(at..at);
+        }
+        let (mut _lb, mut extent, mut true_lb, mut true_extent) = (0, 0, 0, 0);
+        // SAFETY: a committed type of ours and valid out-pointers.
+        let code = unsafe { ffi::MPI_Type_get_extent(self.raw(), &mut _lb, &mut extent) };
+        check(code, "MPI_Type_get_extent")?;
+        // SAFETY: as above.
+        let code =
+            unsafe { ffi::MPI_Type_get_true_extent(self.raw(), &mut true_lb, &mut true_extent) };
+        check(code, "MPI_Type_get_true_extent")?;
+        // Instance i touches [at + i·extent + true_lb, ... + true_extent).
+        let last = (count as i128 - 1) * extent as i128;
+        let start = at as i128 + true_lb as i128 + last.min(0);
+        let end = at as i128 + true_lb as i128 + true_extent as i128 + last.max(0);
+        if start < 0 {
+            return Err(MpiError::InvalidArgument {
+                what: "datatype placement",
+                value: format!("{count} instance(s) at byte {at}, reaching byte {start}"),
+                expected: "instances that stay at or after the buffer's first byte".to_string(),
+            });
+        }
+        let limit = |v: i128| {
+            usize::try_from(v).map_err(|_| MpiError::Limit {
+                what: "datatype reach in bytes",
+                value: v.unsigned_abs(),
+                limit: usize::MAX as u128,
+            })
+        };
+        Ok(limit(start)?..limit(end)?)
     }
 
     /// `elements` of this datatype as a byte offset for MPI.

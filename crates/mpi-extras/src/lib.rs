@@ -17,6 +17,11 @@
 //! - [`requests`]: non-blocking sends and receives tied to the lifetime of
 //!   their buffers, pieces of messages, small control messages, and a
 //!   `wait_any` that is linear over the list and never panics;
+//! - [`neighbors`]: exchanges between neighbours, each message a derived
+//!   datatype over one buffer: distributed graphs with explicit adjacency
+//!   (`MPI_Dist_graph_create_adjacent`), `MPI_Neighbor_alltoallw` over
+//!   them, and the same messages point to point (`MPI_Irecv`/`MPI_Isend`,
+//!   then all waited for);
 //! - [`file`]: MPI-IO (rsmpi wraps none of it), boxes of an array through
 //!   file views and `MPI_Type_create_darray`;
 //! - [`communicator`]: error handlers, comparing and taking over raw
@@ -28,9 +33,8 @@
 //!   they outnumber the cores, which decides whether waits yield);
 //! - [`error`]: [`MpiError`], the one error type.
 //!
-//! Room is left for what the next exchanges need beyond rsmpi: neighbour
-//! collectives and persistent requests belong in modules of their own
-//! here.
+//! Room is left for what the next exchanges need beyond rsmpi: persistent
+//! requests belong in a module of their own here.
 //!
 //! ```
 //! use mpi::topology::Communicator;
@@ -60,6 +64,7 @@ pub mod datatype;
 pub mod error;
 pub mod file;
 pub mod launcher;
+pub mod neighbors;
 pub mod process;
 pub mod requests;
 
