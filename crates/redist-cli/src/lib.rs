@@ -10,9 +10,11 @@
 //!   them against ndcyclic element by element.
 //!
 //! - [`halo_baseline`]: the ghost-cell updates a C programmer writes by
-//!   hand, which `redist halo --baseline sendrecv` measures ndcyclic's own
-//!   against — faces exchanged axis by axis with `MPI_Irecv`/`MPI_Isend`
-//!   of subarrays — and the check of a ghosted array after any update.
+//!   hand, which `redist halo --baseline sendrecv,neighbor` measures
+//!   ndcyclic's own against — faces exchanged axis by axis with
+//!   `MPI_Irecv`/`MPI_Isend` of subarrays, and one `MPI_Neighbor_alltoallw`
+//!   over a distributed graph — and the check of a ghosted array after any
+//!   update.
 //!
 //! The subcommands themselves are the binary's modules (`src/main.rs`).
 #![deny(missing_docs)]

@@ -4,7 +4,7 @@
 //! processes, empty parts and any rank map need no special case.
 
 use super::error::HaloError;
-use super::Halo;
+use super::{Corners, Halo};
 use dist_array::{AxisMap, Layout, Order};
 use mpi_extras::Datatype;
 use std::ops::Range;
@@ -321,10 +321,78 @@ pub(crate) fn check_baseline(
     Ok(())
 }
 
+/// The directions of a neighbour (or a ghost region) an update fills: per
+/// axis -1 (low side), 0 (the interior) or +1 (high side), never all 0;
+/// `Star` keeps those with one non-zero axis. Directions along an axis of
+/// width 0 are left out (no cell lies there). In a fixed order, the first
+/// axis slowest, -1 before 0 before +1.
+pub(crate) fn directions(widths: &[usize], corners: Corners) -> Vec<Vec<i8>> {
+    let mut all: Vec<Vec<i8>> = vec![vec![]];
+    for &w in widths {
+        let steps: &[i8] = if w == 0 { &[0] } else { &[-1, 0, 1] };
+        all = all
+            .into_iter()
+            .flat_map(|v| {
+                steps.iter().map(move |&s| {
+                    let mut v = v.clone();
+                    v.push(s);
+                    v
+                })
+            })
+            .collect();
+    }
+    all.retain(|s| {
+        let moved = s.iter().filter(|&&x| x != 0).count();
+        moved > 0 && (corners == Corners::Box || moved == 1)
+    });
+    all
+}
+
+/// The side a direction's component names (`None` for 0).
+pub(crate) fn side_of(step: i8) -> Option<Side> {
+    match step {
+        -1 => Some(Side::Low),
+        1 => Some(Side::High),
+        _ => None,
+    }
+}
+
+/// The rank whose part lies in direction `dir` of `block`'s, or `None` when
+/// some axis of the direction has no neighbour there.
+pub(crate) fn neighbour_rank(
+    layout: &Layout,
+    block: &GhostedBlock,
+    dir: &[i8],
+    periodic: &[bool],
+) -> Result<Option<usize>, HaloError> {
+    let mut coords = block.coords().to_vec();
+    for (d, &step) in dir.iter().enumerate() {
+        if let Some(side) = side_of(step) {
+            match axis_neighbour(layout.axis(d), coords[d], side, periodic[d]) {
+                Some(c) => coords[d] = c,
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(layout.rank_of_coords(&coords)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::halo_baseline::Corners;
+
+    #[test]
+    fn directions_of_star_and_box() {
+        assert_eq!(directions(&[1, 1], Corners::Star).len(), 4);
+        assert_eq!(directions(&[1, 1], Corners::Box).len(), 8);
+        assert_eq!(directions(&[1, 2, 1], Corners::Box).len(), 26);
+        assert_eq!(directions(&[1, 0, 1], Corners::Box).len(), 8);
+        assert_eq!(directions(&[0, 0], Corners::Box).len(), 0);
+        assert_eq!(
+            directions(&[1, 1], Corners::Star),
+            vec![vec![-1, 0], vec![0, -1], vec![0, 1], vec![1, 0]]
+        );
+    }
 
     #[test]
     fn neighbours_go_round_empty_parts() {

@@ -1,6 +1,6 @@
 //! The ghost-cell updates a C programmer writes by hand, the yardsticks of
-//! ndcyclic's own (`redist halo --baseline sendrecv`), and the check of a
-//! ghosted array after any update.
+//! ndcyclic's own (`redist halo --baseline sendrecv,neighbor`), and the
+//! check of a ghosted array after any update.
 //!
 //! A ghosted block is a rank's local part of a layout holding at most one
 //! block per rank and axis, stored padded ([`GhostedBlock`]): `m_d + 2 w_d`
@@ -16,11 +16,14 @@
 //!   `MPI_Irecv`/`MPI_Isend` of subarray faces with the previous and the
 //!   next rank, then wait; corners carried axis by axis as 2DECOMP&FFT's
 //!   `halo.f90` does;
+//! - [`NeighborCollectiveHalo`] (`--baseline neighbor`): one
+//!   `MPI_Neighbor_alltoallw` over a distributed graph with one edge per
+//!   neighbour direction, faces, edges and corners straight into the ghosts;
 //! - [`fill_ghosted`] and [`check_ghosts`]: storage holding `f(global index)`
 //!   inside and a sentinel in every ghost, and the verdict on it after an
 //!   update, for any update.
 //!
-//! The yardsticks serve widths up to each neighbour's local extent along
+//! Both yardsticks serve widths up to each neighbour's local extent along
 //! the axis (what hand-written code assumes) and refuse wider ones
 //! ([`HaloError::WidthBeyondNeighbour`]). A rank whose part is empty along
 //! some axis takes no part: it sends and receives nothing, its storage is
@@ -33,11 +36,13 @@ mod axis_by_axis;
 mod check;
 mod error;
 mod geometry;
+mod neighbor_collective;
 
 pub use axis_by_axis::AxisByAxisHalo;
 pub use check::{check_ghosts, fill_ghosted, GhostCheck};
 pub use error::HaloError;
 pub use geometry::{axis_neighbour, GhostedBlock, Side};
+pub use neighbor_collective::NeighborCollectiveHalo;
 
 /// Which ghost cells an update fills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
