@@ -14,7 +14,7 @@
 //!   ndcyclic's own against — faces exchanged axis by axis with
 //!   `MPI_Irecv`/`MPI_Isend` of subarrays, and one `MPI_Neighbor_alltoallw`
 //!   over a distributed graph — and the check of a ghosted array after any
-//!   update.
+//!   update; `tests/mpi_halo_baselines.rs` runs them at 1–5 ranks.
 //!
 //! The subcommands themselves are the binary's modules (`src/main.rs`).
 #![deny(missing_docs)]
