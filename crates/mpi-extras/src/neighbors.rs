@@ -285,6 +285,11 @@ fn displacement(at: usize) -> Result<ffi::MPI_Aint, MpiError> {
 /// exchange.run_within(&graph, &mut row).unwrap();
 /// assert_eq!(row[0], 10.0 * left as f64 + 1.0);
 /// assert_eq!(row[3], 10.0 * right as f64);
+/// // The same blocks between two buffers: the ghosts land in `ghosts`.
+/// let sent = [-1.0, 20.0 * me as f64, 20.0 * me as f64 + 1.0, -1.0];
+/// let mut ghosts = [0.0; 4];
+/// exchange.run(&graph, &sent, &mut ghosts).unwrap();
+/// assert_eq!(ghosts, [20.0 * left as f64 + 1.0, 0.0, 0.0, 20.0 * right as f64]);
 /// ```
 pub struct NeighborAlltoallw {
     send: Side,
