@@ -129,7 +129,10 @@ pub fn alltoallv<T: Pod>(
 
 /// Completes `request` by testing it and yielding the core between tests,
 /// as procgrid's `waits::complete` does for rsmpi's requests.
-fn test_until_complete(mut request: ffi::MPI_Request, what: &'static str) -> Result<(), MpiError> {
+pub(crate) fn test_until_complete(
+    mut request: ffi::MPI_Request,
+    what: &'static str,
+) -> Result<(), MpiError> {
     loop {
         let mut flag: c_int = 0;
         // SAFETY: `request` is an active request this rank started; a

@@ -7,9 +7,9 @@
 //! exchange's protocol: an exchange names its own kinds of control message
 //! ([`requests::ControlKind`]). What it holds:
 //!
-//! - [`datatype`]: [`Datatype`], elements of any size moved as bytes, and one
+//! - [`datatype`]: [`Datatype`], elements of any size moved as bytes, one
 //!   side of a message (a `TypeTree` of the planning crate) as one derived
-//!   datatype;
+//!   datatype, and a box of an array (`MPI_Type_create_subarray`);
 //! - [`buffers`]: a message's send and receive buffers, elements or a
 //!   datatype over a slice;
 //! - [`collective`]: `MPI_Alltoallv` of any element size, `MPI_Alltoallw`
@@ -19,6 +19,11 @@
 //!   `wait_any` that is linear over the list and never panics;
 //! - [`persistent`]: persistent sends and receives over buffers the set
 //!   owns, set up once and started every step;
+//! - [`neighbors`]: exchanges between neighbours, each message a derived
+//!   datatype over one buffer: distributed graphs with explicit adjacency
+//!   (`MPI_Dist_graph_create_adjacent`), `MPI_Neighbor_alltoallw` over
+//!   them, and the same messages point to point (`MPI_Irecv`/`MPI_Isend`,
+//!   then all waited for);
 //! - [`file`]: MPI-IO (rsmpi wraps none of it), boxes of an array through
 //!   file views and `MPI_Type_create_darray`;
 //! - [`communicator`]: error handlers, comparing and taking over raw
@@ -58,6 +63,7 @@ pub mod datatype;
 pub mod error;
 pub mod file;
 pub mod launcher;
+pub mod neighbors;
 pub mod persistent;
 pub mod process;
 pub mod requests;

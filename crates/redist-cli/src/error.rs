@@ -7,6 +7,7 @@
 use dist_array::DistError;
 use procgrid::GridError;
 use redist::{PlanError, RedistError};
+use redist_cli::halo_baseline::HaloError;
 use std::io;
 use thiserror::Error;
 
@@ -218,6 +219,11 @@ pub enum CliError {
     /// An error from the process grid.
     #[error(transparent)]
     Grid(#[from] GridError),
+
+    /// A ghosted layout or halo the hand-written ghost updates (`redist
+    /// halo --baseline sendrecv,neighbor`) do not serve, or their failure.
+    #[error(transparent)]
+    Halo(#[from] HaloError),
 }
 
 /// `needed` bytes for [`CliError::OutOfMemory`]: `u64::MAX` stands for any

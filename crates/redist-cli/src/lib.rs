@@ -9,8 +9,16 @@
 //!   pdgemr2d,pdtran,pdgeadd` times them; `tests/mpi_scalapack.rs` checks
 //!   them against ndcyclic element by element.
 //!
+//! - [`halo_baseline`]: the ghost-cell updates a C programmer writes by
+//!   hand, which `redist halo --baseline sendrecv,neighbor` measures
+//!   ndcyclic's own against — faces exchanged axis by axis with
+//!   `MPI_Irecv`/`MPI_Isend` of subarrays, and one `MPI_Neighbor_alltoallw`
+//!   over a distributed graph — and the check of a ghosted array after any
+//!   update; `tests/mpi_halo_baselines.rs` runs them at 1–5 ranks.
+//!
 //! The subcommands themselves are the binary's modules (`src/main.rs`).
 #![deny(missing_docs)]
 
+pub mod halo_baseline;
 #[cfg(feature = "scalapack")]
 pub mod scalapack;
