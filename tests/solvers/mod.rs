@@ -3,3 +3,4 @@
 pub mod adi;
 pub mod fft2d;
 pub mod fft3d;
+pub mod heat;

@@ -13,8 +13,9 @@ use bytemuck::Pod;
 use dist_array::Layout;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, MpiTest, TestResult};
+use redist::ghost::{Corners, GhostSpec};
 use redist_cli::halo_baseline::{
-    check_ghosts, fill_ghosted, AxisByAxisHalo, Corners, Halo, HaloError, NeighborCollectiveHalo,
+    check_ghosts, fill_ghosted, AxisByAxisHalo, HaloError, NeighborCollectiveHalo,
 };
 use std::fmt::Debug;
 
@@ -54,7 +55,7 @@ fn linear(g: &[usize], shape: &[usize]) -> usize {
 /// One ghosted layout and halo to update.
 struct Case {
     layout: Layout,
-    halo: Halo,
+    halo: GhostSpec,
     /// 8-byte (`f64`) or 3-byte elements.
     wide: bool,
 }
@@ -67,9 +68,9 @@ impl Case {
             self.layout.spec(),
             self.layout.storage(),
             self.layout.rank_map(),
-            self.halo.widths,
-            self.halo.periodic,
-            self.halo.corners,
+            self.halo.widths(),
+            self.halo.periodic(),
+            self.halo.corners(),
             if self.wide { "f64" } else { "3-byte" }
         )
     }
@@ -117,14 +118,14 @@ fn case(grid: &[usize], i: usize) -> Case {
         layout = layout.with_storage(dist_array::Order::ColumnMajor);
     }
     // Widths 1 and 2, and now and then 0 on the first axis.
-    let widths = (0..k)
+    let widths: Vec<usize> = (0..k)
         .map(|d| match pick(i, 20 + d, 7) {
             0 if d == 0 => 0,
             0..=3 => 1,
             _ => 2,
         })
         .collect();
-    let periodic = (0..k).map(|d| ((i / 2) >> d) & 1 == 1).collect();
+    let periodic: Vec<bool> = (0..k).map(|d| ((i / 2) >> d) & 1 == 1).collect();
     let corners = if i.is_multiple_of(2) {
         Corners::Box
     } else {
@@ -132,11 +133,7 @@ fn case(grid: &[usize], i: usize) -> Case {
     };
     Case {
         layout,
-        halo: Halo {
-            widths,
-            periodic,
-            corners,
-        },
+        halo: GhostSpec::new(&widths, &periodic, corners),
         wide: pick(i, 12, 2) == 0,
     }
 }
@@ -163,7 +160,7 @@ fn run_typed<T: Value>(world: &SimpleCommunicator, case: &Case) -> TestResult {
     for round in 0..2 {
         let f = |g: &[usize]| T::of(linear(g, &shape), round);
         for which in ["sendrecv", "neighbor"] {
-            let mut storage = fill_ghosted(layout, me, &halo.widths, f, T::sentinel(me))
+            let mut storage = fill_ghosted(layout, me, halo.widths(), f, T::sentinel(me))
                 .map_err(|e| e.to_string())?;
             match which {
                 "sendrecv" => axis_by_axis.update(&mut storage),
@@ -264,11 +261,7 @@ fn periodic_axes_of_one_and_two(world: &SimpleCommunicator) -> TestResult {
                 vec![1; grid.len()],
                 (1..=grid.len()).map(|d| 1 + d % 2).collect(),
             ] {
-                let halo = Halo {
-                    widths,
-                    periodic: vec![true; grid.len()],
-                    corners,
-                };
+                let halo = GhostSpec::new(&widths, &vec![true; grid.len()], corners);
                 for wide in [true, false] {
                     run_case(
                         world,
@@ -282,11 +275,7 @@ fn periodic_axes_of_one_and_two(world: &SimpleCommunicator) -> TestResult {
             }
         }
         // The neighbour-collective graph lists every direction, repeats and all.
-        let halo = Halo {
-            widths: vec![1; grid.len()],
-            periodic: vec![true; grid.len()],
-            corners: Corners::Box,
-        };
+        let halo = GhostSpec::new(&vec![1; grid.len()], &vec![true; grid.len()], Corners::Box);
         let update =
             NeighborCollectiveHalo::new(world, &layout, &halo, 8).map_err(|e| e.to_string())?;
         let me = world.rank() as usize;
@@ -305,12 +294,10 @@ fn periodic_axes_of_one_and_two(world: &SimpleCommunicator) -> TestResult {
 fn refusals(world: &SimpleCommunicator) -> TestResult {
     let n = world.size() as usize;
     let me = world.rank() as usize;
-    let halo = |widths: Vec<usize>, periodic: bool| Halo {
-        periodic: vec![periodic; widths.len()],
-        widths,
-        corners: Corners::Box,
+    let halo = |widths: Vec<usize>, periodic: bool| {
+        GhostSpec::new(&widths, &vec![periodic; widths.len()], Corners::Box)
     };
-    let both = |layout: &Layout, halo: &Halo| -> Vec<Result<(), HaloError>> {
+    let both = |layout: &Layout, halo: &GhostSpec| -> Vec<Result<(), HaloError>> {
         vec![
             AxisByAxisHalo::new(world, layout, halo, 8).map(|_| ()),
             NeighborCollectiveHalo::new(world, layout, halo, 8).map(|_| ()),

@@ -76,7 +76,7 @@ fn run_typed<T: IndexValue + sweep::Sweep>(
     let (layout, spec) = spec_of(args)?;
     let root = world.rank() == 0;
     let grid = ProcGrid::new(world, layout.grid_extents())?;
-    let mut a = values::<T>(&grid, &layout, &spec)?;
+    let mut a = verify::values::<T>(&grid, &layout, &spec)?;
     let options = GhostOptions {
         node_direct: !args.no_node_direct,
     };
@@ -90,7 +90,7 @@ fn run_typed<T: IndexValue + sweep::Sweep>(
     })?;
     let copies = update.copies();
     let memcpy = time_memcpy(world, update.ghost_bytes(), args.reps);
-    let baselines = yardsticks::time_all(args, world, &layout, &spec, &a, &progress)?;
+    let baselines = yardsticks::time_all::<T>(args, world, &layout, &spec, &progress)?;
     let overlap = if args.overlap {
         Some(overlapped(world, args, &mut update, &mut a, &progress)?)
     } else {
@@ -131,24 +131,6 @@ fn run_typed<T: IndexValue + sweep::Sweep>(
         report.write(out)?;
     }
     Ok(())
-}
-
-/// The array of the run: every interior cell holds its global index's
-/// value, every ghost [`IndexValue::untouched`].
-fn values<T: IndexValue>(
-    grid: &ProcGrid,
-    layout: &Layout,
-    spec: &GhostSpec,
-) -> Result<DistArray<T>, CliError> {
-    let shape = layout.shape().to_vec();
-    let a = DistArray::from_fn(grid, layout.clone(), |g| {
-        T::index_value(verify::linear(&shape, g))
-    })?;
-    let plain = a.clone();
-    let mut a = a.into_shared().with_ghosts(spec.widths())?;
-    a.padded_mut().fill(T::untouched());
-    a.local_mut().assign(&plain.local());
-    Ok(a)
 }
 
 /// Times `reps` copies (at least one) of `bytes` bytes on every rank: the

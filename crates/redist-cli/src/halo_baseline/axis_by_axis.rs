@@ -15,12 +15,13 @@
 
 use super::error::HaloError;
 use super::geometry::{axis_neighbour, check_baseline, GhostedBlock, Side};
-use super::{member, padded_bytes, storage_size, Corners, Halo};
+use super::{member, padded_bytes, storage_size};
 use bytemuck::Pod;
 use dist_array::Layout;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::neighbors::{NeighborMessage, NeighborMessages};
 use mpi_extras::Datatype;
+use redist::ghost::{Corners, GhostSpec};
 use std::ops::Range;
 
 /// The axis-by-axis ghost update of one rank, built once and run many
@@ -29,16 +30,17 @@ use std::ops::Range;
 /// ```
 /// use dist_array::Layout;
 /// use mpi::topology::Communicator;
-/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted, AxisByAxisHalo, Corners, Halo};
+/// use redist::ghost::{Corners, GhostSpec};
+/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted, AxisByAxisHalo};
 ///
 /// let universe = mpi::initialize().unwrap();
 /// let world = universe.world();
 /// let n = world.size() as usize;
 /// let layout = Layout::parse(&[4 * n, 5], &format!("block,block@{n}x1")).unwrap();
-/// let halo = Halo { widths: vec![1, 2], periodic: vec![true, true], corners: Corners::Box };
+/// let halo = GhostSpec::new(&[1, 2], &[true, true], Corners::Box);
 /// let value = |g: &[usize]| (10 * g[0] + g[1]) as f64;
 /// let me = world.rank() as usize;
-/// let mut storage = fill_ghosted(&layout, me, &halo.widths, value, -1.0).unwrap();
+/// let mut storage = fill_ghosted(&layout, me, halo.widths(), value, -1.0).unwrap();
 /// let mut update = AxisByAxisHalo::new(&world, &layout, &halo, 8).unwrap();
 /// update.update(&mut storage).unwrap();
 /// assert!(check_ghosts(&layout, me, &halo, &storage, value, -1.0).unwrap().is_right());
@@ -84,7 +86,7 @@ impl AxisByAxisHalo {
     pub fn new(
         comm: &SimpleCommunicator,
         layout: &Layout,
-        halo: &Halo,
+        halo: &GhostSpec,
         element_bytes: usize,
     ) -> Result<AxisByAxisHalo, HaloError> {
         if element_bytes == 0 {
@@ -96,7 +98,7 @@ impl AxisByAxisHalo {
         let mut axes = Vec::with_capacity(layout.ndim());
         let mut bytes = 0;
         if let Some(rank) = me {
-            let block = GhostedBlock::new(layout, rank, &halo.widths)?;
+            let block = GhostedBlock::new(layout, rank, halo.widths())?;
             bytes = padded_bytes(&block, element_bytes)?;
             if !block.is_empty() {
                 for d in 0..layout.ndim() {
@@ -136,24 +138,25 @@ impl AxisByAxisHalo {
 /// from the neighbours along `d`, its two interior faces sent to them.
 fn axis_messages(
     layout: &Layout,
-    halo: &Halo,
+    halo: &GhostSpec,
     block: &GhostedBlock,
     d: usize,
     element: &Datatype,
 ) -> Result<NeighborMessages, HaloError> {
     let (mut recvs, mut sends) = (vec![], vec![]);
-    if halo.widths[d] == 0 {
+    if halo.widths()[d] == 0 {
         return Ok(NeighborMessages::new(recvs, sends)?);
     }
     // The face's extent along every other axis.
     let span: Vec<Range<usize>> = (0..layout.ndim())
         .map(|e| {
             let inside = block.inside(e);
-            if e >= d || halo.corners == Corners::Star {
+            if e >= d || halo.corners() == Corners::Star {
                 return inside;
             }
             let reaches = |side| {
-                axis_neighbour(layout.axis(e), block.coords()[e], side, halo.periodic[e]).is_some()
+                axis_neighbour(layout.axis(e), block.coords()[e], side, halo.periodic()[e])
+                    .is_some()
             };
             let lo = if reaches(Side::Low) { 0 } else { inside.start };
             let hi = if reaches(Side::High) {
@@ -170,7 +173,7 @@ fn axis_messages(
         region
     };
     for side in [Side::Low, Side::High] {
-        let Some(c) = axis_neighbour(layout.axis(d), block.coords()[d], side, halo.periodic[d])
+        let Some(c) = axis_neighbour(layout.axis(d), block.coords()[d], side, halo.periodic()[d])
         else {
             continue;
         };

@@ -19,8 +19,8 @@
 
 use super::error::HaloError;
 use super::geometry::{per_axis, GhostedBlock};
-use super::{Corners, Halo};
 use dist_array::Layout;
+use redist::ghost::{Corners, GhostSpec};
 use std::fmt::Debug;
 
 /// What one cell stands for along one axis.
@@ -155,7 +155,7 @@ impl GhostCheck {
 }
 
 /// Checks `rank`'s padded `storage` after a ghost update of `halo` that
-/// started from [`fill_ghosted`]`(layout, rank, &halo.widths, f,
+/// started from [`fill_ghosted`]`(layout, rank, halo.widths(), f,
 /// sentinel)`: every ghost the update should fill holds `f` of the global
 /// index it stands for, every other ghost still holds `sentinel`, and every
 /// interior cell still holds `f` of its own index. A rank beyond the
@@ -163,10 +163,11 @@ impl GhostCheck {
 ///
 /// ```
 /// use dist_array::Layout;
-/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted, Corners, Halo};
+/// use redist::ghost::{Corners, GhostSpec};
+/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted};
 /// let layout = Layout::parse(&[4], "block@2").unwrap();
-/// let halo = Halo { widths: vec![1], periodic: vec![false], corners: Corners::Star };
-/// let mut storage = fill_ghosted(&layout, 1, &halo.widths, |g| g[0] as i32, -1).unwrap();
+/// let halo = GhostSpec::new(&[1], &[false], Corners::Star);
+/// let mut storage = fill_ghosted(&layout, 1, halo.widths(), |g| g[0] as i32, -1).unwrap();
 /// // What rank 1's update does: index 1 from rank 0; nothing beyond the edge.
 /// storage[0] = 1;
 /// let verdict = check_ghosts(&layout, 1, &halo, &storage, |g| g[0] as i32, -1).unwrap();
@@ -187,18 +188,18 @@ impl GhostCheck {
 pub fn check_ghosts<T: Copy + PartialEq + Debug>(
     layout: &Layout,
     rank: usize,
-    halo: &Halo,
+    halo: &GhostSpec,
     storage: &[T],
     f: impl Fn(&[usize]) -> T,
     sentinel: T,
 ) -> Result<GhostCheck, HaloError> {
-    per_axis(layout, halo.widths.len(), "widths")?;
-    per_axis(layout, halo.periodic.len(), "periodic flags")?;
+    per_axis(layout, halo.widths().len(), "widths")?;
+    per_axis(layout, halo.periodic().len(), "periodic flags")?;
     if rank >= layout.ranks() {
         super::storage_size(rank, storage, 0)?;
         return Ok(GhostCheck::default());
     }
-    let block = GhostedBlock::new(layout, rank, &halo.widths)?;
+    let block = GhostedBlock::new(layout, rank, halo.widths())?;
     super::storage_size(
         rank,
         storage,
@@ -219,7 +220,7 @@ pub fn check_ghosts<T: Copy + PartialEq + Debug>(
         }
         return Ok(verdict);
     }
-    let cells = axis_cells(layout, &block, &halo.periodic);
+    let cells = axis_cells(layout, &block, halo.periodic());
     let mut g = vec![0usize; layout.ndim()];
     each_cell(&block, |p, at| {
         let mut ghost_axes = 0;
@@ -240,7 +241,7 @@ pub fn check_ghosts<T: Copy + PartialEq + Debug>(
         let (expected, kind) = if ghost_axes == 0 {
             verdict.interior += 1;
             (f(&g), "an interior cell")
-        } else if !beyond && (ghost_axes == 1 || halo.corners == Corners::Box) {
+        } else if !beyond && (ghost_axes == 1 || halo.corners() == Corners::Box) {
             verdict.to_fill += 1;
             (f(&g), "a ghost to fill")
         } else {
@@ -278,10 +279,10 @@ mod tests {
 
     /// Rank `rank`'s storage with every ghost a right update fills set to
     /// the value of its global index, read straight off the definition.
-    fn updated_by_hand(layout: &Layout, rank: usize, halo: &Halo) -> Vec<i64> {
-        let block = GhostedBlock::new(layout, rank, &halo.widths).unwrap();
-        let cells = axis_cells(layout, &block, &halo.periodic);
-        let mut storage = fill_ghosted(layout, rank, &halo.widths, value, -1).unwrap();
+    fn updated_by_hand(layout: &Layout, rank: usize, halo: &GhostSpec) -> Vec<i64> {
+        let block = GhostedBlock::new(layout, rank, halo.widths()).unwrap();
+        let cells = axis_cells(layout, &block, halo.periodic());
+        let mut storage = fill_ghosted(layout, rank, halo.widths(), value, -1).unwrap();
         each_cell(&block, |p, at| {
             let mut g = vec![];
             let mut ghost_axes = 0;
@@ -295,7 +296,7 @@ mod tests {
                     AxisCell::Ghost(None) => return,
                 }
             }
-            if ghost_axes == 1 || (ghost_axes > 1 && halo.corners == Corners::Box) {
+            if ghost_axes == 1 || (ghost_axes > 1 && halo.corners() == Corners::Box) {
                 storage[at] = value(&g);
             }
         });
@@ -305,14 +306,10 @@ mod tests {
     #[test]
     fn a_corner_of_a_periodic_box() {
         let layout = Layout::parse(&[4, 6], "block,block@2x2").unwrap();
-        let halo = Halo {
-            widths: vec![1, 2],
-            periodic: vec![true, false],
-            corners: Corners::Box,
-        };
+        let halo = GhostSpec::new(&[1, 2], &[true, false], Corners::Box);
         // Rank 0 holds rows 0..2, columns 0..3: its low ghost row is row 3.
         let storage = updated_by_hand(&layout, 0, &halo);
-        let block = GhostedBlock::new(&layout, 0, &halo.widths).unwrap();
+        let block = GhostedBlock::new(&layout, 0, halo.widths()).unwrap();
         assert_eq!(storage[block.offset(&[0, 2])], value(&[3, 0]));
         assert_eq!(storage[block.offset(&[0, 5])], value(&[3, 3])); // a corner
         assert_eq!(storage[block.offset(&[0, 0])], -1); // beyond the column edge
@@ -323,10 +320,7 @@ mod tests {
         assert_eq!(verdict.to_keep, 8);
         assert_eq!(verdict.to_fill, 4 * 7 - 6 - 8);
         // The same storage is wrong for a star update: it filled corners.
-        let star = Halo {
-            corners: Corners::Star,
-            ..halo
-        };
+        let star = GhostSpec::new(halo.widths(), halo.periodic(), Corners::Star);
         let verdict = check_ghosts(&layout, 0, &star, &storage, value, -1).unwrap();
         assert_eq!(verdict.wrong, 2 * 2);
         assert!(verdict.first_wrong.unwrap().contains("leave alone"));
@@ -335,16 +329,12 @@ mod tests {
     #[test]
     fn empty_parts_and_ranks_beyond_the_layout() {
         let layout = Layout::parse(&[9, 2], "block,block@4x1").unwrap(); // 3, 3, 3, 0
-        let halo = Halo {
-            widths: vec![1, 1],
-            periodic: vec![true, true],
-            corners: Corners::Box,
-        };
-        let storage = fill_ghosted(&layout, 3, &halo.widths, value, -1).unwrap();
+        let halo = GhostSpec::new(&[1, 1], &[true, true], Corners::Box);
+        let storage = fill_ghosted(&layout, 3, halo.widths(), value, -1).unwrap();
         assert_eq!(storage, vec![-1; 2 * 4]);
         let verdict = check_ghosts(&layout, 3, &halo, &storage, value, -1).unwrap();
         assert_eq!((verdict.to_keep, verdict.wrong), (8, 0));
-        assert!(fill_ghosted(&layout, 4, &halo.widths, value, -1)
+        assert!(fill_ghosted(&layout, 4, halo.widths(), value, -1)
             .unwrap()
             .is_empty());
         assert!(check_ghosts(&layout, 4, &halo, &[] as &[i64], value, -1)
@@ -365,11 +355,7 @@ mod tests {
     #[test]
     fn widths_wider_than_the_array_go_round_more_than_once() {
         let layout = Layout::parse(&[3], "block@1").unwrap();
-        let halo = Halo {
-            widths: vec![4],
-            periodic: vec![true],
-            corners: Corners::Star,
-        };
+        let halo = GhostSpec::new(&[4], &[true], Corners::Star);
         let storage = updated_by_hand(&layout, 0, &halo);
         assert_eq!(storage, vec![2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]);
         assert!(check_ghosts(&layout, 0, &halo, &storage, value, -1)

@@ -4,9 +4,9 @@
 //! processes, empty parts and any rank map need no special case.
 
 use super::error::HaloError;
-use super::{Corners, Halo};
 use dist_array::{AxisMap, Layout, Order};
 use mpi_extras::Datatype;
+use redist::ghost::{Corners, GhostSpec};
 use std::ops::Range;
 
 /// One side of an axis.
@@ -269,17 +269,17 @@ pub(crate) fn check_ghosted(layout: &Layout) -> Result<(), HaloError> {
 /// collective the others never reach).
 pub(crate) fn check_baseline(
     layout: &Layout,
-    halo: &Halo,
+    halo: &GhostSpec,
     element_bytes: usize,
 ) -> Result<(), HaloError> {
     check_ghosted(layout)?;
-    per_axis(layout, halo.widths.len(), "widths")?;
-    per_axis(layout, halo.periodic.len(), "periodic flags")?;
+    per_axis(layout, halo.widths().len(), "widths")?;
+    per_axis(layout, halo.periodic().len(), "periodic flags")?;
     let mut cells = 1usize;
     for (d, axis) in layout.axes().iter().enumerate() {
         // The first process holds a whole block (or the whole extent).
         let largest = axis.local_extent(axis.first());
-        let w = halo.widths[d];
+        let w = halo.widths()[d];
         let padded = w
             .checked_mul(2)
             .and_then(|w2| w2.checked_add(largest))
@@ -298,13 +298,13 @@ pub(crate) fn check_baseline(
             })?;
     }
     for (d, axis) in layout.axes().iter().enumerate() {
-        let w = halo.widths[d];
+        let w = halo.widths()[d];
         if w == 0 {
             continue;
         }
         for c in 0..axis.procs() {
             for side in [Side::Low, Side::High] {
-                if let Some(nb) = axis_neighbour(axis, c, side, halo.periodic[d]) {
+                if let Some(nb) = axis_neighbour(axis, c, side, halo.periodic()[d]) {
                     let extent = axis.local_extent(nb);
                     if extent < w {
                         return Err(HaloError::WidthBeyondNeighbour {
@@ -412,11 +412,8 @@ mod tests {
     #[test]
     fn widths_beyond_a_neighbour_are_refused() {
         let layout = Layout::parse(&[10, 4], "block,block@4x1").unwrap(); // 3, 3, 3, 1
-        let halo = |w: usize, periodic: bool| Halo {
-            widths: vec![w, 1],
-            periodic: vec![periodic, false],
-            corners: Corners::Box,
-        };
+        let halo =
+            |w: usize, periodic: bool| GhostSpec::new(&[w, 1], &[periodic, false], Corners::Box);
         assert!(check_baseline(&layout, &halo(1, true), 8).is_ok());
         assert!(matches!(
             check_baseline(&layout, &halo(2, false), 8),

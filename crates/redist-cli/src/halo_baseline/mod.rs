@@ -8,9 +8,9 @@
 //! storage order. The low ghosts of axis `d` hold the `w_d` global indices
 //! just before the rank's first, the high ghosts the `w_d` after its last
 //! (round the extent where the axis is periodic; beyond a non-periodic
-//! edge they are the user's boundary and never written). [`Corners::Star`]
+//! edge they are the user's boundary and never written). `Corners::Star`
 //! fills the faces only (cells outside the interior along one axis),
-//! [`Corners::Box`] every ghost cell.
+//! `Corners::Box` every ghost cell.
 //!
 //! - [`AxisByAxisHalo`] (`--baseline sendrecv`): per axis in order,
 //!   `MPI_Irecv`/`MPI_Isend` of subarray faces with the previous and the
@@ -43,31 +43,6 @@ pub use check::{check_ghosts, fill_ghosted, GhostCheck};
 pub use error::HaloError;
 pub use geometry::{axis_neighbour, GhostedBlock, Side};
 pub use neighbor_collective::NeighborCollectiveHalo;
-
-/// Which ghost cells an update fills.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Corners {
-    /// The faces only: cells outside the interior along exactly one axis
-    /// (what a 5-point or 7-point stencil reads).
-    #[default]
-    Star,
-    /// Faces, edges and corners: every ghost cell (a 9-point or 27-point
-    /// stencil).
-    Box,
-}
-
-/// What a ghost update is asked to do: per axis its width and whether it
-/// is periodic, and which cells it fills.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Halo {
-    /// Ghost layers on each side, per axis (0: none along that axis).
-    pub widths: Vec<usize>,
-    /// Per axis, whether the ghosts beyond the last index hold the first
-    /// ones (and the reverse).
-    pub periodic: Vec<bool>,
-    /// Faces only, or every ghost cell.
-    pub corners: Corners,
-}
 
 /// The rank of this process in `comm`, and whether the layout has it.
 fn member(

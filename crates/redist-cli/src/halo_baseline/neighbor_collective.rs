@@ -18,12 +18,13 @@
 
 use super::error::HaloError;
 use super::geometry::{check_baseline, directions, neighbour_rank, side_of, GhostedBlock, Side};
-use super::{member, padded_bytes, storage_size, Halo};
+use super::{member, padded_bytes, storage_size};
 use bytemuck::Pod;
 use dist_array::Layout;
 use mpi::topology::SimpleCommunicator;
 use mpi_extras::neighbors::{DistGraph, NeighborAlltoallw, NeighborBlock};
 use mpi_extras::Datatype;
+use redist::ghost::GhostSpec;
 use std::ops::Range;
 
 /// The neighbour-collective ghost update of one rank, built once and run
@@ -32,17 +33,18 @@ use std::ops::Range;
 /// ```
 /// use dist_array::Layout;
 /// use mpi::topology::Communicator;
-/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted, Corners, Halo, NeighborCollectiveHalo};
+/// use redist::ghost::{Corners, GhostSpec};
+/// use redist_cli::halo_baseline::{check_ghosts, fill_ghosted, NeighborCollectiveHalo};
 ///
 /// let universe = mpi::initialize().unwrap();
 /// let world = universe.world();
 /// let n = world.size() as usize;
 /// // A periodic axis of one process: every neighbour is this rank itself.
 /// let layout = Layout::parse(&[3, 4 * n], &format!("block,block@1x{n}")).unwrap();
-/// let halo = Halo { widths: vec![2, 1], periodic: vec![true, true], corners: Corners::Box };
+/// let halo = GhostSpec::new(&[2, 1], &[true, true], Corners::Box);
 /// let value = |g: &[usize]| (10 * g[0] + g[1]) as i32;
 /// let me = world.rank() as usize;
-/// let mut storage = fill_ghosted(&layout, me, &halo.widths, value, -1).unwrap();
+/// let mut storage = fill_ghosted(&layout, me, halo.widths(), value, -1).unwrap();
 /// let update = NeighborCollectiveHalo::new(&world, &layout, &halo, 4).unwrap();
 /// assert_eq!(update.edges(), 8);
 /// update.update(&mut storage).unwrap();
@@ -67,7 +69,7 @@ impl NeighborCollectiveHalo {
     pub fn new(
         comm: &SimpleCommunicator,
         layout: &Layout,
-        halo: &Halo,
+        halo: &GhostSpec,
         element_bytes: usize,
     ) -> Result<NeighborCollectiveHalo, HaloError> {
         if element_bytes == 0 {
@@ -80,17 +82,17 @@ impl NeighborCollectiveHalo {
         let (mut recvs, mut sends) = (vec![], vec![]);
         let mut bytes = 0;
         if let Some(rank) = me {
-            let block = GhostedBlock::new(layout, rank, &halo.widths)?;
+            let block = GhostedBlock::new(layout, rank, halo.widths())?;
             bytes = padded_bytes(&block, element_bytes)?;
             if !block.is_empty() {
-                for dir in directions(&halo.widths, halo.corners) {
-                    if let Some(from) = neighbour_rank(layout, &block, &dir, &halo.periodic)? {
+                for dir in directions(halo.widths(), halo.corners()) {
+                    if let Some(from) = neighbour_rank(layout, &block, &dir, halo.periodic())? {
                         sources.push(from);
                         let ghosts = region(&block, &dir, |d, side| block.ghosts(d, side));
                         recvs.push(NeighborBlock::one(block.region_type(&ghosts, &element)?));
                     }
                     let back: Vec<i8> = dir.iter().map(|&s| -s).collect();
-                    if let Some(to) = neighbour_rank(layout, &block, &back, &halo.periodic)? {
+                    if let Some(to) = neighbour_rank(layout, &block, &back, halo.periodic())? {
                         destinations.push(to);
                         // The neighbour in direction -s takes our cells on
                         // its side, the -s side of the interior.

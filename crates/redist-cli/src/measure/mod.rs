@@ -43,8 +43,8 @@ use redist::{RedistError, Redistribution, Update};
 use report::{Measured, Report};
 use setup::Job;
 use std::io::Write;
-use timing::Progress;
 pub(crate) use timing::median;
+use timing::Progress;
 use values::{IndexValue, Updated};
 
 /// Runs `redist run` on `world`: every rank takes part; rank 0 writes to `out`.

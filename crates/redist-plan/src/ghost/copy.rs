@@ -71,18 +71,27 @@ impl BoxCopy {
         let base_s: usize = (0..n).map(|d| b.src[d] * src[d]).sum();
         let base_d: usize = (0..n).map(|d| b.dst[d] * dst[d]).sum();
         let len = b.len[fast];
-        let mut at = vec![0usize; outer.len()];
+        // The fastest of the outer axes is walked in a tight loop (a face
+        // one cell thick along the fastest axis is that many runs of one);
+        // the others count with an odometer.
+        let (rows, rest) = match outer.split_last() {
+            Some((&d, rest)) => ((b.len[d], src[d], dst[d]), rest),
+            None => ((1, 0, 0), &outer[..]),
+        };
+        let mut at = vec![0usize; rest.len()];
         let (mut s, mut t) = (base_s, base_d);
         loop {
-            f(s, t, len);
-            // Odometer over the outer axes, the last (fastest of them) first.
-            let mut k = outer.len();
+            let (count, ss, ts) = rows;
+            for r in 0..count {
+                f(s + r * ss, t + r * ts, len);
+            }
+            let mut k = rest.len();
             loop {
                 if k == 0 {
                     return;
                 }
                 k -= 1;
-                let d = outer[k];
+                let d = rest[k];
                 at[k] += 1;
                 s += src[d];
                 t += dst[d];
@@ -106,7 +115,7 @@ impl BoxCopy {
         dst_strides: &[usize],
     ) {
         self.runs(b, src_strides, dst_strides, |s, t, len| {
-            dst[t..t + len].copy_from_slice(&src[s..s + len]);
+            put(dst, t, src, s, len);
         });
     }
 
@@ -114,7 +123,11 @@ impl BoxCopy {
     /// (which never overlap).
     pub fn copy_within<T: Copy>(&self, b: &GhostBox, storage: &mut [T], strides: &[usize]) {
         self.runs(b, strides, strides, |s, t, len| {
-            storage.copy_within(s..s + len, t);
+            if len == 1 {
+                storage[t] = storage[s];
+            } else {
+                storage.copy_within(s..s + len, t);
+            }
         });
     }
 
@@ -130,7 +143,7 @@ impl BoxCopy {
         let mut k = 0;
         for b in boxes {
             self.runs(b, src_strides, src_strides, |s, _, len| {
-                buf[k..k + len].copy_from_slice(&src[s..s + len]);
+                put(buf, k, src, s, len);
                 k += len;
             });
         }
@@ -149,10 +162,21 @@ impl BoxCopy {
         let mut k = 0;
         for b in boxes {
             self.runs(b, dst_strides, dst_strides, |_, t, len| {
-                dst[t..t + len].copy_from_slice(&buf[k..k + len]);
+                put(dst, t, buf, k, len);
                 k += len;
             });
         }
         k
+    }
+}
+
+/// Copies `len` elements of `src` from `s` into `dst` at `t`; a single
+/// element without a call to `memcpy`.
+#[inline(always)]
+fn put<T: Copy>(dst: &mut [T], t: usize, src: &[T], s: usize, len: usize) {
+    if len == 1 {
+        dst[t] = src[s];
+    } else {
+        dst[t..t + len].copy_from_slice(&src[s..s + len]);
     }
 }
