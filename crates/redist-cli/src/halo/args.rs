@@ -84,6 +84,10 @@ pub struct HaloArgs {
     /// Move every ghost as a message, also between ranks of one node.
     #[arg(long)]
     pub no_node_direct: bool,
+    /// Time updates without the ranks agreeing on the array first
+    /// (`update_unchecked`: no all-reduce), as a hand-written exchange.
+    #[arg(long)]
+    pub unchecked: bool,
     /// Yardsticks to time in the same run, e.g. `sendrecv,neighbor`.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub baseline: Vec<HaloBaseline>,

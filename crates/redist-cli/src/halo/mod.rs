@@ -86,7 +86,10 @@ fn run_typed<T: IndexValue + sweep::Sweep>(
     let progress = Progress::new(root && !args.json, args.reps);
     update.update(&mut a)?; // warm-up: mappings, connections
     let halo = max_over_each(world, args.reps, &progress, "update", || {
-        Ok(update.update(&mut a)?)
+        match args.unchecked {
+            true => Ok(update.update_unchecked(&mut a)?),
+            false => Ok(update.update(&mut a)?),
+        }
     })?;
     let copies = update.copies();
     let memcpy = time_memcpy(world, update.ghost_bytes(), args.reps);

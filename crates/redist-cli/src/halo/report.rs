@@ -90,6 +90,7 @@ impl HaloReport<'_> {
             "periodic": self.spec.periodic(),
             "corners": self.spec.corners().to_string(),
             "node_direct": self.node_direct,
+            "agreed": !self.args.unchecked,
             "reps": self.halo.len(),
             "ghost_bytes": self.ghost_bytes,
             "ghost_bytes_max_rank": self.ghost_bytes_max,
