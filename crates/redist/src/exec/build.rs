@@ -38,6 +38,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::Datatype;
 use procgrid::ProcGrid;
 use redist_plan::error::PlanError;
+use redist_plan::padding::Padding;
+use redist_plan::part::PartOptions;
 use redist_plan::plan::{RankPlan, Window};
 use redist_plan::program::RankProgram;
 use redist_plan::schedule::{assign_steps, RankSchedule};
@@ -458,5 +460,10 @@ fn programs(
     target_axes: Option<&[usize]>,
 ) -> Result<RankProgram, PlanError> {
     let machine = machine::this_machine();
-    redist_plan::part::programs(plan, options.streaming, elem_bytes, target_axes, &machine)
+    let part = PartOptions {
+        remap: options.remap,
+        streaming: options.streaming,
+        padding: Padding::default(),
+    };
+    redist_plan::part::programs(plan, &part, elem_bytes, target_axes, &machine)
 }
