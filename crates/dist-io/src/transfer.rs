@@ -271,7 +271,7 @@ impl<'a> Transfer<'a> {
         let rank_map = self.rank_map(ranks);
         let position = self.aggregators.iter().position(|&a| a == me);
         let contiguous = g.contiguous_boxes(axis);
-        let mut options = self.options.redistribution;
+        let mut options = self.options.redistribution.clone();
         options.remap = Remap::None;
         let mut staging: Option<DistArray<T>> = None;
         let count = rounds.len();
@@ -290,7 +290,7 @@ impl<'a> Transfer<'a> {
                 file_box: file_box.as_ref(),
                 contiguous,
             };
-            self.move_round(&mut side, stage, &staging_grid, &round, io, options)?;
+            self.move_round(&mut side, stage, &staging_grid, &round, io, &options)?;
         }
         if let Some(s) = staging {
             crate::staging::keep(s);
@@ -309,7 +309,7 @@ impl<'a> Transfer<'a> {
         staging_grid: &ProcGrid,
         round: &Round,
         io: RoundIo<'_>,
-        options: redist::Options,
+        options: &redist::Options,
     ) -> Result<(), IoError> {
         let comm = staging_grid.communicator();
         let k = self.geometry.extent.len();
@@ -322,7 +322,7 @@ impl<'a> Transfer<'a> {
                     staging_grid,
                     stage.layout(),
                     &window,
-                    options,
+                    options.clone(),
                 )?;
                 r.execute_into(array, stage)?;
                 let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
@@ -340,7 +340,7 @@ impl<'a> Transfer<'a> {
                     array.grid(),
                     array.layout(),
                     &window,
-                    options,
+                    options.clone(),
                 )?;
                 Ok(r.execute_into(stage, array)?)
             }
