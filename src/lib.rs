@@ -67,6 +67,7 @@ mod docs {
     const TOUR: &str = include_str!("../docs/tour.md");
     const ARCHITECTURE: &str = include_str!("../docs/ARCHITECTURE.md");
     const IO: &str = include_str!("../docs/io.md");
+    const GHOSTS: &str = include_str!("../docs/ghosts.md");
 
     fn root() -> &'static Path {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -149,9 +150,20 @@ mod docs {
         assert!(IO.contains("`examples/tour_files.rs`"));
     }
 
+    #[test]
+    fn the_ghosts_page_shows_its_program_as_it_is() {
+        let file = include_str!("../examples/tour_ghosts.rs");
+        let shown = format!("```rust\n{}\n```", code(file));
+        assert!(
+            GHOSTS.contains(&shown),
+            "docs/ghosts.md does not show examples/tour_ghosts.rs as it is:\n{shown}"
+        );
+        assert!(GHOSTS.contains("`examples/tour_ghosts.rs`"));
+    }
+
     /// Every Rust block of every page is a tested program: the README's is
     /// the front-page example, the tour's are the four tour programs, the
-    /// I/O page's is `tour_files`.
+    /// I/O page's is `tour_files`, the ghost page's `tour_ghosts`.
     #[test]
     fn every_rust_block_of_the_pages_is_a_tested_program() {
         for (page, text) in pages() {
@@ -159,6 +171,7 @@ mod docs {
                 Some("README.md") => 1,
                 Some("docs/tour.md") => 4,
                 Some("docs/io.md") => 1,
+                Some("docs/ghosts.md") => 1,
                 _ => 0,
             };
             let blocks = text.matches("```rust\n").count();

@@ -4,7 +4,8 @@
 //! with a failure when one is wrong.
 //!
 //! A unit test of the facade (`src/lib.rs`) checks that `docs/tour.md`
-//! (and `docs/io.md`, for `tour_files`) shows these files as they are.
+//! (and `docs/io.md`, for `tour_files`; `docs/ghosts.md`, for
+//! `tour_ghosts`) shows these files as they are.
 
 use mpi_harness::Example;
 
@@ -18,6 +19,7 @@ fn main() {
             Example::serial("tour_plans"),
             Example::mpi("tour_redistribute"),
             Example::mpi("tour_files"),
+            Example::mpi("tour_ghosts"),
         ],
     );
 }

@@ -327,12 +327,19 @@ impl PyRedistribution {
                     &r.target,
                     p,
                     w.as_ref(),
-                    r.options,
+                    r.options.clone(),
                 ),
-                (None, Some(w)) => {
-                    Redistribution::<T>::with_window(sg, &r.source, tg, &r.target, w, r.options)
+                (None, Some(w)) => Redistribution::<T>::with_window(
+                    sg,
+                    &r.source,
+                    tg,
+                    &r.target,
+                    w,
+                    r.options.clone(),
+                ),
+                (None, None) => {
+                    Redistribution::<T>::new(sg, &r.source, tg, &r.target, r.options.clone())
                 }
-                (None, None) => Redistribution::<T>::new(sg, &r.source, tg, &r.target, r.options),
             };
             plan.map(AnyPlan::wrap).map_err(Failure::from)
         }

@@ -39,11 +39,14 @@ use redist_plan::layout::Layout;
 
 /// The geometry of a local part's storage: the interior's extents, the
 /// ghost widths around it, in the layout's axis order, and the storage
-/// order. Without ghosts the storage is the interior.
+/// order. Without ghosts the storage is the interior. The widths the array
+/// was asked for are kept apart (`declared`): they are the same on every
+/// rank, also on a rank outside the layout, whose storage holds nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Padding {
     interior: Box<[usize]>,
     widths: Box<[usize]>,
+    declared: Box<[usize]>,
     order: Order,
 }
 
@@ -54,8 +57,23 @@ impl Padding {
         Padding {
             interior: interior.into(),
             widths: widths.into(),
+            declared: widths.into(),
             order,
         }
+    }
+
+    /// This padding, the array's ghost widths declared as `declared`
+    /// (where the storage holds none: a rank outside the layout).
+    fn declaring(self, declared: &[usize]) -> Padding {
+        Padding {
+            declared: declared.into(),
+            ..self
+        }
+    }
+
+    /// The ghost widths the array was asked for, the same on every rank.
+    pub fn declared(&self) -> &[usize] {
+        &self.declared
     }
 
     /// Whether there are ghost cells at all.
@@ -209,19 +227,23 @@ impl<T: Element> DistArray<T> {
         }
     }
 
-    /// Ghost widths per axis (all 0 for an array without ghosts).
+    /// Ghost widths per axis (all 0 for an array without ghosts): the
+    /// widths the array was made with, the same on every rank, also on a
+    /// rank that holds no part of it (and so no ghosts either).
     pub fn ghost_widths(&self) -> &[usize] {
-        self.padding().widths()
+        self.padding().declared()
     }
 
-    /// Whether the local part has ghost layers around it.
+    /// Whether the array has ghost layers: some width is not 0 (the same
+    /// on every rank; [`padded_shape`](Self::padded_shape) says what this
+    /// rank stores).
     pub fn has_ghosts(&self) -> bool {
-        self.padding().has_ghosts()
+        self.ghost_widths().iter().any(|&w| w > 0)
     }
 
     /// The shape of the padded local storage, ghosts included, per axis:
     /// the local extent plus twice the width. The local shape on an array
-    /// without ghosts.
+    /// without ghosts, and on a rank that holds no part of the array.
     pub fn padded_shape(&self) -> Vec<usize> {
         self.padding().padded()
     }
@@ -248,7 +270,7 @@ impl<T: Element> DistArray<T> {
 
     /// The interior of the padded storage `view` (of this array's padding).
     pub(crate) fn interior_of<'a>(&self, view: ArrayViewD<'a, T>) -> ArrayViewD<'a, T> {
-        let (w, m) = (self.ghost_widths(), self.local_dim());
+        let (w, m) = (self.padding().widths(), self.local_dim());
         let mut view = view;
         view.slice_each_axis_inplace(|ax| {
             let d = ax.axis.index();
@@ -298,7 +320,7 @@ impl<T: Element> DistArray<T> {
     pub(crate) fn interior_pieces(&self) -> impl IndexedParallelIterator<Item = (usize, &[T])> {
         let chunk = crate::array::PIECE;
         let lines = self.padding().lines();
-        let ghosted = self.has_ghosts();
+        let ghosted = self.padding().has_ghosts();
         let step = if ghosted { lines.line.max(1) } else { chunk };
         let span = lines.interior.len();
         self.local_slice()
@@ -319,7 +341,7 @@ impl<T: Element> DistArray<T> {
     ) -> impl IndexedParallelIterator<Item = (usize, &mut [T])> {
         let chunk = crate::array::PIECE;
         let lines = self.padding().lines();
-        let ghosted = self.has_ghosts();
+        let ghosted = self.padding().has_ghosts();
         let step = if ghosted { lines.line.max(1) } else { chunk };
         let span = lines.interior.len();
         self.local_slice_mut()
@@ -337,7 +359,7 @@ impl<T: Element> DistArray<T> {
     /// The interior in memory order as one slice: borrowed without ghosts,
     /// copied with them.
     pub(crate) fn interior_contiguous(&self) -> std::borrow::Cow<'_, [T]> {
-        if !self.has_ghosts() {
+        if !self.padding().has_ghosts() {
             return std::borrow::Cow::Borrowed(self.local_slice());
         }
         let mut out = vec![T::zeroed(); self.local_dim().size()];
@@ -364,12 +386,12 @@ fn padding_for(
             got: widths.to_vec(),
         });
     }
-    let widths: Vec<usize> = match rank {
-        Some(_) => widths.to_vec(),
-        // A rank outside the layout holds nothing, ghosts included.
-        None => vec![0; widths.len()],
-    };
-    Ok(Padding::new(local, &widths, layout.storage()))
+    Ok(match rank {
+        Some(_) => Padding::new(local, widths, layout.storage()),
+        // A rank outside the layout holds nothing, ghosts included; it
+        // knows the widths all the same.
+        None => Padding::new(local, &vec![0; widths.len()], layout.storage()).declaring(widths),
+    })
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub(crate) fn fingerprint<T: Element>(
         .numbers(layout.shape())
         .text(&layout.spec().to_string())
         .text(&format!("{:?}", layout.storage()))
+        .numbers(array.ghost_widths())
         .text(&options.agreed_text())
 }
 

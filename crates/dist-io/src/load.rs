@@ -96,8 +96,9 @@ pub fn load_window<T: Element>(
 }
 
 /// Loads the file at `path` into `array`, whose shape and element type
-/// must be the file's (any layout, either storage order). Collective over
-/// the array's communicator.
+/// must be the file's (any layout, either storage order). An array with
+/// ghost layers gets the file in its interior, its ghost cells left as
+/// they were. Collective over the array's communicator.
 ///
 /// # Errors
 ///

@@ -90,7 +90,8 @@ pub struct IoOptions {
     /// column-major).
     pub storage: Option<Order>,
     /// Options of the redistributions between the array and the file's
-    /// ranges.
+    /// ranges. Their `remap` and `padding` are the transfer's own (none,
+    /// and the array's ghost layers: a file holds the interior only).
     pub redistribution: redist::Options,
     /// Whether rank 0 prints progress on stderr during long transfers (a
     /// line at most every 2 s from the third second; may differ between

@@ -28,6 +28,10 @@ use std::path::Path;
 /// rank's part is written; on any failure the previous file at `path` is
 /// left as it was and the temporary one removed.
 ///
+/// An array with ghost layers saves its interior, the plain array: the
+/// redistributions read the interior of its padded storage in place
+/// ([`redist::Options::padding`]), with no copy of the array first.
+///
 /// ```
 /// use dist_array::{DistArray, Layout};
 /// use mpi::topology::Communicator;

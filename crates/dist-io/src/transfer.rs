@@ -19,7 +19,7 @@ use dist_array::{DistArray, Element, Layout};
 use mpi::topology::Communicator;
 use mpi_extras::file::FileBox;
 use procgrid::{Order, ProcGrid};
-use redist::{Redistribution, Remap, Window};
+use redist::{Padding, Redistribution, Remap, Window};
 use std::time::Instant;
 
 /// The file side of a transfer: the file's array, written or read one box
@@ -251,7 +251,10 @@ impl<'a> Transfer<'a> {
         let comm = grid.communicator();
         let ranks = comm.size() as usize;
         let me = comm.rank() as usize;
-        if let Some(axis) = direct_axis(side.array().layout(), g) {
+        // Straight between local storage and the file only where the
+        // storage is the local part: ghost cells are never the file's.
+        let direct = direct_axis(side.array().layout(), g).filter(|_| !side.array().has_ghosts());
+        if let Some(axis) = direct {
             return self.run_direct(side, store, axis);
         }
         let rounds = Rounds::new(
@@ -271,8 +274,18 @@ impl<'a> Transfer<'a> {
         let rank_map = self.rank_map(ranks);
         let position = self.aggregators.iter().position(|&a| a == me);
         let contiguous = g.contiguous_boxes(axis);
-        let mut options = self.options.redistribution;
-        options.remap = Remap::None;
+        // The array's ghost layers are its storage's: the redistributions
+        // read (or write) its interior, and the staging arrays have none.
+        let widths = side.array().ghost_widths();
+        let padding = match side {
+            Side::Save(_) => Padding::new(widths, &[]),
+            Side::Load(_) => Padding::new(&[], widths),
+        };
+        let options = redist::Options {
+            remap: Remap::None,
+            padding,
+            ..self.options.redistribution.clone()
+        };
         let mut staging: Option<DistArray<T>> = None;
         let count = rounds.len();
         let mut progress = Progress::new(self.options.progress && me == 0);
@@ -290,7 +303,7 @@ impl<'a> Transfer<'a> {
                 file_box: file_box.as_ref(),
                 contiguous,
             };
-            self.move_round(&mut side, stage, &staging_grid, &round, io, options)?;
+            self.move_round(&mut side, stage, &staging_grid, &round, io, &options)?;
         }
         if let Some(s) = staging {
             crate::staging::keep(s);
@@ -309,7 +322,7 @@ impl<'a> Transfer<'a> {
         staging_grid: &ProcGrid,
         round: &Round,
         io: RoundIo<'_>,
-        options: redist::Options,
+        options: &redist::Options,
     ) -> Result<(), IoError> {
         let comm = staging_grid.communicator();
         let k = self.geometry.extent.len();
@@ -322,7 +335,7 @@ impl<'a> Transfer<'a> {
                     staging_grid,
                     stage.layout(),
                     &window,
-                    options,
+                    options.clone(),
                 )?;
                 r.execute_into(array, stage)?;
                 let bytes: &[u8] = bytemuck::cast_slice(stage.local_slice());
@@ -340,7 +353,7 @@ impl<'a> Transfer<'a> {
                     array.grid(),
                     array.layout(),
                     &window,
-                    options,
+                    options.clone(),
                 )?;
                 Ok(r.execute_into(stage, array)?)
             }

@@ -176,6 +176,93 @@ fn round_trips(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// What the ghost cells of the arrays of [`ghosted_arrays`] hold: no
+/// code of an index is negative.
+const GHOST: f64 = -7.0;
+
+/// Whether every ghost cell of `a`, on every rank, still holds [`GHOST`].
+/// Collective.
+fn ghosts_untouched(world: &SimpleCommunicator, a: &DistArray<f64>) -> bool {
+    let ghosts = a.padded().iter().filter(|&&x| x == GHOST).count();
+    let bad = u64::from(ghosts != a.padded().len() - a.local().len());
+    let mut all = 0u64;
+    world.all_reduce_into(&bad, &mut all, SystemOperation::sum());
+    all == 0
+}
+
+/// Arrays with ghost layers: saved, the file holds the plain array (read
+/// back into an array without ghosts, on another layout); loaded into, the
+/// interior takes the file and the ghosts stay. Whole rows on a grid of
+/// rows too, which without ghosts go straight between storage and file.
+fn ghosted_arrays(world: &SimpleCommunicator) -> TestResult {
+    let n = world.size() as usize;
+    let mut rng = Lcg(n as u64 * 104_729);
+    for case in 0..4 {
+        let k = rng.below(3) + 1;
+        let shape: Vec<usize> = (0..k).map(|_| rng.below([90, 17, 7][k - 1]) + 1).collect();
+        let g1 = random_grid(&mut rng, world, k);
+        let l1 = if case == 0 {
+            // Whole rows, row-major: the straight way, were it not ghosted.
+            let mut extents = vec![1; k];
+            extents[0] = n;
+            let grid = ProcGrid::new(world, &extents).unwrap();
+            let spec: Vec<String> = (0..k)
+                .map(|d| {
+                    if d == 0 {
+                        "block".to_string()
+                    } else {
+                        "*".to_string()
+                    }
+                })
+                .collect();
+            let grid_spec: Vec<String> = extents.iter().map(|e| e.to_string()).collect();
+            let spec = format!("{}@{}", spec.join(","), grid_spec.join("x"));
+            (Layout::parse(&shape, &spec).unwrap(), grid)
+        } else {
+            (random_layout(&mut rng, &g1, &shape), g1)
+        };
+        let (l1, g1) = l1;
+        let mut widths: Vec<usize> = (0..k).map(|_| rng.below(3)).collect();
+        widths[rng.below(k)] = rng.below(2) + 1;
+        let mut a = DistArray::<f64>::zeros_with_ghosts(&g1, l1.clone(), &widths).unwrap();
+        a.padded_mut().fill(GHOST);
+        a.local_mut().assign(&coded::<f64>(&g1, l1.clone()).local());
+        let what = format!("case {case}: {l1} with ghosts {widths:?}");
+        // With HDF5 built in, one case as a dataset.
+        let ext = if cfg!(feature = "hdf5") && case == 3 {
+            "h5"
+        } else {
+            "npy"
+        };
+        let path = dir().join(format!("ghosted-{n}-{case}.{ext}"));
+        let bytes = shape.iter().product::<usize>() * 8;
+        let options = random_options(&mut rng, world, bytes);
+        dist_io::save(&a, &path, &options).map_err(|e| format!("{what}: {e}"))?;
+        let info = dist_io::info(&path, &IoOptions::default()).map_err(|e| e.to_string())?;
+        ensure_eq!(info.shape, shape, "{what}");
+        ensure!(ghosts_untouched(world, &a), "{what}: saving wrote a ghost");
+        // Back without ghosts, on another layout.
+        let g2 = random_grid(&mut rng, world, k);
+        let l2 = random_layout(&mut rng, &g2, &shape);
+        let spec = l2.spec().clone();
+        let b: DistArray<f64> =
+            dist_io::load(&g2, &spec, &path, &options).map_err(|e| format!("{what}: {e}"))?;
+        ensure!(!b.has_ghosts(), "{what}");
+        ensure!(holds_codes(world, &b, &shape, &vec![0; k]), "{what}: saved");
+        // Into a ghosted array of yet other widths.
+        let other: Vec<usize> = widths.iter().map(|&w| 2 - w).collect();
+        let mut c = DistArray::<f64>::zeros_with_ghosts(&g2, l2, &other).unwrap();
+        c.padded_mut().fill(GHOST);
+        dist_io::load_into(&mut c, &path, &options).map_err(|e| format!("{what}: {e}"))?;
+        ensure!(
+            holds_codes(world, &c, &shape, &vec![0; k]),
+            "{what}: loaded into"
+        );
+        ensure!(ghosts_untouched(world, &c), "{what}: loading wrote a ghost");
+    }
+    Ok(())
+}
+
 /// Planes, slabs and boxes of a 3-D file loaded into arrays of their own
 /// shape; a window written into an existing file leaves the rest.
 fn windows(world: &SimpleCommunicator) -> TestResult {
@@ -633,6 +720,7 @@ fn main() {
             MpiTest::new("across_rank_counts", across_rank_counts),
             MpiTest::new("refusals", refusals),
             MpiTest::new("failures_keep_the_old_file", failures_keep_the_old_file),
+            MpiTest::new("ghosted_arrays", ghosted_arrays),
         ],
     );
     let all = vec![dist_io, suites::numpy_files::suite()];

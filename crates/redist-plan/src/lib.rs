@@ -34,6 +34,9 @@
 //! - [`tuning`]: every threshold the copies decide by, with what it trades;
 //! - [`options`]: how the target's ranks may be relabelled ([`Remap`]) and
 //!   when copies stream ([`Streaming`]);
+//! - [`padding`]: ghost layers around the local parts a redistribution
+//!   reads and writes ([`Padding`]): strides and offsets of the copy
+//!   programs, never other messages;
 //! - [`plan`]: the 1-D plan of one dimension ([`AxisPlan`]: the runs of one
 //!   basic period between source and target processes), one rank's sends,
 //!   receives and local copy ([`RankPlan`]), over a [`Window`] of the
@@ -68,6 +71,7 @@ pub mod ghost;
 pub mod kernel;
 pub mod layout;
 pub mod options;
+pub mod padding;
 pub mod part;
 pub mod plan;
 pub mod program;
@@ -88,6 +92,7 @@ pub use layout::spec::{Dist, LayoutSpec};
 pub use layout::{Layout, LocalBlock, LocalBlocks};
 pub use num_complex::Complex;
 pub use options::{Remap, Streaming};
+pub use padding::Padding;
 pub use part::{Machine, PartOptions, RankPart};
 pub use plan::{AxisPlan, AxisView, Link, RankPlan, Run, Segments, Window};
 pub use program::RankProgram;

@@ -7,6 +7,7 @@
 use crate::error::PlanError;
 use crate::layout::Layout;
 use crate::options::{Remap, Streaming};
+use crate::padding::Padding;
 use crate::plan::{RankPlan, Window};
 use crate::program::RankProgram;
 use crate::remap::{self, Relabelling};
@@ -51,13 +52,18 @@ impl Machine {
 }
 
 /// What a rank's part depends on besides the layouts: how the target's
-/// ranks may be relabelled and when copies stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// ranks may be relabelled, when copies stream, and how each side's local
+/// parts are padded by ghost layers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PartOptions {
     /// How the target's ranks may be relabelled.
     pub remap: Remap,
     /// When copies into target storage use streaming stores.
     pub streaming: Streaming,
+    /// The ghost layers around the source's and the target's local parts
+    /// (none by default): the copy programs read and write their
+    /// interiors.
+    pub padding: Padding,
 }
 
 /// One rank's part of a redistribution: its plan and copy programs, as the
@@ -88,8 +94,9 @@ impl RankPart {
     ///
     /// # Errors
     ///
-    /// As [`RankPlan::new`], and [`PlanError::Remap`] or
-    /// [`PlanError::Limit`] when remapping as `options` asks fails.
+    /// As [`RankPlan::new`]; [`PlanError::Remap`] or [`PlanError::Limit`]
+    /// when remapping as `options` asks fails; as [`Padding::check`] when
+    /// `options.padding` does not fit the layouts.
     pub fn new(
         source: &Layout,
         target: &Layout,
@@ -100,7 +107,7 @@ impl RankPart {
         machine: &Machine,
     ) -> Result<RankPart, PlanError> {
         let (mut plan, relabelling) = plan_rank(source, target, window, options.remap, rank)?;
-        let program = programs(&plan, options.streaming, elem_bytes, None, machine)?;
+        let program = programs(&plan, &options, elem_bytes, None, machine)?;
         plan.release_runs();
         Ok(RankPart {
             plan,
@@ -162,37 +169,49 @@ pub fn plan_rank(
 
 /// This rank's copy programs of `plan` on `machine`, for elements of
 /// `elem_bytes` bytes, the target's axes permuted as `target_axes` says (see
-/// [`RankProgram::new`]). Copies run in parallel where the rank has cores
-/// to itself, and stream where it writes more target than `streaming` and
-/// the machine's cache allow.
+/// [`RankProgram::new`]), each side's local parts padded as
+/// `options.padding` says (the target's widths in the real target's axis
+/// order). Copies run in parallel where the rank has cores to itself, and
+/// stream where it writes more target than `options.streaming` and the
+/// machine's cache allow. `options.remap` is the plan's, not read here.
 ///
 /// # Errors
 ///
 /// As [`RankProgram::new`]: `plan` must still hold its runs, which the
-/// plan of a [`RankPart`] no longer does.
+/// plan of a [`RankPart`] no longer does, and the padding must fit the
+/// layouts.
 ///
 /// ```
 /// use redist_plan::part::{plan_rank, programs, Machine};
-/// use redist_plan::{Layout, PartOptions, RankPart, Remap, Streaming, Window};
+/// use redist_plan::{Layout, Padding, PartOptions, RankPart, Remap, Window};
 /// let (a, b) = (Layout::parse(&[64], "block@4").unwrap(), Layout::parse(&[64], "cyclic@4").unwrap());
 /// let w = Window::whole(&[64]);
 /// let m = Machine::single_core();
 /// let (plan, _) = plan_rank(&a, &b, &w, Remap::None, 1).unwrap();
-/// assert_eq!(programs(&plan, Streaming::Auto, 8, None, &m).unwrap().recvs.len(), 3);
-/// let part = RankPart::new(&a, &b, &w, PartOptions::default(), 1, 8, &m).unwrap();
-/// assert!(programs(part.plan(), Streaming::Auto, 8, None, &m).is_err());
+/// let options = PartOptions::default();
+/// assert_eq!(programs(&plan, &options, 8, None, &m).unwrap().recvs.len(), 3);
+/// let part = RankPart::new(&a, &b, &w, options.clone(), 1, 8, &m).unwrap();
+/// assert!(programs(part.plan(), &options, 8, None, &m).is_err());
+/// // Ghost widths must be one per axis.
+/// let padded = PartOptions { padding: Padding::new(&[1, 1], &[]), ..options };
+/// assert!(programs(&plan, &padded, 8, None, &m).is_err());
 /// ```
 pub fn programs(
     plan: &RankPlan,
-    streaming: Streaming,
+    options: &PartOptions,
     elem_bytes: usize,
     target_axes: Option<&[usize]>,
     machine: &Machine,
 ) -> Result<RankProgram, PlanError> {
     let elem_bytes = elem_bytes.max(1);
     let written = plan.elements_received() + plan.kept();
-    let threshold = stream::threshold(streaming, machine.cache_bytes, machine.ranks_on_node);
+    let threshold = stream::threshold(
+        options.streaming,
+        machine.cache_bytes,
+        machine.ranks_on_node,
+    );
     let stream = (written.saturating_mul(elem_bytes) >= threshold)
         .then(|| STREAM_MIN_SOURCE_RUN_BYTES.div_ceil(elem_bytes));
-    RankProgram::new(plan, machine.unit_elements(elem_bytes), stream, target_axes)
+    let unit = machine.unit_elements(elem_bytes);
+    RankProgram::new(plan, unit, stream, target_axes, &options.padding)
 }

@@ -67,6 +67,19 @@ pub enum RedistError {
         kind: &'static str,
     },
 
+    /// An array whose ghost layers are not those the redistribution was
+    /// planned for ([`Options::padding`](crate::Options::padding)): its
+    /// copies would read or write the wrong cells of its storage.
+    #[error("the {side} array has ghost widths {got:?}, but the redistribution was planned for {planned:?} (Options::padding, or Redistribution::between)")]
+    GhostMismatch {
+        /// Which array: "source" or "target".
+        side: &'static str,
+        /// The widths planned for (empty: none).
+        planned: Vec<usize>,
+        /// The array's widths.
+        got: Vec<usize>,
+    },
+
     /// A broken internal invariant: a bug in this library. Please report it.
     #[error("internal error (a bug in redist, please report it): {0}")]
     Internal(String),
@@ -169,6 +182,7 @@ impl RedistError {
             RedistError::Mpi { .. } => 6,
             RedistError::Internal(_) => 7,
             RedistError::Dist(DistError::LayoutMismatch { .. }) => 12,
+            RedistError::GhostMismatch { .. } => 12,
             RedistError::Dist(_) => 8,
             RedistError::Grid(_) => 9,
             RedistError::Disagreement { .. } => 10,

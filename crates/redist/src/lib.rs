@@ -85,7 +85,7 @@ pub use exec::machine::this_machine;
 pub use exec::pattern::PatternBaseline;
 pub use exec::{rank_part_bytes, MixedBatch, NodeCopies, Redistribution};
 pub use ghost::{Corners, GhostSpec, GhostUpdate};
-pub use options::{MinRun, Options, Remap, Strategy, Streaming};
+pub use options::{MinRun, Options, Padding, Remap, Strategy, Streaming};
 pub use redist_plan;
 pub use redist_plan::{
     AxisPlan, AxisView, Link, Machine, Message, PartOptions, Plan, PlanError, PlanStats, RankPart,

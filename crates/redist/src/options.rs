@@ -1,13 +1,16 @@
 //! What a redistribution may do: how messages are exchanged
 //! ([`Strategy`]) and the knobs of the engine ([`Options`], [`MinRun`]);
 //! how the target's ranks may be relabelled ([`Remap`]) and when copies
-//! stream ([`Streaming`]) are the plan's (`redist_plan::options`).
+//! stream ([`Streaming`]) are the plan's (`redist_plan::options`), and so
+//! are the ghost layers around the arrays' local parts ([`Padding`],
+//! `redist_plan::padding`).
 //!
 //! This module holds only data: the planner and the engine both read it,
 //! so neither depends on the other through it.
 
 use crate::error::RedistError;
-pub use redist_plan::{Remap, Streaming};
+pub use redist_plan::options::{Remap, Streaming};
+pub use redist_plan::padding::Padding;
 use std::fmt;
 use std::str::FromStr;
 
@@ -132,7 +135,7 @@ impl fmt::Display for MinRun {
 }
 
 /// Options of a [`Redistribution`](crate::Redistribution).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// How the target's ranks may be relabelled.
     pub remap: Remap,
@@ -189,6 +192,17 @@ pub struct Options {
     /// storage (no derived datatypes over the target, no pieces received in
     /// place). Off by default.
     pub updates: bool,
+    /// The ghost layers around the local parts of the arrays the
+    /// redistribution reads and writes ([`DistArray::ghost_widths`](dist_array::DistArray::ghost_widths)
+    /// of the source and of the target, each in its own layout's axis
+    /// order; none by default). It reads the source's interior and writes
+    /// the target's, never a ghost cell, in the same copies as without
+    /// ghosts: only their strides and offsets change. Executions refuse
+    /// arrays with other ghost widths ([`RedistError::GhostMismatch`]).
+    /// [`Redistribution::between`](crate::Redistribution::between) takes
+    /// the widths from the arrays; elsewhere spell them:
+    /// `Padding::new(src.ghost_widths(), dst.ghost_widths())`.
+    pub padding: Padding,
 }
 
 impl Options {
@@ -228,6 +242,7 @@ impl Default for Options {
             node_direct: true,
             streaming: Streaming::Auto,
             updates: false,
+            padding: Padding::default(),
         }
     }
 }

@@ -339,7 +339,7 @@ impl Fft2d {
             remap: Remap::None,
             ..Options::default()
         };
-        let to_x = Redistribution::<C64>::new(&gy, &ly, &gx, &lx, options)?;
+        let to_x = Redistribution::<C64>::new(&gy, &ly, &gx, &lx, options.clone())?;
         let to_y = Redistribution::<C64>::new(&gx, to_x.target_layout(), &gy, &ly, options)?;
         // Collective: every rank plans the transform.
         let moved = to_x.totals().1;

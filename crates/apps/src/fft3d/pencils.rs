@@ -151,10 +151,10 @@ impl Reshapes {
         let (f, i) = (&FORWARD_PERMUTATION, &INVERSE_PERMUTATION);
         let (xz, y) = (&p.xz_grid, &p.y_grid);
         Ok(Reshapes {
-            x_to_y: Self::plan(xz, &p.x, y, &p.y, f, options)?,
-            y_to_z: Self::plan(y, &p.y, xz, &p.z, f, options)?,
-            z_to_y: Self::plan(xz, &p.z, y, &p.y, i, options)?,
-            y_to_x: Self::plan(y, &p.y, xz, &p.x, i, options)?,
+            x_to_y: Self::plan(xz, &p.x, y, &p.y, f, &options)?,
+            y_to_z: Self::plan(y, &p.y, xz, &p.z, f, &options)?,
+            z_to_y: Self::plan(xz, &p.z, y, &p.y, i, &options)?,
+            y_to_x: Self::plan(y, &p.y, xz, &p.x, i, &options)?,
         })
     }
 
@@ -166,7 +166,7 @@ impl Reshapes {
         target_grid: &ProcGrid,
         target: &Layout,
         permutation: &[usize],
-        options: Options,
+        options: &Options,
     ) -> Result<Redistribution<C64>, FftError> {
         Ok(Redistribution::<C64>::with_permutation(
             source_grid,
@@ -175,7 +175,7 @@ impl Reshapes {
             target,
             permutation,
             None,
-            options,
+            options.clone(),
         )?)
     }
 }

@@ -27,6 +27,7 @@
 use super::kernel::{CopyOp, Out, Plain, Store};
 use crate::coords::Order;
 use crate::layout::Layout;
+use crate::padding::Padding;
 use crate::plan::{AxisPlan, Run};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -531,6 +532,10 @@ struct Builder<'a> {
     /// the plan's target, the real target's dimension (see
     /// [`RankProgram::new`]).
     target_axes: Option<Vec<usize>>,
+    /// The ghost layers around both sides' local parts, the target's seen
+    /// in the plan's axis order (as `target_axes` sees the target): they
+    /// widen the strides and move every local start into the interior.
+    padding: Padding,
 }
 
 /// Room a [`Builder`] reuses from one message to the next.
@@ -560,20 +565,23 @@ impl<'a> Builder<'a> {
             ranks: (None, None),
             scratch: Scratch::default(),
             target_axes: None,
+            padding: Padding::default(),
         }
     }
 
     /// Sets `coords` and `strides` of one side to those of `rank` in
-    /// `layout` (nothing to do when they are its already); with `axes`,
-    /// the strides of the real array whose dimension `axes[d]` is the
-    /// layout's dimension `d`, taken in the layout's order.
+    /// `layout` (nothing to do when they are its already), its local part
+    /// stored padded by `widths[d]` on both sides of dimension `d` (empty:
+    /// unpadded); with `axes`, the strides of the real array whose
+    /// dimension `axes[d]` is the layout's dimension `d`, taken in the
+    /// layout's order.
     fn side(
         layout: &Layout,
         rank: usize,
         held: &mut Option<usize>,
         coords: &mut Vec<usize>,
         strides: &mut Vec<usize>,
-        axes: Option<&[usize]>,
+        (axes, widths): (Option<&[usize]>, &[usize]),
     ) {
         if *held == Some(rank) {
             return;
@@ -586,8 +594,9 @@ impl<'a> Builder<'a> {
             coords[d] = position % grid[d];
             position /= grid[d];
         }
-        let shape: Vec<usize> = (layout.axes().iter().zip(coords.iter()))
-            .map(|(a, &c)| a.local_extent(c))
+        // The storage's extents: the local part's and its ghosts.
+        let shape: Vec<usize> = (layout.axes().iter().zip(coords.iter()).enumerate())
+            .map(|(d, (a, &c))| a.local_extent(c) + 2 * widths.get(d).copied().unwrap_or(0))
             .collect();
         *strides = match axes {
             None => self::strides(&shape, layout.storage()),
@@ -658,7 +667,7 @@ impl<'a> Builder<'a> {
             &mut self.ranks.0,
             &mut self.coords.0,
             &mut self.strides.0,
-            None,
+            (None, self.padding.source()),
         );
         Self::side(
             dst,
@@ -666,7 +675,7 @@ impl<'a> Builder<'a> {
             &mut self.ranks.1,
             &mut self.coords.1,
             &mut self.strides.1,
-            self.target_axes.as_deref(),
+            (self.target_axes.as_deref(), self.padding.target()),
         );
         let order = std::mem::take(&mut self.order);
         let mut programs = std::mem::take(&mut self.scratch.programs);
@@ -675,15 +684,18 @@ impl<'a> Builder<'a> {
         strides.clear();
         let mut at = Vec::with_capacity(order.len());
         for &d in &order {
-            let (program, place) = self.placed(axes, d, (self.coords.0[d], self.coords.1[d]));
+            let (program, (s, t)) = self.placed(axes, d, (self.coords.0[d], self.coords.1[d]));
             programs.push(program);
-            at.push(place);
+            // Local indices count from the interior's first cell.
+            let pad = &self.padding;
+            at.push((s + pad.source_width(d), t + pad.target_width(d)));
         }
+        let pad = &self.padding;
         debug_assert!(order.iter().enumerate().all(|(i, &d)| {
             let (s, t) = programs[i].ends();
             let extent = |l: &Layout, c: usize| l.axes()[d].local_extent(c);
-            at[i].0 + s <= extent(src, self.coords.0[d])
-                && at[i].1 + t <= extent(dst, self.coords.1[d])
+            at[i].0 + s <= pad.source_width(d) + extent(src, self.coords.0[d])
+                && at[i].1 + t <= pad.target_width(d) + extent(dst, self.coords.1[d])
         }));
         // Buffer strides: the elements of the dimensions inside each.
         let mut inner = 1;

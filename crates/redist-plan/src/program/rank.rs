@@ -4,6 +4,7 @@
 
 use super::{axis_bytes, transposing_order, AxisProgram, Builder, MessageProgram, Shape};
 use crate::error::PlanError;
+use crate::padding::Padding;
 use crate::plan::RankPlan;
 use std::collections::HashSet;
 use std::mem::size_of;
@@ -35,17 +36,25 @@ impl RankProgram {
     /// side's strides are then those of the real target's local storage,
     /// taken in that order, so that copies write the real target.
     ///
+    /// With `padding`, each side's local parts are stored padded by ghost
+    /// layers ([`Padding`]: the target's widths in the real target's axis
+    /// order): the programs read and write the interiors, with the padded
+    /// storages' strides. The programs are the unpadded ones but for
+    /// strides and starting offsets, so they cost what those cost.
+    ///
     /// # Errors
     ///
-    /// [`PlanError::InvalidArgument`] when `plan` no longer holds its runs
-    /// ([`RankPlan::release_runs`], as the plan of a
-    /// [`RankPart`](crate::RankPart) does): build one with
-    /// [`RankPlan::new`] or [`plan_rank`](crate::part::plan_rank).
+    /// - [`PlanError::InvalidArgument`] when `plan` no longer holds its
+    ///   runs ([`RankPlan::release_runs`], as the plan of a
+    ///   [`RankPart`](crate::RankPart) does): build one with
+    ///   [`RankPlan::new`] or [`plan_rank`](crate::part::plan_rank);
+    /// - as [`Padding::check`] when `padding` does not fit the layouts.
     pub fn new(
         plan: &RankPlan,
         unit_elements: usize,
         stream: Option<usize>,
         target_axes: Option<&[usize]>,
+        padding: &Padding,
     ) -> Result<RankProgram, PlanError> {
         if !plan.holds_runs() {
             return Err(PlanError::InvalidArgument {
@@ -58,6 +67,22 @@ impl RankProgram {
         }
         let me = plan.rank();
         let mut build = Builder::new(plan.source(), plan.target(), unit_elements);
+        let seen = match target_axes {
+            Some(axes) => {
+                let widths = padding.target();
+                if !widths.is_empty() && widths.len() != axes.len() {
+                    return Err(PlanError::InvalidArgument {
+                        what: "target ghost widths",
+                        value: format!("{widths:?}"),
+                        expected: format!("one width per axis of the target ({})", axes.len()),
+                    });
+                }
+                padding.target_seen(axes)
+            }
+            None => padding.clone(),
+        };
+        seen.check(plan.source(), plan.target())?;
+        build.padding = seen;
         if let Some(axes) = target_axes {
             build.target_axes = Some(axes.to_vec());
             transposing_order(&mut build.order, axes, plan.target().storage());

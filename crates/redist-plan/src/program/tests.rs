@@ -20,7 +20,7 @@ fn program(plan: &Plan, from: usize, to: usize, unit: usize) -> MessageProgram {
 /// The programs of rank `r` of a whole plan, built as the rank builds them.
 fn rank_program(plan: &Plan, r: usize, unit: usize) -> RankProgram {
     let mine = RankPlan::new(plan.source(), plan.target(), plan.window(), r).unwrap();
-    RankProgram::new(&mine, unit, None, None).unwrap()
+    RankProgram::new(&mine, unit, None, None, &Padding::default()).unwrap()
 }
 use crate::layout::Layout;
 use crate::testing::all_indices;
@@ -448,7 +448,8 @@ fn permuted_programs_match_scan(p: &Pair, perm: &[usize], unit: usize) -> bool {
     let programs: Vec<RankProgram> = (0..ranks)
         .map(|r| {
             let plan = RankPlan::new(source, seen, &window, r).unwrap();
-            let mut p = RankProgram::new(&plan, unit, None, Some(perm)).unwrap();
+            let mut p =
+                RankProgram::new(&plan, unit, None, Some(perm), &Padding::default()).unwrap();
             // Odd ranks list their small messages' lines.
             if r % 2 == 1 {
                 p.list_small();
@@ -682,5 +683,299 @@ fn pushed_copies_of_a_block_size_change() {
     for portions in [1, 2, 7] {
         assert!(pushed_copies_match_scan(&plan, portions, true));
         assert!(pushed_copies_match_scan(&plan, portions, false));
+    }
+}
+
+/// How an in-memory redistribution moves each message
+/// ([`redistribute_in_memory`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// The sender packs, the receiver unpacks.
+    Packed,
+    /// The receiver copies straight from the sender's storage.
+    Direct,
+    /// The same, as plain runs ([`MessageProgram::each_direct_run`]).
+    DirectRuns,
+    /// Through the datatype trees of both sides.
+    Trees,
+    /// Every message into a target merged in target order, in 3 portions.
+    Merged,
+    /// Every message out of a source merged in source order, in 2 portions.
+    Pushed,
+}
+
+/// A whole redistribution done in memory: every rank's local copy and
+/// every message of `programs` (one rank's programs each) moved `way`,
+/// from the sources `src` into the targets `dst`. `false` when a sender
+/// and its receiver disagree on a message.
+fn redistribute_in_memory(
+    programs: &[RankProgram],
+    src: &[Vec<u64>],
+    dst: &mut [Vec<u64>],
+    way: Way,
+) -> bool {
+    let sent = |a: usize, b: usize| programs[a].sends.iter().find(|s| s.peer == b);
+    let mut scratch = MergeScratch::default();
+    if way == Way::Pushed {
+        for (a, pa) in programs.iter().enumerate() {
+            let mut list: Vec<(&MessageProgram, &mut [u64])> = Vec::new();
+            for (b, d) in dst.iter_mut().enumerate() {
+                let m = if a == b {
+                    pa.local.as_ref()
+                } else {
+                    sent(a, b)
+                };
+                if let Some(m) = m {
+                    list.push((m, d.as_mut_slice()));
+                }
+            }
+            for portion in 0..2 {
+                let pass = PushPass {
+                    portion,
+                    portions: 2,
+                    stream: false,
+                    store: Plain,
+                };
+                MessageProgram::push_merged_with(&src[a], &mut list, pass, &mut scratch);
+            }
+        }
+        return true;
+    }
+    for (b, pb) in programs.iter().enumerate() {
+        let mut merged: Vec<(&MessageProgram, &[u64])> =
+            pb.local.iter().map(|t| (t, src[b].as_slice())).collect();
+        for t in pb.recvs.iter().chain(&pb.local) {
+            let from = &src[t.peer];
+            let sender = if t.peer == b {
+                Some(t)
+            } else {
+                sent(t.peer, b)
+            };
+            let Some(s) = sender.filter(|s| s.len == t.len) else {
+                return false;
+            };
+            match way {
+                Way::Packed => {
+                    let mut buf = vec![0; s.len];
+                    s.pack(from, s.whole(), &mut buf);
+                    t.unpack(t.whole(), &buf, &mut dst[b]);
+                }
+                Way::Direct => t.copy(from, t.whole(), &mut dst[b]),
+                Way::DirectRuns => t.each_direct_run(|f, to, len| {
+                    dst[b][to..to + len].copy_from_slice(&from[f..f + len]);
+                }),
+                Way::Trees => {
+                    let mut buf = Vec::with_capacity(s.len);
+                    s.type_tree(true)
+                        .each_element(0, &mut |o| buf.push(from[o]));
+                    let mut k = 0;
+                    t.type_tree(false).each_element(0, &mut |o| {
+                        dst[b][o] = buf[k];
+                        k += 1;
+                    });
+                }
+                Way::Merged if t.peer != b => merged.push((t, from.as_slice())),
+                Way::Merged | Way::Pushed => {}
+            }
+        }
+        if way == Way::Merged {
+            for k in 0..3 {
+                MessageProgram::copy_merged_with(&merged, k, 3, &mut dst[b], Plain, &mut scratch);
+            }
+        }
+    }
+    true
+}
+
+/// Every rank's programs of `window` of `source` onto `seen` (the target
+/// seen in the source's axis order where `perm` permutes the axes), the
+/// local parts padded as `padding` says; odd ranks list their small
+/// messages' lines.
+fn every_rank(
+    (source, seen, window): (&Layout, &Layout, &crate::Window),
+    perm: Option<&[usize]>,
+    unit: usize,
+    padding: &Padding,
+) -> Vec<RankProgram> {
+    let ranks = source.ranks().max(seen.ranks());
+    (0..ranks)
+        .map(|r| {
+            let plan = RankPlan::new(source, seen, window, r).unwrap();
+            let mut p = RankProgram::new(&plan, unit, None, perm, padding).unwrap();
+            if r % 2 == 1 {
+                p.list_small();
+            }
+            p
+        })
+        .collect()
+}
+
+/// Where each element of `rank`'s local part of `layout` lies in storage
+/// padded by `widths` (empty: none), in the unpadded storage's order.
+fn padded_offsets(layout: &Layout, rank: usize, widths: &[usize]) -> Vec<usize> {
+    let Ok(shape) = layout.local_shape(rank) else {
+        return vec![];
+    };
+    let w = |d: usize| widths.get(d).copied().unwrap_or(0);
+    let padded: Vec<usize> = (0..shape.len()).map(|d| shape[d] + 2 * w(d)).collect();
+    let plain = strides(&shape, layout.storage());
+    let wide = strides(&padded, layout.storage());
+    let mut out = vec![0; shape.iter().product()];
+    for l in all_indices(&shape) {
+        let f: usize = l.iter().zip(&plain).map(|(i, s)| i * s).sum();
+        out[f] = (l.iter().enumerate())
+            .map(|(d, &i)| (i + w(d)) * wide[d])
+            .sum();
+    }
+    out
+}
+
+/// Ghost widths 0 to 2 per axis of an array of `ndim` axes, from `seed`.
+fn random_widths(seed: &mut u64, ndim: usize) -> Vec<usize> {
+    (0..ndim)
+        .map(|_| {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*seed >> 33) as usize % 3
+        })
+        .collect()
+}
+
+/// The programs of storage padded by random ghost widths (0 to 2 per axis
+/// of each side, the target's in its own axis order) copy exactly what the
+/// unpadded programs copy: every way of moving the messages leaves each
+/// padded target's interior as the unpadded redistribution leaves its
+/// target, and every ghost cell of it untouched. Their size is the
+/// unpadded programs'.
+fn padded_programs_match_unpadded(
+    (source, seen, window): (&Layout, &Layout, &crate::Window),
+    perm: Option<&[usize]>,
+    seed: u64,
+    unit: usize,
+) -> bool {
+    const GHOST: u64 = u64::MAX - 1;
+    let target = match perm {
+        Some(perm) => {
+            let mut inverse = vec![0; perm.len()];
+            for (d, &a) in perm.iter().enumerate() {
+                inverse[a] = d;
+            }
+            seen.select_axes(&inverse).unwrap()
+        }
+        None => seen.clone(),
+    };
+    let mut seed = seed;
+    let widths = (
+        random_widths(&mut seed, source.ndim()),
+        random_widths(&mut seed, target.ndim()),
+    );
+    let padding = Padding::new(&widths.0, &widths.1);
+    let sides = (source, seen, window);
+    let plain = every_rank(sides, perm, unit, &Padding::default());
+    let padded = every_rank(sides, perm, unit, &padding);
+    let bytes = |p: &[RankProgram]| p.iter().map(RankProgram::heap_bytes).collect::<Vec<_>>();
+    if bytes(&plain) != bytes(&padded) {
+        return false;
+    }
+    let ranks = plain.len();
+    let len = |l: &Layout, r: usize| l.local_len(r).unwrap_or(0);
+    let src: Vec<Vec<u64>> = (0..ranks)
+        .map(|r| {
+            (0..len(source, r) as u64)
+                .map(|f| (r as u64) << 32 | f)
+                .collect()
+        })
+        .collect();
+    let mut expect: Vec<Vec<u64>> = (0..ranks)
+        .map(|r| vec![u64::MAX; len(&target, r)])
+        .collect();
+    if !redistribute_in_memory(&plain, &src, &mut expect, Way::Packed) {
+        return false;
+    }
+    let at_source: Vec<Vec<usize>> = (0..ranks)
+        .map(|r| padded_offsets(source, r, &widths.0))
+        .collect();
+    let at_target: Vec<Vec<usize>> = (0..ranks)
+        .map(|r| padded_offsets(&target, r, &widths.1))
+        .collect();
+    let padded_src: Vec<Vec<u64>> = (0..ranks)
+        .map(|r| {
+            let mut s = vec![GHOST; padding.source_len(source, r).unwrap_or(0)];
+            for (f, &p) in at_source[r].iter().enumerate() {
+                s[p] = src[r][f];
+            }
+            s
+        })
+        .collect();
+    let ways = [
+        Way::Packed,
+        Way::Direct,
+        Way::DirectRuns,
+        Way::Trees,
+        Way::Merged,
+        Way::Pushed,
+    ];
+    ways.into_iter().all(|way| {
+        let mut dst: Vec<Vec<u64>> = (0..ranks)
+            .map(|r| {
+                let mut d = vec![GHOST; padding.target_len(&target, r).unwrap_or(0)];
+                for &p in &at_target[r] {
+                    d[p] = u64::MAX;
+                }
+                d
+            })
+            .collect();
+        redistribute_in_memory(&padded, &padded_src, &mut dst, way)
+            && (0..ranks).all(|r| {
+                let interior = at_target[r].iter().map(|&p| dst[r][p]);
+                let ghosts = dst[r].iter().filter(|&&x| x == GHOST).count();
+                interior.eq(expect[r].iter().copied())
+                    && ghosts == dst[r].len() - at_target[r].len()
+            })
+    })
+}
+
+quickcheck! {
+    fn padded_programs_copy_what_unpadded_ones_do(p: Pair, seed: u64, unit: u8) -> bool {
+        let k = p.0.ndim();
+        // Half the cases permute the axes.
+        let perm = (seed % 2 == 1).then(|| {
+            let mut perm: Vec<usize> = (0..k).collect();
+            let mut s = seed;
+            for i in (1..k).rev() {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                perm.swap(i, (s >> 33) as usize % (i + 1));
+            }
+            perm
+        });
+        let window = crate::Window::whole(p.0.shape());
+        let unit = usize::from(unit % 16) + 1;
+        padded_programs_match_unpadded((&p.0, &p.1, &window), perm.as_deref(), seed, unit)
+    }
+
+    fn padded_programs_of_windows(w: Windowed, seed: u64, unit: u8) -> bool {
+        let unit = usize::from(unit % 16) + 1;
+        padded_programs_match_unpadded((&w.0, &w.1, &w.2), None, seed, unit)
+    }
+}
+
+/// Padding that is not one width per axis is refused, on either side and
+/// through a permutation.
+#[test]
+fn padding_of_the_wrong_rank_is_refused() {
+    let s = Layout::parse(&[6, 4], "block,*@2x1").unwrap();
+    let t = Layout::parse(&[6, 4], "*,block@1x2").unwrap();
+    let plan = RankPlan::new(&s, &t, &crate::Window::whole(&[6, 4]), 0).unwrap();
+    for (padding, perm) in [
+        (Padding::new(&[1], &[]), None),
+        (Padding::new(&[], &[1, 1, 1]), None),
+        (Padding::new(&[], &[1]), Some(&[1, 0][..])),
+    ] {
+        let got = RankProgram::new(&plan, 1, None, perm, &padding);
+        assert!(
+            matches!(got, Err(crate::error::PlanError::InvalidArgument { .. })),
+            "{padding:?}"
+        );
     }
 }

@@ -89,6 +89,9 @@ impl Fingerprint {
             .text(&o.streaming.to_string())
             .number(u64::from(o.node_direct))
             .number(u64::from(o.updates))
+            .text("padding")
+            .numbers(o.padding.source())
+            .numbers(o.padding.target())
     }
 
     pub fn value(&self) -> u64 {
@@ -198,9 +201,18 @@ mod tests {
         );
         let other = Options {
             node_direct: false,
-            ..o
+            ..o.clone()
         };
         assert_ne!(f(&a, &o), f(&a, &other));
+        // Ghost widths count, on either side.
+        let padded = |s: &[usize], t: &[usize]| Options {
+            padding: redist_plan::padding::Padding::new(s, t),
+            ..o.clone()
+        };
+        assert_eq!(f(&a, &o), f(&a, &padded(&[0, 0], &[])));
+        assert_ne!(f(&a, &o), f(&a, &padded(&[1, 0], &[])));
+        assert_ne!(f(&a, &padded(&[1, 0], &[])), f(&a, &padded(&[], &[1, 0])));
+        assert_ne!(f(&a, &padded(&[1, 0], &[])), f(&a, &padded(&[0, 1], &[])));
         // Lists cannot run together: [1, 23] is not [12, 3].
         let n = |v: &[usize]| Fingerprint::new().numbers(v).value();
         assert_ne!(n(&[1, 23]), n(&[12, 3]));

@@ -38,6 +38,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::Datatype;
 use procgrid::ProcGrid;
 use redist_plan::error::PlanError;
+use redist_plan::padding::Padding;
+use redist_plan::part::PartOptions;
 use redist_plan::plan::{RankPlan, Window};
 use redist_plan::program::RankProgram;
 use redist_plan::schedule::{assign_steps, RankSchedule};
@@ -52,7 +54,7 @@ pub(super) struct Request<'a> {
     pub target_grid: &'a ProcGrid,
     pub target: &'a Layout,
     pub window: &'a Window,
-    pub options: Options,
+    pub options: &'a Options,
     pub permutation: Option<&'a [usize]>,
 }
 
@@ -197,7 +199,7 @@ fn choose(
     let grid = req.source_grid;
     let mut facts = Facts {
         figures,
-        options: req.options,
+        options: req.options.clone(),
         elem_bytes,
         spans_nodes: None,
         would_type: None,
@@ -205,7 +207,7 @@ fn choose(
     };
     loop {
         match decide::decide(&facts)? {
-            Step::Chosen(choice) => return Ok(choice),
+            Step::Chosen(choice) => return Ok(*choice),
             Step::Ask(Question::SpansNodes) => {
                 let size = usize::try_from(grid.communicator().size()).unwrap_or(0);
                 facts.spans_nodes = Some(grid.node().ranks().len() < size);
@@ -260,7 +262,13 @@ fn set_up_exchange<T: Element>(
     // the ranks have agreed.
     let node = choice.node_direct.then(|| {
         let node = req.source_grid.node();
-        NodeDirect::new(comm, node, plan, std::mem::size_of::<T>())
+        NodeDirect::new(
+            comm,
+            node,
+            plan,
+            &seen_padding(req),
+            std::mem::size_of::<T>(),
+        )
     });
     let all_typed = prepared.as_ref().is_ok_and(|p| p.routes.all_typed());
     let differs = prepared
@@ -349,7 +357,7 @@ fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> b
     // The plan was just built and holds its runs, so the programs are
     // built; were they not, this rank would answer "no" and still join.
     let mine = u8::from(
-        programs(plan, &req.options, elem_bytes, req.permutation)
+        programs(plan, req.options, elem_bytes, req.permutation)
             .is_ok_and(|program| route::would_type(&program, &asked_packing(req, elem_bytes))),
     );
     let mut anyone = 0u8;
@@ -366,7 +374,7 @@ fn anyone_would_type(req: &Request<'_>, plan: &RankPlan, elem_bytes: usize) -> b
 /// How the asked options would form messages, datatypes taken to pay
 /// (whether a side is typed does not depend on the exchange: any will do).
 fn asked_packing(req: &Request<'_>, elem_bytes: usize) -> Packing {
-    decide::packing(&req.options, Strategy::Async, elem_bytes)
+    decide::packing(req.options, Strategy::Async, elem_bytes)
 }
 
 /// A hash of everything that must be the same on every rank.
@@ -377,7 +385,7 @@ fn fingerprint<T>(req: &Request<'_>) -> u64 {
         .window(req.window)
         .grid(req.source_grid)
         .grid(req.target_grid)
-        .options(&req.options)
+        .options(req.options)
         .numbers(req.permutation.unwrap_or(&[]))
         .number(std::mem::size_of::<T>() as u64)
         .value()
@@ -409,7 +417,18 @@ fn check_arguments(req: &Request<'_>) -> Result<(), RedistError> {
             expected: format!("1..={}", i32::MAX),
         });
     }
+    req.options.padding.check(req.source, req.target)?;
     Ok(())
+}
+
+/// The padding of `req`'s arrays as the plan sees them: the target's
+/// widths in the source's axis order where the axes are permuted.
+fn seen_padding(req: &Request<'_>) -> Padding {
+    let padding = &req.options.padding;
+    match req.permutation {
+        Some(p) => padding.target_seen(p),
+        None => padding.clone(),
+    }
 }
 
 /// This rank's plan, with the target's rank map as remapping chooses it
@@ -422,7 +441,7 @@ fn plan_rank(
     let (source, target, window) = (req.source, req.target, req.window);
     let (mut plan, _) =
         redist_plan::part::plan_rank(source, target, window, req.options.remap, me)?;
-    let steps = decide::steps_through_schedule(&req.options);
+    let steps = decide::steps_through_schedule(req.options);
     let schedule = steps.then(|| assign_steps(&mut plan)).transpose()?;
     Ok((plan, schedule))
 }
@@ -458,5 +477,10 @@ fn programs(
     target_axes: Option<&[usize]>,
 ) -> Result<RankProgram, PlanError> {
     let machine = machine::this_machine();
-    redist_plan::part::programs(plan, options.streaming, elem_bytes, target_axes, &machine)
+    let part = PartOptions {
+        remap: options.remap,
+        streaming: options.streaming,
+        padding: options.padding.clone(),
+    };
+    redist_plan::part::programs(plan, &part, elem_bytes, target_axes, &machine)
 }

@@ -40,7 +40,7 @@ use crate::tuning::{
 /// What the ranks know when building decides: the figures agreed in the
 /// first all-reduce, the options asked for, the element size, and the
 /// answers to the questions [`decide`] asked so far (`None`: not asked).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Facts {
     /// Maxima over every rank ([`Figures`]).
     pub figures: Figures,
@@ -73,16 +73,17 @@ pub(crate) enum Question {
 }
 
 /// What [`decide`] gives: a question to answer first, or the choice.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Step {
     /// Learn this fact, put it in [`Facts`] and decide again.
     Ask(Question),
-    /// Everything is decided.
-    Chosen(Choice),
+    /// Everything is decided (boxed: a choice holds options, which hold
+    /// ghost widths, and questions are asked more often).
+    Chosen(Box<Choice>),
 }
 
 /// How a redistribution moves, as decided before its exchange is set up.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Choice {
     /// The exchange to set up (never `Auto`).
     pub strategy: Strategy,
@@ -187,14 +188,15 @@ pub(crate) fn decide(facts: &Facts) -> Result<Step, RedistError> {
     let moves = facts.figures.messages;
     let routes_for = routes_for(strategy);
     let trial = trial_options(facts, strategy, &messages);
-    Ok(Step::Chosen(Choice {
+    let formed = packing(&messages, routes_for, facts.elem_bytes);
+    Ok(Step::Chosen(Box::new(Choice {
         strategy,
         messages,
-        packing: packing(&messages, routes_for, facts.elem_bytes),
+        packing: formed,
         trial: trial.map(|o| packing(&o, routes_for, facts.elem_bytes)),
         node_direct: strategy == Strategy::Async && facts.options.node_direct && moves,
         staging: strategy == Strategy::Combined && moves,
-    }))
+    })))
 }
 
 /// Whether each rank's messages are given steps of a contention-free
@@ -247,13 +249,13 @@ fn small_exchange(facts: &Facts) -> bool {
 /// (`combined`), or where the exchange is small, or where no rank has a
 /// message a datatype would describe (then nothing is measured).
 fn message_options(facts: &Facts, strategy: Strategy) -> Result<Options, Question> {
-    let asked = facts.options;
+    let asked = facts.options.clone();
     if asked.datatype_min_run != MinRun::Auto || !facts.figures.messages {
         return Ok(asked);
     }
     let packing = Options {
         datatype_min_run: MinRun::Never,
-        ..asked
+        ..asked.clone()
     };
     if strategy == Strategy::Combined || small_exchange(facts) {
         return Ok(packing);
@@ -282,9 +284,9 @@ fn trial_options(facts: &Facts, strategy: Strategy, chosen: &Options) -> Option<
     Some(match chosen.datatype_min_run {
         MinRun::Auto => Options {
             datatype_min_run: MinRun::Never,
-            ..*chosen
+            ..chosen.clone()
         },
-        _ => facts.options,
+        _ => facts.options.clone(),
     })
 }
 

@@ -24,16 +24,24 @@ impl<T: Element> Redistribution<T> {
     /// # Errors
     ///
     /// As [`execute_into`](Self::execute_into); the new array is allocated
-    /// before anything is checked.
+    /// before anything is checked. It has the target's ghost layers
+    /// ([`Options::padding`](crate::Options::padding)), zero.
     pub fn execute(&mut self, src: &DistArray<T>) -> Result<DistArray<T>, RedistError> {
-        let mut dst = DistArray::zeros(&self.target_grid, self.target.clone())?;
+        let (grid, layout) = (&self.target_grid, self.target.clone());
+        let mut dst = match self.padding.target() {
+            [] => DistArray::zeros(grid, layout)?,
+            widths => DistArray::zeros_with_ghosts(grid, layout, widths)?,
+        };
         self.execute_into(src, &mut dst)?;
         Ok(dst)
     }
 
     /// Redistributes `src` into `dst`, which must be laid out as
     /// [`target_layout`](Self::target_layout). Collective. After the first
-    /// call it allocates nothing.
+    /// call it allocates nothing. Where the arrays have ghost layers (as
+    /// the redistribution was planned for: [`Options::padding`](crate::Options::padding)),
+    /// it reads `src`'s interior and writes `dst`'s, and leaves every
+    /// ghost cell of `dst` as it was.
     ///
     /// Every rank checks its two arrays and the ranks agree on the verdict
     /// (one all-reduce of two integers, a few microseconds between the
@@ -46,6 +54,8 @@ impl<T: Element> Redistribution<T> {
     ///   (wrapped in [`RedistError::Dist`]) when `src` is not laid out as
     ///   the plan's source or `dst` as its target, or either lives on grids
     ///   of another communicator;
+    /// - [`RedistError::GhostMismatch`] when an array's ghost widths are
+    ///   not those the redistribution was planned for;
     /// - [`RedistError::OtherRank`] when this rank's arrays are fine but
     ///   another rank's are not;
     /// - [`RedistError::Mpi`] when MPI reports an error (only with an error
@@ -191,7 +201,9 @@ impl<T: Element> Redistribution<T> {
     /// # Errors
     ///
     /// - [`RedistError::Dist`] (a layout mismatch) when a pair's arrays are
-    ///   not laid out as this redistribution's source and target;
+    ///   not laid out as this redistribution's source and target, and
+    ///   [`RedistError::GhostMismatch`] when their ghost widths are not
+    ///   those it was planned for;
     /// - [`RedistError::InvalidArgument`] when one array's shares of a rank's
     ///   messages exceed what one `MPI_Alltoallv` can count;
     /// - [`RedistError::Disagreement`] when ranks pass different numbers of
@@ -281,7 +293,28 @@ impl<T: Element> Redistribution<T> {
 
     /// What is wrong with `src` and `dst` on this rank.
     fn check_arrays(&self, src: &DistArray<T>, dst: &DistArray<T>) -> Result<(), RedistError> {
-        self.check_sides([(src.layout(), src.grid()), (dst.layout(), dst.grid())])
+        self.check_sides([(src.layout(), src.grid()), (dst.layout(), dst.grid())])?;
+        self.check_ghosts([src.ghost_widths(), dst.ghost_widths()])
+    }
+
+    /// Whether a source and a target with ghost widths `widths` are stored
+    /// as this redistribution was planned for.
+    fn check_ghosts(&self, [source, target]: [&[usize]; 2]) -> Result<(), RedistError> {
+        let p = &self.padding;
+        let sides = [
+            ("source", p.source(), source, p.source_is(source)),
+            ("target", p.target(), target, p.target_is(target)),
+        ];
+        for (side, planned, got, fits) in sides {
+            if !fits {
+                return Err(RedistError::GhostMismatch {
+                    side,
+                    planned: planned.to_vec(),
+                    got: got.to_vec(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Whether a source and a target laid out and placed as `sides` are
@@ -341,6 +374,7 @@ impl<T: Element> Redistribution<T> {
         let m = &self.messages;
         for p in pairs {
             self.check_sides(p.sides())?;
+            self.check_ghosts(p.ghost_widths())?;
             // Each message's share rounds up to a whole word.
             let most = words(m.send_total.max(m.recv_total), p.size())
                 + m.sends().len().max(m.recvs().len());

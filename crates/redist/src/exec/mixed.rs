@@ -110,6 +110,8 @@ pub(crate) trait Pair {
     fn size(&self) -> usize;
     /// The source's and the target's layouts and grids.
     fn sides(&self) -> [(&Layout, &ProcGrid); 2];
+    /// The source's and the target's ghost widths.
+    fn ghost_widths(&self) -> [&[usize]; 2];
     /// Copies the elements this rank keeps.
     fn copy_kept(&mut self, m: &RankMessages);
     /// Packs the source's share of send `t` into `into` (its bytes).
@@ -138,6 +140,10 @@ impl<U: Element> Pair for Typed<'_, U> {
             (self.src.layout(), self.src.grid()),
             (self.dst.layout(), self.dst.grid()),
         ]
+    }
+
+    fn ghost_widths(&self) -> [&[usize]; 2] {
+        [self.src.ghost_widths(), self.dst.ghost_widths()]
     }
 
     fn copy_kept(&mut self, m: &RankMessages) {

@@ -28,6 +28,7 @@ use dist_array::{ReadMapping, SharedStorage, WriteMapping};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::Node;
+use redist_plan::padding::Padding;
 use redist_plan::plan::{Link, RankPlan};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -117,15 +118,18 @@ pub(crate) struct PeerReader {
 impl NodeDirect {
     /// Which messages of `plan` stay within the rank's `node`, and whether
     /// it can map the storage of the node's ranks it receives from (arrays
-    /// laid out as the plan's source, elements of `elem_bytes` bytes), with
-    /// the probe the ranks it sends to read: keep it until every rank has
-    /// agreed on the verdicts. Point to point over `comm` with the node's
-    /// ranks this rank exchanges messages with ([`exchange_probes`]);
-    /// every rank of `comm` must call it.
+    /// laid out as the plan's source and target, their local parts padded
+    /// as `padding` says — the target's widths in the plan's axis order —,
+    /// elements of `elem_bytes` bytes), with the probe the ranks it sends
+    /// to read: keep it until every rank has agreed on the verdicts. Point
+    /// to point over `comm` with the node's ranks this rank exchanges
+    /// messages with ([`exchange_probes`]); every rank of `comm` must call
+    /// it.
     pub fn new(
         comm: &SimpleCommunicator,
         node: &Node,
         plan: &RankPlan,
+        padding: &Padding,
         elem_bytes: usize,
     ) -> (NodeDirect, bool, ProbeKept) {
         let near =
@@ -141,12 +145,13 @@ impl NodeDirect {
                 *pid = storage.map_or(0, |s| s.pid);
             }
         }
+        // What a peer's storage holds: its local part and its ghosts.
         let (source, target) = (plan.source(), plan.target());
         let expected = (plan.recvs().iter())
-            .map(|t| source.local_len(t.peer).unwrap_or(0) * elem_bytes)
+            .map(|t| padding.source_len(source, t.peer).unwrap_or(0) * elem_bytes)
             .collect();
         let expected_targets = (plan.sends().iter())
-            .map(|t| target.local_len(t.peer).unwrap_or(0) * elem_bytes)
+            .map(|t| padding.target_len(target, t.peer).unwrap_or(0) * elem_bytes)
             .collect();
         let node_direct = NodeDirect {
             near: Near { sends, recvs },

@@ -89,8 +89,8 @@ impl<T: Element> PatternBaseline<T> {
     ///
     /// On every rank alike (the lowest refusing rank's own error, the
     /// others [`RedistError::OtherRank`]):
-    /// - [`RedistError::InvalidArgument`] when `src`'s local part is not
-    ///   the size `r`'s source layout gives this rank, when a rank's
+    /// - [`RedistError::InvalidArgument`] when `src`'s local storage is
+    ///   not the size `r`'s source layout and padding give this rank, when a rank's
     ///   source part is private (not in shared memory:
     ///   `NDCYCLIC_SHARED_MIN_BYTES=never`, or below its threshold), when
     ///   a rank receives from a peer on another node, or when a peer's
@@ -124,8 +124,10 @@ impl<T: Element> PatternBaseline<T> {
             value,
             expected: expected.to_string(),
         };
-        let source_len = plan.source().local_len(me).unwrap_or(0);
-        let target_len = r.target_layout().local_len(me).unwrap_or(0);
+        // The storages' lengths, ghosts included.
+        let padding = &r.padding;
+        let source_len = padding.source_len(plan.source(), me).unwrap_or(0);
+        let target_len = padding.target_len(r.target_layout(), me).unwrap_or(0);
         if src.local_slice().len() != source_len {
             return Err(refused(
                 format!("a source part of {} elements", src.local_slice().len()),
@@ -149,7 +151,7 @@ impl<T: Element> PatternBaseline<T> {
                     "source parts in shared memory (NDCYCLIC_SHARED_MIN_BYTES at most their size)",
                 ));
             };
-            let want = plan.source().local_len(t.peer).unwrap_or(0) * elem;
+            let want = padding.source_len(plan.source(), t.peer).unwrap_or(0) * elem;
             let map = (storage.bytes == want)
                 .then(|| storage.map_read_only())
                 .ok_or_else(|| {

@@ -12,10 +12,12 @@ use super::messages::RankMessages;
 use super::route;
 use crate::error::RedistError;
 use crate::options::{Options, Strategy};
-use dist_array::{Element, Layout};
+use dist_array::{DistArray, Element, Layout};
 use mpi::collective::SystemOperation;
 use procgrid::ProcGrid;
 use redist_plan::error::PlanError;
+use redist_plan::options::Remap;
+use redist_plan::padding::Padding;
 use redist_plan::part::RankPart;
 use redist_plan::plan::{RankPlan, Window};
 use redist_plan::schedule::RankSchedule;
@@ -52,6 +54,9 @@ pub struct Redistribution<T: Element> {
     pub(super) target_axes: Option<Vec<usize>>,
     /// Whether executions may update the target ([`Options::updates`]).
     pub(super) updates: bool,
+    /// The ghost layers around the arrays' local parts it was planned for
+    /// ([`Options::padding`]; the target's in its own axis order).
+    pub(super) padding: Padding,
     /// This rank's plan: its messages, rows and columns (with a
     /// permutation, the target seen in the source's axis order).
     pub(super) plan: RankPlan,
@@ -127,10 +132,90 @@ impl<T: Element> Redistribution<T> {
             target_grid,
             target,
             window: &window,
-            options,
+            options: &options,
             permutation: None,
         };
         Self::build(&request, shapes)
+    }
+
+    /// Plans the redistribution of the array `source` into the array
+    /// `target` — or of any arrays laid out, placed and padded as they
+    /// are: their layouts and grids, as [`new`](Self::new) takes them, and
+    /// their ghost layers ([`DistArray::ghost_widths`], the same on every
+    /// rank), which set `options.padding` (whatever it held). Executions
+    /// read `source`'s interior and write `target`'s, and leave every ghost
+    /// cell as it was; nothing moves yet. The target array exists, so its
+    /// layout is kept: `options.remap` must be [`Remap::None`](crate::Remap::None).
+    /// Collective, as [`new`](Self::new).
+    ///
+    /// ```
+    /// use dist_array::{DistArray, Layout};
+    /// use procgrid::ProcGrid;
+    /// use redist::{Options, Redistribution};
+    /// use mpi::topology::Communicator;
+    ///
+    /// let universe = procgrid::init().unwrap();
+    /// let world = universe.world();
+    /// let p = world.size() as usize;
+    /// let rows = ProcGrid::new(&world, &[p, 1]).unwrap();
+    /// let cols = ProcGrid::builder(&[1, p]).build_sharing(&rows).unwrap();
+    /// let from = Layout::parse(&[6, 5], &format!("block,*@{p}x1")).unwrap();
+    /// let to = Layout::parse(&[6, 5], &format!("*,block@1x{p}")).unwrap();
+    /// // A stencil's field, one ghost layer around its rows' blocks ...
+    /// let u = DistArray::from_fn(&rows, from, |g| (10 * g[0] + g[1]) as f64)
+    ///     .and_then(|u| u.with_ghosts(&[1, 1]))
+    ///     .unwrap();
+    /// // ... into column blocks with two ghost layers along the columns, all -1.
+    /// let mut v = DistArray::zeros_with_ghosts(&cols, to, &[0, 2]).unwrap();
+    /// v.padded_mut().fill(-1.0);
+    /// let mut r = Redistribution::between(&u, &v, Options::default()).unwrap();
+    /// r.execute_into(&u, &mut v).unwrap();
+    /// assert_eq!(v.gather(0).unwrap(), u.gather(0).unwrap()); // the interiors
+    /// let ghosts = v.padded().iter().filter(|&&x| x == -1.0).count();
+    /// assert_eq!(ghosts, v.padded().len() - v.local().len()); // left alone
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and [`RedistError::InvalidArgument`] (on
+    /// every rank alike) when `options.remap` is not `Remap::None`;
+    /// [`PlanError::ShapeMismatch`] when the arrays' shapes differ.
+    pub fn between(
+        source: &DistArray<T>,
+        target: &DistArray<T>,
+        options: Options,
+    ) -> Result<Redistribution<T>, RedistError> {
+        let options = Options {
+            padding: Padding::new(source.ghost_widths(), target.ghost_widths()),
+            ..options
+        };
+        let (from, to) = (source.layout(), target.layout());
+        let mut verdict = Ok(());
+        if options.remap != Remap::None {
+            verdict = Err(RedistError::InvalidArgument {
+                what: "remap",
+                value: options.remap.to_string(),
+                expected: "none: Redistribution::between keeps the target array's layout"
+                    .to_string(),
+            });
+        } else if from.shape() != to.shape() {
+            verdict = Err(PlanError::ShapeMismatch {
+                source_shape: from.shape().to_vec(),
+                target_shape: to.shape().to_vec(),
+            }
+            .into());
+        }
+        let window = Window::whole(from.shape());
+        let request = build::Request {
+            source_grid: source.grid(),
+            source: from,
+            target_grid: target.grid(),
+            target: to,
+            window: &window,
+            options: &options,
+            permutation: None,
+        };
+        Self::build(&request, verdict)
     }
 
     /// Plans the redistribution of arrays laid out as `source` into arrays
@@ -212,7 +297,7 @@ impl<T: Element> Redistribution<T> {
             target_grid,
             target,
             window: window.unwrap_or(&whole),
-            options,
+            options: &options,
             permutation: Some(permutation),
         };
         Self::build(&request, shapes)
@@ -281,7 +366,7 @@ impl<T: Element> Redistribution<T> {
             target_grid,
             target,
             window,
-            options,
+            options: &options,
             permutation: None,
         };
         Self::build(&request, Ok(()))
@@ -327,6 +412,12 @@ impl<T: Element> Redistribution<T> {
         procgrid::waits::all_reduce_into(comm, &mine[..], &mut all[..], SystemOperation::sum());
         let size = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         (size(all[0]), size(all[1]), size(all[2]))
+    }
+
+    /// The ghost layers around the source's and the target's local parts
+    /// that the redistribution was planned for ([`Options::padding`]).
+    pub fn padding(&self) -> &Padding {
+        &self.padding
     }
 
     /// The target layout, carrying the chosen rank map: arrays built on it
@@ -429,6 +520,7 @@ impl<T: Element> Redistribution<T> {
             target: b.target,
             target_axes: req.permutation.map(<[usize]>::to_vec),
             updates: req.options.updates,
+            padding: req.options.padding.clone(),
             plan: b.plan,
             schedule: b.schedule,
             figures: b.figures,

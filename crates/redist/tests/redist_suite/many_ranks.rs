@@ -32,7 +32,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
             strategy: strategies[case % 4],
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| format!("{from} -> {to}: {e}"))?;
         let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
         if case % 2 == 0 {

@@ -17,6 +17,7 @@ use redist::{MinRun, NodeCopies, Options, Redistribution, Remap, Strategy, Strea
 use crate::common::{check, code, random_case, random_extents, random_layout, Lcg};
 
 pub mod across_nodes;
+mod ghosts;
 pub mod many_ranks;
 mod routes;
 mod transforms;
@@ -46,7 +47,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
             streaming: [Streaming::Never, Streaming::Above(0)][rng.below(2)],
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
         if rng.below(2) == 0 {
@@ -67,7 +68,7 @@ fn random_pairs(world: &SimpleCommunicator) -> TestResult {
             &from,
             Options {
                 remap: Remap::None,
-                ..options
+                ..options.clone()
             },
         )
         .map_err(|e| e.to_string())?;
@@ -133,6 +134,7 @@ fn strategies_agree(world: &SimpleCommunicator) -> TestResult {
                         streaming,
                         // Built for updates, an execution still overwrites.
                         updates: k % 3 == 2,
+                        ..Options::default()
                     };
                     let mut r =
                         Redistribution::<Complex<f64>>::new(&grid, &from, &grid, &to, options)
@@ -168,8 +170,8 @@ fn shared_sources(world: &SimpleCommunicator) -> TestResult {
         strategy: Strategy::Async,
         ..Options::default()
     };
-    let mut r =
-        Redistribution::<f64>::new(&rows, &from, &cols, &to, options).map_err(|e| e.to_string())?;
+    let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, options.clone())
+        .map_err(|e| e.to_string())?;
     let mut b = DistArray::zeros(&cols, r.target_layout().clone()).map_err(|e| e.to_string())?;
     let make =
         |k: usize| DistArray::from_fn(&rows, from.clone(), move |g| code(g) + 1000.0 * k as f64);
@@ -261,13 +263,15 @@ fn grids_of_different_sizes(world: &SimpleCommunicator) -> TestResult {
             },
             ..Options::default()
         };
-        let mut up = Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options)
-            .map_err(|e| e.to_string())?;
+        let mut up =
+            Redistribution::<f64>::new(&small, &a_layout, &all, &b_layout, options.clone())
+                .map_err(|e| e.to_string())?;
         let a = DistArray::from_fn(&small, a_layout.clone(), code).map_err(|e| e.to_string())?;
         let b = up.execute(&a).map_err(|e| e.to_string())?;
         check(&b, code)?;
-        let mut down = Redistribution::<f64>::new(&all, &b_layout, &small, &a_layout, options)
-            .map_err(|e| e.to_string())?;
+        let mut down =
+            Redistribution::<f64>::new(&all, &b_layout, &small, &a_layout, options.clone())
+                .map_err(|e| e.to_string())?;
         let c = down.execute(&b).map_err(|e| e.to_string())?;
         ensure!(c.local() == a.local());
     }
@@ -306,10 +310,10 @@ fn thousand_executions(world: &SimpleCommunicator) -> TestResult {
         };
         let share = |x: DistArray<f64>| if shared { x.into_shared() } else { x };
         let a = share(a.clone());
-        let mut there = Redistribution::<f64>::new(&grid, &from, &cols, &to, options)
+        let mut there = Redistribution::<f64>::new(&grid, &from, &cols, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let mut back =
-            Redistribution::<f64>::new(&cols, there.target_layout(), &grid, &from, options)
+            Redistribution::<f64>::new(&cols, there.target_layout(), &grid, &from, options.clone())
                 .map_err(|e| e.to_string())?;
         let mut b = share(
             DistArray::zeros(&cols, there.target_layout().clone()).map_err(|e| e.to_string())?,
@@ -408,7 +412,7 @@ fn one_rank_differs(world: &SimpleCommunicator) -> TestResult {
         max_message_elements: if me == odd { 0 } else { 1000 },
         ..Options::default()
     };
-    match Redistribution::<f64>::new(&grid, &from, &grid, &to, options) {
+    match Redistribution::<f64>::new(&grid, &from, &grid, &to, options.clone()) {
         Ok(_) => {
             return Err(format!(
                 "rank {me}: invalid options on rank {odd} went unnoticed"
@@ -423,7 +427,7 @@ fn one_rank_differs(world: &SimpleCommunicator) -> TestResult {
             strategy,
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
         let mut b = DistArray::from_fn(&grid, to.clone(), |_| -1.0).map_err(|e| e.to_string())?;
@@ -532,7 +536,7 @@ fn programs_do_not_grow(world: &SimpleCommunicator) -> TestResult {
             for (g, shape, from, to) in cases {
                 let from = Layout::parse(&shape, &from).map_err(|e| e.to_string())?;
                 let to = Layout::parse(&shape, &to).map_err(|e| e.to_string())?;
-                let r = Redistribution::<f64>::new(g, &from, g, &to, options)
+                let r = Redistribution::<f64>::new(g, &from, g, &to, options.clone())
                     .map_err(|e| format!("{from} -> {to}: {e}"))?;
                 mine = mine.max(r.program_bytes());
             }
@@ -595,7 +599,7 @@ fn tiny_blocks_long_extents(world: &SimpleCommunicator) -> TestResult {
             streaming: [Streaming::Never, Streaming::Above(0)][case % 3 % 2],
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let mut a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
         if case % 3 == 0 {
@@ -636,7 +640,7 @@ fn pieces_land_in_target_runs(world: &SimpleCommunicator) -> TestResult {
             node_direct: false,
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let a = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
         for _ in 0..2 {
@@ -684,7 +688,7 @@ fn written_into_lent_targets(world: &SimpleCommunicator) -> TestResult {
             strategy: Strategy::Async,
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let mut shared_target = DistArray::<f64>::zeros(&grid, to.clone())
             .map_err(|e| e.to_string())?
@@ -812,8 +816,8 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
         strategy: Strategy::Async,
         ..Options::default()
     };
-    let mut r =
-        Redistribution::<f64>::new(&rows, &from, &cols, &to, options).map_err(|e| e.to_string())?;
+    let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, options.clone())
+        .map_err(|e| e.to_string())?;
     let mut b = DistArray::zeros(&cols, r.target_layout().clone()).map_err(|e| e.to_string())?;
     let me = world.rank() as usize;
     for round in 0..4usize {
@@ -848,7 +852,7 @@ fn unreadable_peers_fall_back(world: &SimpleCommunicator) -> TestResult {
                 strategy,
                 ..Options::default()
             };
-            let built = Redistribution::<f64>::new(&rows, &from, &cols, &to, options);
+            let built = Redistribution::<f64>::new(&rows, &from, &cols, &to, options.clone());
             redist::faults::inject(&[]);
             match (strategy, built) {
                 (Strategy::Combined, Ok(_)) => {
@@ -892,7 +896,7 @@ struct StressCase<'a> {
     from: &'a Layout,
     grid_b: &'a ProcGrid,
     to: &'a Layout,
-    options: Options,
+    options: &'a Options,
     what: &'a str,
 }
 
@@ -910,7 +914,7 @@ fn stress_case<T: Element>(
         options,
         what,
     } = *case;
-    let mut r = match Redistribution::<T>::new(grid_a, from, grid_b, to, options) {
+    let mut r = match Redistribution::<T>::new(grid_a, from, grid_b, to, options.clone()) {
         Ok(r) => r,
         // No closed form for this pair: refused on every rank alike.
         Err(redist::RedistError::Plan(redist::PlanError::Remap { .. }))
@@ -980,6 +984,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             node_direct: rng.below(2) == 0,
             updates: rng.below(4) == 0,
             streaming: [Streaming::Auto, Streaming::Never, Streaming::Above(0)][rng.below(3)],
+            ..Options::default()
         };
         let what = format!("case {case} of seed {seed}: {from} -> {to} ({options:?})");
         let case = StressCase {
@@ -987,7 +992,7 @@ fn stress(world: &SimpleCommunicator) -> TestResult {
             from: &from,
             grid_b: &grid_b,
             to: &to,
-            options,
+            options: &options,
             what: &what,
         };
         match rng.below(3) {
@@ -1042,9 +1047,15 @@ fn random_windows(world: &SimpleCommunicator) -> TestResult {
             ..Options::default()
         };
         let what = format!("{window} of {from} -> {to} ({options:?})");
-        let mut r =
-            Redistribution::<f64>::with_window(&grid_a, &from, &grid_b, &to, &window, options)
-                .map_err(|e| format!("{what}: {e}"))?;
+        let mut r = Redistribution::<f64>::with_window(
+            &grid_a,
+            &from,
+            &grid_b,
+            &to,
+            &window,
+            options.clone(),
+        )
+        .map_err(|e| format!("{what}: {e}"))?;
         let mut src = DistArray::from_fn(&grid_a, from.clone(), code).map_err(|e| e.to_string())?;
         if rng.below(2) == 0 {
             src = src.into_shared();
@@ -1123,4 +1134,8 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("batch_ways", batch_ways),
     MpiTest::new("node_direct_batches", node_direct_batches),
     MpiTest::new("mixed_batches", mixed_batches),
+    MpiTest::new("ghosted_pairs", ghosts::ghosted_pairs),
+    MpiTest::new("ghosted_batches", ghosts::ghosted_batches),
+    MpiTest::new("ghosted_subsets", ghosts::ghosted_subsets),
+    MpiTest::new("ghost_widths_are_checked", ghosts::ghost_widths_are_checked),
 ];

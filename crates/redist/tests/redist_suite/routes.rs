@@ -30,8 +30,8 @@ pub(super) fn datatype_verdict_agrees(world: &SimpleCommunicator) -> TestResult 
         node_direct: false,
         ..Options::default()
     };
-    let mut r =
-        Redistribution::<f64>::new(&grid, &from, &grid, &to, options).map_err(|e| e.to_string())?;
+    let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options.clone())
+        .map_err(|e| e.to_string())?;
     check(&r.execute(&a).map_err(|e| e.to_string())?, code)
 }
 
@@ -60,7 +60,7 @@ pub(super) fn routes_are_tried_and_the_faster_kept(world: &SimpleCommunicator) -
             datatype_min_run: min_run,
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, options)
+        let mut r = Redistribution::<f64>::new(&rows, &from, &cols, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let tried = n > 1 && min_run == MinRun::Auto;
         ensure_eq!(

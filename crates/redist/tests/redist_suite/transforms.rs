@@ -207,10 +207,10 @@ fn updated_cases<T: redist::Scalar + Element>(
                 &to,
                 &[1, 0],
                 None,
-                options,
+                options.clone(),
             )
         } else {
-            Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options)
+            Redistribution::<T>::new(&grid_a, &from, &grid_b, &to, options.clone())
         }
         .map_err(|e| e.to_string())?;
         // Where target index j comes from in the source.
@@ -270,7 +270,7 @@ pub(super) fn batches(world: &SimpleCommunicator) -> TestResult {
             strategy: STRATEGIES[rng.below(STRATEGIES.len())],
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| e.to_string())?;
         let k = [1, 3, 5][case % 3];
         let value = |j: usize| move |g: &[usize]| code(g) + 0.25 * j as f64;
@@ -341,7 +341,7 @@ pub(super) fn batch_ways(world: &SimpleCommunicator) -> TestResult {
                 strategy,
                 ..Options::default()
             };
-            let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options)
+            let mut r = Redistribution::<f64>::new(&grid, &from, &grid, &to, options.clone())
                 .map_err(|e| e.to_string())?;
             let value = |j: usize| move |g: &[usize]| code(g) + 0.25 * j as f64;
             let mut srcs = Vec::with_capacity(k);
@@ -383,7 +383,7 @@ pub(super) fn node_direct_batches(world: &SimpleCommunicator) -> TestResult {
             strategy: Strategy::Async,
             ..Options::default()
         };
-        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options)
+        let mut r = Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone())
             .map_err(|e| e.to_string())?;
         direct += usize::from(r.reads_shared_sources());
         let k = [2, 3, 4][case % 3];
@@ -467,9 +467,15 @@ pub(super) fn mixed_batches(world: &SimpleCommunicator) -> TestResult {
         };
         let mut r = match &perm {
             Some(p) => Redistribution::<f64>::with_permutation(
-                &grid_a, &from, &grid_b, &to, p, None, options,
+                &grid_a,
+                &from,
+                &grid_b,
+                &to,
+                p,
+                None,
+                options.clone(),
             ),
-            None => Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options),
+            None => Redistribution::<f64>::new(&grid_a, &from, &grid_b, &to, options.clone()),
         }
         .map_err(|e| e.to_string())?;
         let to = r.target_layout().clone();

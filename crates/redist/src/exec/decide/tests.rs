@@ -50,7 +50,7 @@ fn run(
     let mut asked = Vec::new();
     loop {
         match decide(&facts)? {
-            Step::Chosen(c) => return Ok((asked, c)),
+            Step::Chosen(c) => return Ok((asked, *c)),
             Step::Ask(q) => {
                 assert!(!asked.contains(&q), "{q:?} asked twice");
                 asked.push(q);
@@ -111,19 +111,19 @@ fn the_table_of_choices() {
     #[rustfmt::skip]
     let rows: &[Row] = &[
         // auto, one node, large: async, probe asked after the cheap question.
-        (auto, (big, big / 4), ONE_NODE, &[Would, Pay], Async, false, true, true, false),
+        (auto.clone(), (big, big / 4), ONE_NODE, &[Would, Pay], Async, false, true, true, false),
         // Small messages: is the job on several nodes? On one: async, packed, no trial.
-        (auto, (small, small / 4), ONE_NODE, &[Nodes], Async, true, false, true, false),
+        (auto.clone(), (small, small / 4), ONE_NODE, &[Nodes], Async, true, false, true, false),
         // On several: combined, packed, staging, no node-direct copies.
-        (auto, (small, small / 4), nodes, &[Nodes], Combined, true, false, false, true),
+        (auto.clone(), (small, small / 4), nodes, &[Nodes], Combined, true, false, false, true),
         // Messages too large to combine: the nodes are never asked.
-        (auto, (big, 9 * KIB), nodes, &[Would, Pay], Async, false, true, true, false),
+        (auto.clone(), (big, 9 * KIB), nodes, &[Would, Pay], Async, false, true, true, false),
         // No rank would type: no probe, packed; the trial still tries the asked options.
-        (auto, (big, big), untyped, &[Would], Async, true, true, true, false),
+        (auto.clone(), (big, big), untyped, &[Would], Async, true, true, true, false),
         // Datatypes do not pay: packed, the trial tries them.
-        (auto, (big, big), slow_types, &[Would, Pay], Async, true, true, true, false),
+        (auto.clone(), (big, big), slow_types, &[Would, Pay], Async, true, true, true, false),
         // Nothing moves: nothing asked, async with nothing set up.
-        (auto, (0, 0), nodes, &[], Async, false, false, false, false),
+        (auto.clone(), (0, 0), nodes, &[], Async, false, false, false, false),
         // Options that leave nothing to measure ask nothing.
         (with(Auto, PACK), (big, big), ONE_NODE, &[], Async, true, false, true, false),
         (with(Alltoallv, MinRun::Auto), (big, big), ONE_NODE, &[Would, Pay], Alltoallv, false, false, false, false),
@@ -132,8 +132,8 @@ fn the_table_of_choices() {
         (with(Combined, MinRun::Auto), (big, big), ONE_NODE, &[], Combined, true, false, false, true),
         (with(Async, PACK), (big, big), ONE_NODE, &[], Async, true, false, true, false),
     ];
-    for (i, &(options, (volume, message), world, asked, s, packs, trial, direct, stage)) in
-        rows.iter().enumerate()
+    for (i, (options, (volume, message), world, asked, s, packs, trial, direct, stage)) in
+        rows.iter().cloned().enumerate()
     {
         let (questions, c) = run(options, figures(volume, message), world).unwrap();
         let packed = c.messages.datatype_min_run == PACK;
