@@ -250,7 +250,7 @@ impl<T: Element> GhostUpdate<T> {
 
     /// Starts refreshing `array`'s ghosts: checks the array, agrees on the
     /// verdict with every rank (one small all-reduce), sends this rank's
-    /// faces or notes. Until [`finish`](Self::finish) on the same array,
+    /// faces or notes, and copies the ghosts it holds itself. Until [`finish`](Self::finish) on the same array,
     /// the array's interior may be read, not written. The split pair for
     /// callers that cannot hold a [`Flight`] (the Python binding).
     ///
@@ -262,12 +262,12 @@ impl<T: Element> GhostUpdate<T> {
     ///   in flight;
     /// - [`RedistError::OtherRank`] when another rank's array was refused;
     /// - [`RedistError::Mpi`] when MPI reports an error.
-    pub fn start(&mut self, array: &DistArray<T>) -> Result<(), RedistError> {
+    pub fn start(&mut self, array: &mut DistArray<T>) -> Result<(), RedistError> {
         self.start_with(array, true)
     }
 
     /// [`start`](Self::start), agreeing on the array or not.
-    fn start_with(&mut self, array: &DistArray<T>, agreed: bool) -> Result<(), RedistError> {
+    fn start_with(&mut self, array: &mut DistArray<T>, agreed: bool) -> Result<(), RedistError> {
         let verdict = self.check(array);
         if agreed {
             agree(self.wires.set.communicator(), verdict, 0, "ghost update")?;
@@ -297,12 +297,39 @@ impl<T: Element> GhostUpdate<T> {
                 .pack(&self.part.sends()[j].boxes, storage, &self.strides, buf);
             self.wires.set.start(w.data)?;
         }
+        // The ghosts this rank holds itself, while the others travel: they
+        // read only its interior, final now, so they are fresh when `start`
+        // returns (a solver may use them before `finish`: `local_axes`).
+        let storage = array.local_slice_mut();
+        for b in self.part.own() {
+            self.copy.copy_within(b, storage, &self.strides);
+        }
+        self.last.own = self.part.own().len();
         self.begun = Some((storage.as_ptr() as usize, storage.len()));
         Ok(())
     }
 
-    /// Completes the update [`start`](Self::start) began on `array`: copies
-    /// the ghosts this rank holds itself, reads or receives the others,
+    /// Per axis, whether every ghost of this rank along it comes from the
+    /// rank itself (a periodic axis of grid extent 1): those are written by
+    /// [`start`](Self::start), before it returns, so between `begin` and
+    /// `finish` a stencil may read them and only the cells near the other
+    /// axes' ghosts need wait.
+    pub fn local_axes(&self) -> Vec<bool> {
+        let n = self.layout.ndim();
+        let widths = self.spec.widths();
+        let padded = self.part.padded();
+        let mut local = vec![true; n];
+        for b in self.part.recvs().iter().flat_map(|m| &m.boxes) {
+            for d in 0..n {
+                let interior = widths[d]..padded[d].saturating_sub(widths[d]);
+                local[d] &= interior.contains(&b.dst[d]);
+            }
+        }
+        local
+    }
+
+    /// Completes the update [`start`](Self::start) began on `array`: reads
+    /// or receives the ghosts other ranks hold,
     /// and answers the readers of its storage. When it returns, every
     /// ghost is fresh and the array may be written again.
     ///
@@ -336,12 +363,6 @@ impl<T: Element> GhostUpdate<T> {
     /// nothing is in flight. Without a storage (the wrong array was
     /// handed in), answers and drains without copying.
     fn complete(&mut self, mut storage: Option<&mut [T]>) -> Result<(), RedistError> {
-        if let Some(s) = storage.as_deref_mut() {
-            for b in self.part.own() {
-                self.copy.copy_within(b, s, &self.strides);
-            }
-            self.last.own = self.part.own().len();
-        }
         let elem = size_of::<T>();
         while let Some(arrival) = self.wires.next()? {
             match arrival {
