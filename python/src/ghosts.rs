@@ -212,7 +212,9 @@ impl PyGhostUpdate {
             Ok(_) if self.begun.is_some() => Err(Failure::value(
                 "an update is in flight: finish it before the next begins",
             )),
-            Ok(_) => Ok(()),
+            // The engine's own checks, in the same verdict: one agreement,
+            // then the update runs unchecked.
+            Ok(a) => fits(&self.update, &a.array),
         };
         agree(self.context.comm(), verdict, Fingerprint::default(), what)
     }
@@ -226,7 +228,21 @@ enum Step {
     Finish,
 }
 
-/// Runs `step` of `update` on `array` (of its dtype), the GIL released.
+/// The engine's verdict on `array` for `update` (local).
+fn fits(update: &AnyGhosts, array: &AnyArray) -> Result<(), Failure> {
+    macro_rules! pair {
+        ($($v:ident),*) => {
+            match (update, array) {
+                $((AnyGhosts::$v(g), AnyArray::$v(a)) => g.check(a).map_err(Failure::from),)*
+                _ => Err(Failure::new(Kind::Runtime, "internal: the update's dtype is not the array's")),
+            }
+        };
+    }
+    pair!(F32, F64, C64, C128, I32, I64, U8, U32, U64)
+}
+
+/// Runs `step` of `update` on `array` (of its dtype), the GIL released;
+/// the array was checked and agreed on before.
 fn run(
     py: Python<'_>,
     update: &mut AnyGhosts,
@@ -243,8 +259,8 @@ fn run(
         py.allow_threads(move || {
             let SameThread((g, a)) = work;
             match step {
-                Step::Whole => g.update(a),
-                Step::Begin => g.start(a),
+                Step::Whole => g.update_unchecked(a),
+                Step::Begin => g.start_unchecked(a),
                 Step::Finish => g.finish(a),
             }
             .map_err(Failure::from)

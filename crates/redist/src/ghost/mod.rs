@@ -266,6 +266,16 @@ impl<T: Element> GhostUpdate<T> {
         self.start_with(array, true)
     }
 
+    /// Like [`start`](Self::start), without the ranks agreeing on the
+    /// array (see [`update_unchecked`](Self::update_unchecked)).
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start), except [`RedistError::OtherRank`].
+    pub fn start_unchecked(&mut self, array: &mut DistArray<T>) -> Result<(), RedistError> {
+        self.start_with(array, false)
+    }
+
     /// [`start`](Self::start), agreeing on the array or not.
     fn start_with(&mut self, array: &mut DistArray<T>, agreed: bool) -> Result<(), RedistError> {
         let verdict = self.check(array);
@@ -444,8 +454,16 @@ impl<T: Element> GhostUpdate<T> {
         Ok(())
     }
 
-    /// This rank's verdict on `array`.
-    fn check(&self, array: &DistArray<T>) -> Result<(), RedistError> {
+    /// This rank's verdict on `array`, alone (not collective): laid out as
+    /// planned, with the planned widths, no update in flight. What
+    /// [`start`](Self::start) agrees on; a caller that agrees on its own
+    /// checks anyway (the Python binding) folds it into its verdict and
+    /// starts unchecked.
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start), but never [`RedistError::OtherRank`].
+    pub fn check(&self, array: &DistArray<T>) -> Result<(), RedistError> {
         if self.begun.is_some() {
             return Err(RedistError::InvalidArgument {
                 what: "ghost update",
