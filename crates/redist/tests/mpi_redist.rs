@@ -1,5 +1,6 @@
 //! Redistribution under MPI, one program of three suites: `redist_suite`
-//! launched by the harness with 1, 2, 3, 4, 5, 6 and 8 ranks on this node
+//! launched by the harness with 1, 2, 3, 4, 5, 6 and 8 ranks on this node,
+//! the ghost-update suite (`ghost_suite`) likewise and across emulated nodes,
 //! and with 4 and 5 ranks across emulated nodes
 //! ([`redist_suite::across_nodes`]), and the suite on many ranks
 //! ([`redist_suite::many_ranks`]): one binary to build where there were
@@ -17,6 +18,11 @@ fn main() {
         Suite::new("ghosts", ghost_suite::TESTS),
     ];
     suites.extend(redist_suite::across_nodes::suite());
+    suites.extend(redist_suite::across_nodes::suite_of(
+        "ghosts across nodes",
+        ghost_suite::TESTS,
+        &[],
+    ));
     suites.push(redist_suite::many_ranks::suite());
     mpi_harness::run_suites(&suites);
 }

@@ -42,8 +42,15 @@ fn unavailable() -> Option<String> {
 
 /// The suite, or `None` (saying why) where nodes cannot be emulated.
 pub fn suite() -> Option<Suite> {
+    suite_of("redist across nodes", super::TESTS, LEFT_OUT)
+}
+
+/// The suite `name` of `tests` but `left_out` across emulated nodes, or
+/// `None` (saying why, once) where nodes cannot be emulated.
+pub fn suite_of(name: &str, tests: &[mpi_harness::MpiTest], left_out: &[&str]) -> Option<Suite> {
+    static WHY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     if !is_rank() {
-        if let Some(why) = unavailable() {
+        if let Some(why) = WHY.get_or_init(unavailable) {
             println!("\nnot run: emulated nodes are unavailable here: {why}\n");
             return None;
         }
@@ -54,9 +61,9 @@ pub fn suite() -> Option<Suite> {
         &["--mpi", &mpi],
     );
     Some(
-        Suite::new("redist across nodes", super::TESTS)
+        Suite::new(name, tests)
             .ranks(RANK_COUNTS)
-            .without(LEFT_OUT)
+            .without(left_out)
             .launcher(launcher),
     )
 }
