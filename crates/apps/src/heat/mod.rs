@@ -341,14 +341,16 @@ fn restart(
             .as_f64()
             .ok_or_else(|| bad(format!("no number {k:?}")))
     };
-    let (step, n, dims, r) = (field("step")?, field("n")?, field("dims")?, field("r")?);
+    let (n, dims, r) = (field("n")?, field("dims")?, field("r")?);
+    let step = (value["step"].as_u64())
+        .and_then(|s| usize::try_from(s).ok())
+        .ok_or_else(|| bad("no step count \"step\"".to_string()))?;
     if n != cfg.n as f64 || dims != cfg.dims as f64 || r != cfg.r {
         return Err(bad(format!(
             "written by a run of --n {n} --dims {dims} --r {r}, resumed with --n {} --dims {} --r {}",
             cfg.n, cfg.dims, cfg.r
         )));
     }
-    let step = step as usize;
     if step > cfg.steps {
         return Err(bad(format!("at step {step}, after --steps {}", cfg.steps)));
     }

@@ -66,7 +66,8 @@ pub fn rim(p: &Padded, ready: &[bool]) -> Vec<Vec<Range<usize>>> {
             continue;
         }
         let (first, last) = (inner[d].start, inner[d].end - 1);
-        let mut slabs = vec![first..first + 1];
+        let mut slabs = Vec::with_capacity(2);
+        slabs.push(first..first + 1);
         if last > first {
             slabs.push(last..last + 1);
         }
