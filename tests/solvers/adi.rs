@@ -237,20 +237,7 @@ impl Run {
 
 /// Runs `target/<profile>/examples/adi` under `mpirun -n np` with `args`.
 fn adi(np: usize, args: &[&str]) -> Result<Run, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let program = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("the test program is not in <target>/<profile>/deps")?
-        .join("examples")
-        .join("adi");
-    let mpirun = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
-    let mut all: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
-        .map(|v| v.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    all.extend(["-n".to_string(), np.to_string()]);
-    all.push(program.display().to_string());
-    all.extend(args.iter().map(|a| a.to_string()));
+    let (mpirun, all) = super::example_launch("adi", np, args)?;
     let command = format!("{mpirun} {}", all.join(" "));
     let mut child = Command::new(&mpirun)
         .args(&all)

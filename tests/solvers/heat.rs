@@ -10,7 +10,6 @@ use apps::heat::{self, HeatConfig};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, Example, MpiTest, Suite, TestResult};
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 fn config(n: usize, dims: usize, steps: usize) -> HeatConfig {
@@ -107,23 +106,7 @@ fn refuses_bad_parameters(world: &SimpleCommunicator) -> TestResult {
 /// The example's JSON line of a run with `args` on `ranks`
 /// (`target/<profile>/examples/heat`, launched as the harness launches).
 fn example(ranks: usize, args: &[&str]) -> Result<Value, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let program = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("the test program is not in <target>/<profile>/deps")?
-        .join("examples")
-        .join("heat");
-    let mpirun = std::env::var("NDCYCLIC_MPIRUN").unwrap_or_else(|_| "mpirun".to_string());
-    let mut all: Vec<String> = std::env::var("NDCYCLIC_MPIRUN_ARGS")
-        .map(|v| v.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    all.extend([
-        "-n".to_string(),
-        ranks.to_string(),
-        program.display().to_string(),
-    ]);
-    all.extend(args.iter().map(|a| a.to_string()));
+    let (mpirun, mut all) = super::example_launch("heat", ranks, args)?;
     all.push("--json".to_string());
     let out = Command::new(&mpirun)
         .args(&all)

@@ -30,7 +30,7 @@
 
 use crate::error::{check, count, MpiError};
 use crate::launcher::oversubscribed;
-use crate::requests::null_request;
+use crate::requests::{null_request, wait_any_of};
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -253,40 +253,7 @@ impl Persistent {
         if !self.slots.iter().any(|s| s.active) {
             return Ok(None);
         }
-        let n = count(self.raw.len(), "persistent requests")?;
-        let mut index: c_int = 0;
-        if oversubscribed() {
-            loop {
-                let mut flag: c_int = 0;
-                // SAFETY: `n` handles of this set; inactive ones are
-                // ignored by MPI_Testany.
-                let code = unsafe {
-                    ffi::MPI_Testany(
-                        n,
-                        self.raw.as_mut_ptr(),
-                        &mut index,
-                        &mut flag,
-                        ffi::RSMPI_STATUS_IGNORE,
-                    )
-                };
-                check(code, "MPI_Testany")?;
-                if flag != 0 {
-                    break;
-                }
-                std::thread::yield_now();
-            }
-        } else {
-            // SAFETY: as above, for MPI_Waitany.
-            let code = unsafe {
-                ffi::MPI_Waitany(
-                    n,
-                    self.raw.as_mut_ptr(),
-                    &mut index,
-                    ffi::RSMPI_STATUS_IGNORE,
-                )
-            };
-            check(code, "MPI_Waitany")?;
-        }
+        let index = wait_any_of(&mut self.raw)?;
         let Ok(i) = usize::try_from(index) else {
             return Ok(None); // MPI_UNDEFINED: nothing was active
         };

@@ -462,44 +462,7 @@ impl<'b, T: Pod> Requests<'_, 'b, T> {
         if self.pending == 0 {
             return Ok(None);
         }
-        let n = count(self.store.raw.len(), "pending requests")?;
-        let mut index: c_int = 0;
-        if oversubscribed() {
-            // More ranks than cores: a rank spinning in MPI_Waitany takes the
-            // core the rank it waits for needs. Test, and give the core away
-            // between tests.
-            loop {
-                let mut flag: c_int = 0;
-                // SAFETY: as for MPI_Waitany below; MPI_Testany skips
-                // MPI_REQUEST_NULL handles too.
-                let code = unsafe {
-                    ffi::MPI_Testany(
-                        n,
-                        self.store.raw.as_mut_ptr(),
-                        &mut index,
-                        &mut flag,
-                        ffi::RSMPI_STATUS_IGNORE,
-                    )
-                };
-                check(code, "MPI_Testany")?;
-                if flag != 0 {
-                    break;
-                }
-                std::thread::yield_now();
-            }
-        } else {
-            // SAFETY: the array holds `n` handles; completed ones are
-            // MPI_REQUEST_NULL, which MPI_Waitany skips.
-            let code = unsafe {
-                ffi::MPI_Waitany(
-                    n,
-                    self.store.raw.as_mut_ptr(),
-                    &mut index,
-                    ffi::RSMPI_STATUS_IGNORE,
-                )
-            };
-            check(code, "MPI_Waitany")?;
-        }
+        let index = wait_any_of(&mut self.store.raw)?;
         Ok(self.completed(index))
     }
 
@@ -652,6 +615,42 @@ impl<T> Drop for Requests<'_, '_, T> {
             }
         }
     }
+}
+
+/// `MPI_Waitany` over `raw` (null and inactive handles skipped): the index
+/// of the request that completed, or `MPI_UNDEFINED` when none was
+/// pending. Where ranks outnumber cores, `MPI_Testany` and a yield between
+/// tests instead: a rank spinning in `MPI_Waitany` takes the core the rank
+/// it waits for needs.
+pub(crate) fn wait_any_of(raw: &mut [ffi::MPI_Request]) -> Result<c_int, MpiError> {
+    let n = count(raw.len(), "pending requests")?;
+    let mut index: c_int = 0;
+    if oversubscribed() {
+        loop {
+            let mut flag: c_int = 0;
+            // SAFETY: `raw` holds `n` handles; MPI_Testany skips null and
+            // inactive ones.
+            let code = unsafe {
+                ffi::MPI_Testany(
+                    n,
+                    raw.as_mut_ptr(),
+                    &mut index,
+                    &mut flag,
+                    ffi::RSMPI_STATUS_IGNORE,
+                )
+            };
+            check(code, "MPI_Testany")?;
+            if flag != 0 {
+                return Ok(index);
+            }
+            std::thread::yield_now();
+        }
+    }
+    // SAFETY: as above, for MPI_Waitany.
+    let code =
+        unsafe { ffi::MPI_Waitany(n, raw.as_mut_ptr(), &mut index, ffi::RSMPI_STATUS_IGNORE) };
+    check(code, "MPI_Waitany")?;
+    Ok(index)
 }
 
 /// `MPI_REQUEST_NULL`, which the standard defines as a handle constant.

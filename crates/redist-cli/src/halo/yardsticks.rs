@@ -65,25 +65,23 @@ pub(super) fn time_all<T: IndexValue>(
             }
         };
         let shape = layout.shape().to_vec();
-        let mut storage = fill_ghosted(
-            layout,
-            rank,
-            spec.widths(),
-            |g| value_of::<T>(&shape, g),
-            sentinel::<T>(layout, rank),
-        )?;
+        let fresh = || {
+            let value = |g: &[usize]| value_of::<T>(&shape, g);
+            fill_ghosted(
+                layout,
+                rank,
+                spec.widths(),
+                value,
+                sentinel::<T>(layout, rank),
+            )
+        };
+        let mut storage = fresh()?;
         y.update(&mut storage)?; // warm-up
         let times = max_over_each(world, args.reps, progress, "baseline", || {
             Ok(y.update(&mut storage)?)
         })?;
         let verified = if args.verify {
-            let mut fresh = fill_ghosted(
-                layout,
-                rank,
-                spec.widths(),
-                |g| value_of::<T>(&shape, g),
-                sentinel::<T>(layout, rank),
-            )?;
+            let mut fresh = fresh()?;
             y.update(&mut fresh)?;
             let check = check_ghosts(
                 layout,

@@ -54,22 +54,10 @@ pub use rank::RankProgram;
 pub use tree::TypeTree;
 use walk::{Sides, Walk};
 
-/// Strides of a local array of `shape` stored in `order`.
+/// Strides of a local array of `shape` stored in `order` (the storage
+/// of ghost layers is laid out alike).
 fn strides(shape: &[usize], order: Order) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    match order {
-        Order::RowMajor => {
-            for d in (0..shape.len().saturating_sub(1)).rev() {
-                s[d] = s[d + 1] * shape[d + 1];
-            }
-        }
-        Order::ColumnMajor => {
-            for d in 1..shape.len() {
-                s[d] = s[d - 1] * shape[d - 1];
-            }
-        }
-    }
-    s
+    crate::ghost::copy::padded_strides(shape, order)
 }
 
 /// The copy program of one message between a source and a target rank: its

@@ -36,6 +36,22 @@ pub fn random_extents(rng: &mut Lcg, n: usize, k: usize) -> Vec<usize> {
     out
 }
 
+/// `l` with, one time in three each, a random rank map and column-major
+/// storage.
+pub fn shuffled(rng: &mut Lcg, mut l: Layout) -> Layout {
+    if rng.below(3) == 0 {
+        let mut map: Vec<usize> = (0..l.ranks()).collect();
+        for i in (1..map.len()).rev() {
+            map.swap(i, rng.below(i + 1));
+        }
+        l = l.with_rank_map(map).unwrap();
+    }
+    if rng.below(3) == 0 {
+        l = l.with_storage(Order::ColumnMajor);
+    }
+    l
+}
+
 pub fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
     let dists: Vec<Dist> = grid
         .iter()
@@ -48,18 +64,8 @@ pub fn random_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize]) -> Layout {
             }
         })
         .collect();
-    let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
-    if rng.below(3) == 0 {
-        let mut map: Vec<usize> = (0..l.ranks()).collect();
-        for i in (1..map.len()).rev() {
-            map.swap(i, rng.below(i + 1));
-        }
-        l = l.with_rank_map(map).unwrap();
-    }
-    if rng.below(3) == 0 {
-        l = l.with_storage(Order::ColumnMajor);
-    }
-    l
+    let l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
+    shuffled(rng, l)
 }
 
 /// A random case on the `world.size()` ranks of `world`: a shape of `ndim`

@@ -9,14 +9,14 @@
     reason = "test values are small or wrap on purpose"
 )]
 
-use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec, Order};
+use dist_array::{Complex, Dist, DistArray, Element, Layout, LayoutSpec};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{all_indices, ensure, MpiTest, TestResult};
 use procgrid::ProcGrid;
 use redist::ghost::{Corners, GhostOptions, GhostSpec, GhostUpdate};
 use redist_plan::ghost::cell_source;
 
-use crate::common::{random_extents, Lcg};
+use crate::common::{random_extents, shuffled, Lcg};
 
 /// A random layout of `shape` on `grid` with one block per rank along the
 /// axes where `widths` has ghosts (any distribution elsewhere), random
@@ -34,18 +34,8 @@ fn ghost_layout(rng: &mut Lcg, shape: &[usize], grid: &[usize], widths: &[usize]
             }
         })
         .collect();
-    let mut l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
-    if rng.below(3) == 0 {
-        let mut map: Vec<usize> = (0..l.ranks()).collect();
-        for i in (1..map.len()).rev() {
-            map.swap(i, rng.below(i + 1));
-        }
-        l = l.with_rank_map(map).unwrap();
-    }
-    if rng.below(3) == 0 {
-        l = l.with_storage(Order::ColumnMajor);
-    }
-    l
+    let l = Layout::new(shape, &LayoutSpec::new(dists, grid.to_vec()).unwrap()).unwrap();
+    shuffled(rng, l)
 }
 
 /// What padded cell `p` of this rank's part holds after an update whose
