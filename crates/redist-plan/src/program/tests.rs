@@ -846,8 +846,8 @@ fn random_widths(seed: &mut u64, ndim: usize) -> Vec<usize> {
 /// of each side, the target's in its own axis order) copy exactly what the
 /// unpadded programs copy: every way of moving the messages leaves each
 /// padded target's interior as the unpadded redistribution leaves its
-/// target, and every ghost cell of it untouched. Their size is the
-/// unpadded programs'.
+/// target, and every ghost cell of it untouched. Their size stays within
+/// a factor of the unpadded programs'.
 fn padded_programs_match_unpadded(
     (source, seen, window): (&Layout, &Layout, &crate::Window),
     perm: Option<&[usize]>,
@@ -875,7 +875,15 @@ fn padded_programs_match_unpadded(
     let plain = every_rank(sides, perm, unit, &Padding::default());
     let padded = every_rank(sides, perm, unit, &padding);
     let bytes = |p: &[RankProgram]| p.iter().map(RankProgram::heap_bytes).collect::<Vec<_>>();
-    if bytes(&plain) != bytes(&padded) {
+    // Padding changes strides and offsets, never the runs: what a program
+    // holds stays within a factor of the unpadded one's (not equal: which
+    // messages can share one shape depends on the strides, e.g. a stride
+    // that never advances along an extent of one).
+    let bounded = bytes(&plain)
+        .iter()
+        .zip(bytes(&padded))
+        .all(|(&a, b)| b <= 2 * a + 1024 && a <= 2 * b + 1024);
+    if !bounded {
         return false;
     }
     let ranks = plain.len();
