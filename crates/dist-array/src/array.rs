@@ -1,7 +1,7 @@
 //! The distributed array: a layout, a process grid, and this rank's local part.
 
 use crate::error::DistError;
-use crate::ghosts::Padding;
+use crate::padding::Padding;
 use crate::storage::{SharedStorage, Storage};
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn, ShapeBuilder};
 use procgrid::{Order, ProcGrid};

@@ -36,6 +36,7 @@ pub mod collective;
 pub mod error;
 pub mod ghosts;
 pub mod on_grid;
+mod padding;
 pub mod storage;
 
 pub use redist_plan::layout::{self, axis, spec};

@@ -181,54 +181,12 @@ pub fn solve(world: &SimpleCommunicator, cfg: &HeatConfig) -> Result<HeatResult,
         node_direct: cfg.node_direct,
     };
     let mut update = GhostUpdate::with_options(&u, &spec, options)?;
-    let padded = Padded::new(&u.padded_shape());
-    // Along axes whose ghosts the rank holds itself, begin has filled them.
-    let ready = update.local_axes();
-    let (rim, deep) = (stencil::rim(&padded, &ready), padded.deep(&ready));
-    let interior = padded.interior();
-    let empty = u.local().is_empty();
-    let (mut ghost_s, mut compute_s, mut checkpoint_s, mut written) = (0.0, 0.0, 0.0, 0);
+    let sweep = Sweep::of(&u, &update);
+    let (mut times, mut checkpoint_s, mut written) = (Times::default(), 0.0, 0);
     let clock = Instant::now();
     let mut last_note = 0.0;
     for step in start + 1..=cfg.steps {
-        let t0 = Instant::now();
-        if cfg.overlap {
-            let flight = update.begin(&mut u)?;
-            let t1 = Instant::now();
-            if !empty {
-                stencil::step(
-                    &padded,
-                    flight.array().local_slice(),
-                    v.local_slice_mut(),
-                    &deep,
-                    cfg.r,
-                );
-            }
-            let t2 = Instant::now();
-            flight.finish()?;
-            let t3 = Instant::now();
-            if !empty {
-                for b in &rim {
-                    stencil::step(&padded, u.local_slice(), v.local_slice_mut(), b, cfg.r);
-                }
-            }
-            ghost_s += (t1 - t0).as_secs_f64() + (t3 - t2).as_secs_f64();
-            compute_s += (t2 - t1).as_secs_f64() + t3.elapsed().as_secs_f64();
-        } else {
-            update.update(&mut u)?;
-            let t1 = Instant::now();
-            if !empty {
-                stencil::step(
-                    &padded,
-                    u.local_slice(),
-                    v.local_slice_mut(),
-                    &interior,
-                    cfg.r,
-                );
-            }
-            ghost_s += (t1 - t0).as_secs_f64();
-            compute_s += t1.elapsed().as_secs_f64();
-        }
+        one_step(&mut update, &mut u, &mut v, &sweep, cfg, &mut times)?;
         std::mem::swap(&mut u, &mut v);
         if let Some(c) = &cfg.checkpoint {
             if step % c.every.max(1) == 0 {
@@ -252,11 +210,10 @@ pub fn solve(world: &SimpleCommunicator, cfg: &HeatConfig) -> Result<HeatResult,
     let time_s = clock.elapsed().as_secs_f64();
     let g =
         mode::step_factor(n, cfg.dims, cfg.r).powi(i32::try_from(cfg.steps).unwrap_or(i32::MAX));
-    let exact = DistArray::from_fn(&grid, layout.clone(), |x| g * mode::mode(n, x))?;
-    let mut err = 0.0f64;
-    Zip::from(&u.local())
-        .and(&exact.local())
-        .for_each(|&a, &b| err = err.max((a - b).abs()));
+    let err = distance(
+        &u,
+        &DistArray::from_fn(&grid, layout.clone(), |x| g * mode::mode(n, x))?,
+    );
     let max = |x: f64| {
         let mut out = 0.0;
         procgrid::waits::all_reduce_into(world, &x, &mut out, SystemOperation::max());
@@ -275,14 +232,102 @@ pub fn solve(world: &SimpleCommunicator, cfg: &HeatConfig) -> Result<HeatResult,
         restarted_from: cfg.restart.as_ref().map(|_| start),
         max_error: max(err) / g.abs().max(f64::MIN_POSITIVE),
         time_s: max(time_s),
-        ghost_s: max(ghost_s),
-        compute_s: max(compute_s),
+        ghost_s: max(times.ghost_s),
+        compute_s: max(times.compute_s),
         checkpoint_s: max(checkpoint_s),
         checkpoints_written: written,
         ghost_bytes_per_step: bytes,
         checksum: digest(&u),
         slice,
     })
+}
+
+/// Where a step computes, in padded ranges: the whole interior, its deep
+/// part (what needs no ghost a `begin` leaves missing) and the rim.
+struct Sweep {
+    padded: Padded,
+    interior: Vec<std::ops::Range<usize>>,
+    deep: Vec<std::ops::Range<usize>>,
+    rim: Vec<Vec<std::ops::Range<usize>>>,
+    empty: bool,
+}
+
+impl Sweep {
+    fn of(u: &DistArray<f64>, update: &GhostUpdate<f64>) -> Sweep {
+        let padded = Padded::new(&u.padded_shape());
+        // Along axes whose ghosts the rank holds itself, begin fills them.
+        let ready = update.local_axes();
+        Sweep {
+            interior: padded.interior(),
+            deep: padded.deep(&ready),
+            rim: stencil::rim(&padded, &ready),
+            empty: u.local().is_empty(),
+            padded,
+        }
+    }
+}
+
+/// Seconds of a run in ghost updates (what overlap did not hide) and in
+/// the stencil.
+#[derive(Default)]
+struct Times {
+    ghost_s: f64,
+    compute_s: f64,
+}
+
+/// One step from `u` into `v`: overlapped (begin, the deep interior,
+/// finish, the rim) or not (the update, then the interior).
+fn one_step(
+    update: &mut GhostUpdate<f64>,
+    u: &mut DistArray<f64>,
+    v: &mut DistArray<f64>,
+    at: &Sweep,
+    cfg: &HeatConfig,
+    times: &mut Times,
+) -> Result<(), HeatError> {
+    let t0 = Instant::now();
+    if !cfg.overlap {
+        update.update(u)?;
+        let t1 = Instant::now();
+        if !at.empty {
+            stencil::step(
+                &at.padded,
+                u.local_slice(),
+                v.local_slice_mut(),
+                &at.interior,
+                cfg.r,
+            );
+        }
+        times.ghost_s += (t1 - t0).as_secs_f64();
+        times.compute_s += t1.elapsed().as_secs_f64();
+        return Ok(());
+    }
+    let flight = update.begin(u)?;
+    let t1 = Instant::now();
+    if !at.empty {
+        let from = flight.array().local_slice();
+        stencil::step(&at.padded, from, v.local_slice_mut(), &at.deep, cfg.r);
+    }
+    let t2 = Instant::now();
+    flight.finish()?;
+    let t3 = Instant::now();
+    if !at.empty {
+        for b in &at.rim {
+            stencil::step(&at.padded, u.local_slice(), v.local_slice_mut(), b, cfg.r);
+        }
+    }
+    times.ghost_s += (t1 - t0).as_secs_f64() + (t3 - t2).as_secs_f64();
+    times.compute_s += (t2 - t1).as_secs_f64() + t3.elapsed().as_secs_f64();
+    Ok(())
+}
+
+/// The largest |a - b| over this rank's interior (local).
+fn distance(a: &DistArray<f64>, b: &DistArray<f64>) -> f64 {
+    let mut err = 0.0f64;
+    Zip::from(&a.local())
+        .and(&b.local())
+        .for_each(|&x, &y| err = err.max((x - y).abs()));
+    err
 }
 
 /// The sidecar of checkpoint `path`.

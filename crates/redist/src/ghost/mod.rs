@@ -373,57 +373,9 @@ impl<T: Element> GhostUpdate<T> {
     /// nothing is in flight. Without a storage (the wrong array was
     /// handed in), answers and drains without copying.
     fn complete(&mut self, mut storage: Option<&mut [T]>) -> Result<(), RedistError> {
-        let elem = size_of::<T>();
         while let Some(arrival) = self.wires.next()? {
             match arrival {
-                Arrival::Note(k) => {
-                    let w = self.wires.recvs[k];
-                    let (note, done) = w.near.unwrap_or((w.data, w.data));
-                    let said = Note::of(self.wires.set.words(note)?);
-                    let Note::Shared(owner) = said else {
-                        self.wires.set.start(w.data)?;
-                        continue;
-                    };
-                    let m = &self.part.recvs()[k];
-                    let bytes = m.peer_padded.iter().product::<usize>() * elem;
-                    let read = match storage.as_deref_mut() {
-                        Some(s) => match self.maps.get(k, &owner, bytes) {
-                            Ok(map) => {
-                                // SAFETY: the mapping holds `bytes` bytes of
-                                // the owner's elements (checked against the
-                                // plan), page-aligned, and stays mapped while
-                                // `map` lives; any bit pattern is a `T`
-                                // (`Pod`), and the owner does not write its
-                                // interior until this rank's word.
-                                let theirs = unsafe {
-                                    std::slice::from_raw_parts(
-                                        map.as_ptr().cast::<T>(),
-                                        bytes / elem,
-                                    )
-                                };
-                                for b in &m.boxes {
-                                    self.copy.copy(
-                                        b,
-                                        theirs,
-                                        &self.owner_strides[k],
-                                        s,
-                                        &self.strides,
-                                    );
-                                }
-                                true
-                            }
-                            Err(_) => false,
-                        },
-                        None => true,
-                    };
-                    self.wires.set.words_mut(done)?[0] = if read { READ } else { SEND_DATA };
-                    self.wires.set.start(done)?;
-                    if read {
-                        self.last.read += 1;
-                    } else {
-                        self.wires.set.start(w.data)?;
-                    }
-                }
+                Arrival::Note(k) => self.on_note(k, storage.as_deref_mut())?,
                 Arrival::Data(k) => {
                     let w = self.wires.recvs[k];
                     if let Some(s) = storage.as_deref_mut() {
@@ -450,6 +402,50 @@ impl<T: Element> GhostUpdate<T> {
                 }
                 Arrival::Sent => {}
             }
+        }
+        Ok(())
+    }
+
+    /// Owner `k`'s note arrived: read its storage where it is shared (and
+    /// answer), else take its boxes as a message. Without a storage (the
+    /// wrong array at `finish`), answer as if read.
+    fn on_note(&mut self, k: usize, storage: Option<&mut [T]>) -> Result<(), RedistError> {
+        let elem = size_of::<T>();
+        let w = self.wires.recvs[k];
+        let (note, done) = w.near.unwrap_or((w.data, w.data));
+        let Note::Shared(owner) = Note::of(self.wires.set.words(note)?) else {
+            self.wires.set.start(w.data)?;
+            return Ok(());
+        };
+        let m = &self.part.recvs()[k];
+        let bytes = m.peer_padded.iter().product::<usize>() * elem;
+        let read = match storage {
+            Some(s) => match self.maps.get(k, &owner, bytes) {
+                Ok(map) => {
+                    // SAFETY: the mapping holds `bytes` bytes of the owner's
+                    // elements (checked against the plan), page-aligned, and
+                    // stays mapped while `map` lives; any bit pattern is a
+                    // `T` (`Pod`), and the owner does not write its interior
+                    // until this rank's word.
+                    let theirs = unsafe {
+                        std::slice::from_raw_parts(map.as_ptr().cast::<T>(), bytes / elem)
+                    };
+                    for b in &m.boxes {
+                        self.copy
+                            .copy(b, theirs, &self.owner_strides[k], s, &self.strides);
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+            None => true,
+        };
+        self.wires.set.words_mut(done)?[0] = if read { READ } else { SEND_DATA };
+        self.wires.set.start(done)?;
+        if read {
+            self.last.read += 1;
+        } else {
+            self.wires.set.start(w.data)?;
         }
         Ok(())
     }
