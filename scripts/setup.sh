@@ -14,10 +14,12 @@
 # environment .venv at the repository's root, for scripts/test-python.sh:
 # Debian's python3-venv, python3-dev and libfftw3-dev; a venv made by
 # Debian's /usr/bin/python3 (not a pyenv python on PATH); maturin, numpy,
-# pytest from PyPI; mpi4py built from source against MPICH (never a wheel
+# pytest and mypy (its stubtest) from PyPI, and h5py where parallel HDF5 is
+# installed; mpi4py built from source against MPICH (never a wheel
 # that brings its own MPI); mpi4py-fft (built against FFTW, for a
-# benchmark: a warning, not a failure, when it cannot be built); then the
-# extension, rebuilt on every run (`maturin develop --release`, incremental,
+# benchmark: a warning, not a failure, when it cannot be built), each at
+# the version python/constraints.txt pins; then the
+# extension (with HDF5 where parallel HDF5 on MPICH is installed), rebuilt on every run (`maturin develop --release`, incremental,
 # into the workspace's target/ directory, whose dependencies built with the
 # same features, mpi-sys among them, it shares). Checks that mpi4py and the
 # extension load the same libmpi (MPICH) and that `import ndcyclic` works,
@@ -112,10 +114,16 @@ mpi_libs() {
 # --with-python: the virtual environment .venv, its packages and the
 # extension built from python/ (see the header).
 setup_python() {
-    local root venv py
+    local root venv py pins hdf5
     root=$(cd "$(dirname "$0")/.." && pwd)
     venv=$root/.venv
     py=$venv/bin/python
+    # Every package at the version python/constraints.txt pins.
+    pins=$root/python/constraints.txt
+    # Parallel HDF5 on MPICH present (--with-hdf5, or installed before):
+    # the extension is built with HDF5 and the tests get h5py.
+    hdf5=0
+    [ ! -e "/usr/lib/$triplet/hdf5/mpich/libhdf5.so" ] || hdf5=1
     if ! command -v cargo >/dev/null 2>&1; then
         log "error: cargo not found on PATH; the Python extension needs Rust"
         exit 1
@@ -134,7 +142,7 @@ setup_python() {
         /usr/bin/python3 -m venv --clear "$venv"
         # Debian's pip 23.0 builds mpi4py again for every new venv
         # (--no-binary bypasses its wheel cache); a newer pip reuses the wheel.
-        "$py" -m pip install -q --upgrade pip
+        "$py" -m pip install -q -c "$pins" --upgrade pip
     fi
     local base
     base=$("$py" -c 'import sys; print(sys.base_prefix)')
@@ -151,20 +159,22 @@ import importlib.util, sys
 print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))
 EOF
     }
+    # The build and test tools at their pinned versions (pip returns at
+    # once when they are there already).
+    local tools=(maturin numpy pytest mypy)
+    [ "$hdf5" -eq 0 ] || tools+=(h5py)
     local need
-    need=$(missing_modules maturin numpy pytest)
-    if [ -n "$need" ]; then
-        log "pip installing: $need"
-        "$py" -m pip install -q $need
-    fi
+    need=$(missing_modules "${tools[@]}")
+    [ -z "$need" ] || log "pip installing: $need"
+    "$py" -m pip install -q -c "$pins" "${tools[@]}"
 
     # mpi4py built from source against MPICH, never a wheel with an MPI of
     # its own. MPICC is set for pip alone: cargo below must see the
     # environment the workspace's builds see, or it would rebuild mpi-sys.
     if [ -n "$(missing_modules mpi4py)" ]; then
         log "pip installing mpi4py, built from source with mpicc.mpich (2 min; pip caches the wheel)"
-        MPICC=mpicc.mpich "$py" -m pip install -q --no-binary=mpi4py mpi4py
     fi
+    MPICC=mpicc.mpich "$py" -m pip install -q -c "$pins" --no-binary=mpi4py mpi4py
     # It imports and loads MPICH's libmpich (pip's wheel cache may hold an
     # mpi4py built against another MPI: then it is built again, uncached).
     local mpi4py_so mpi4py_libs
@@ -174,7 +184,7 @@ EOF
     }
     if ! mpi4py_on_mpich; then
         log "mpi4py does not import or does not load MPICH's libmpich; building it again without pip's cache"
-        MPICC=mpicc.mpich "$py" -m pip install -q --no-binary=mpi4py --no-cache-dir \
+        MPICC=mpicc.mpich "$py" -m pip install -q -c "$pins" --no-binary=mpi4py --no-cache-dir \
             --force-reinstall --no-deps mpi4py
         if ! mpi4py_on_mpich; then
             if [ -z "$mpi4py_so" ]; then
@@ -198,7 +208,7 @@ EOF
         log "pip installing mpi4py-fft"
         local fft_log
         fft_log=$(mktemp)
-        if ! MPICC=mpicc.mpich "$py" -m pip install -q --no-binary=mpi4py mpi4py-fft >"$fft_log" 2>&1; then
+        if ! MPICC=mpicc.mpich "$py" -m pip install -q -c "$pins" --no-binary=mpi4py mpi4py-fft >"$fft_log" 2>&1; then
             log "warning: mpi4py-fft could not be installed (the benchmark comparing with it cannot run):"
             tail -n 20 "$fft_log" | sed 's/^/setup:   /'
         fi
@@ -214,9 +224,11 @@ EOF
     # Without patchelf (not installed on purpose: with it, `maturin build`
     # would copy libmpich into a wheel) maturin warns that it cannot add
     # the link-search directory, a system one, to the extension's RUNPATH.
-    log "building the extension: maturin develop --release -m python/Cargo.toml"
+    local features=()
+    [ "$hdf5" -eq 0 ] || features=(--features hdf5)
+    log "building the extension: maturin develop --release -m python/Cargo.toml ${features[*]}"
     if ! (cd "$root" && VIRTUAL_ENV=$venv CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target} \
-        "$venv/bin/maturin" develop --release -m python/Cargo.toml 2>&1) |
+        "$venv/bin/maturin" develop --release -m python/Cargo.toml "${features[@]}" 2>&1) |
         { grep --line-buffered -v 'Failed to set rpath.*patchelf' || true; }; then
         log "error: building the Python extension failed"
         exit 1
@@ -260,7 +272,14 @@ EOF
         sed 's/^/setup:   /' <<<"$out"
         exit 1
     fi
-    log "Python: $venv ($("$py" --version 2>&1), $mpi_version); ndcyclic imports, also under mpirun -n 2"
+    # The build has HDF5 where it should (the package's own word for it).
+    local has_hdf5
+    has_hdf5=$(cd "$root" && "$py" -c 'import ndcyclic; print(int(ndcyclic.build_info()["hdf5"]))')
+    if [ "$has_hdf5" != "$hdf5" ]; then
+        log "error: the extension was built ${features[*]:-without HDF5}, but ndcyclic.build_info()['hdf5'] is $has_hdf5"
+        exit 1
+    fi
+    log "Python: $venv ($("$py" --version 2>&1), $mpi_version$([ "$hdf5" -eq 0 ] || echo ", with HDF5")); ndcyclic imports, also under mpirun -n 2"
 }
 
 if [ ${#missing[@]} -gt 0 ]; then

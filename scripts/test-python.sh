@@ -14,6 +14,10 @@
 #   NDCYCLIC_MPI_RANKS=1,2 scripts/test-python.sh      # fewer launches
 #   scripts/test-python.sh -k redistribution           # pytest's arguments
 #
+# First the stub checker (mypy's stubtest: python/ndcyclic/_ndcyclic.pyi
+# against the compiled module). Where parallel HDF5 is installed, the HDF5
+# tests must run (NDCYCLIC_EXPECT_HDF5=1), not skip.
+#
 # Environment: NDCYCLIC_MPI_RANKS (default 1,2,3,4), NDCYCLIC_MPI_TIMEOUT
 # (seconds per launch, default 300), NDCYCLIC_MPIRUN (launcher, default
 # mpirun, pinned to MPICH by setup.sh), NDCYCLIC_PYTEST_AGREE_TIMEOUT (see
@@ -30,6 +34,19 @@ fi
 so=$(ls python/ndcyclic/_ndcyclic*.so 2>/dev/null | head -n 1 || true)
 if [ -n "$so" ] && [ -n "$(find python/src python/Cargo.toml crates/*/src -newer "$so" -print -quit)" ]; then
     echo "test-python: warning: sources changed since the extension was built; scripts/setup.sh --with-python rebuilds it" >&2
+fi
+# Where parallel HDF5 is installed the extension must have been built with
+# it (setup.sh does): the HDF5 tests then fail instead of skipping.
+triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine 2>/dev/null || true)
+if [ -e "/usr/lib/$triplet/hdf5/mpich/libhdf5.so" ]; then
+    export NDCYCLIC_EXPECT_HDF5=1
+fi
+# The type stubs against the extension: every class, function, parameter
+# and default of ndcyclic/_ndcyclic.pyi as the compiled module has them.
+echo "test-python: stubtest ndcyclic._ndcyclic"
+if ! (cd python && "../$py" -m mypy.stubtest ndcyclic._ndcyclic); then
+    echo "test-python: the stubs (python/ndcyclic/_ndcyclic.pyi) do not match the extension" >&2
+    exit 1
 fi
 # MPICH's waiting ranks yield their core instead of spinning on it, as in
 # the MPI test harness (scripts/yield-when-idle.sh; NDCYCLIC_MPI_IDLE=spin: not).

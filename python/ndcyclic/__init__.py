@@ -40,6 +40,7 @@ from ._ndcyclic import (
     GhostUpdate,
     Layout,
     Redistribution,
+    build_info,
     info,
     load,
     load_into,
@@ -47,12 +48,15 @@ from ._ndcyclic import (
     save,
     save_window,
 )
+from .mpi_check import check_mpi
 
 __all__ = [
     "DistArray",
     "GhostUpdate",
     "Layout",
     "Redistribution",
+    "build_info",
+    "check_mpi",
     "from_function",
     "info",
     "load",

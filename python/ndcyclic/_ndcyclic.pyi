@@ -1,7 +1,7 @@
 """Type stubs of ndcyclic's compiled part (re-exported by ``ndcyclic``)."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Literal, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -12,18 +12,33 @@ _Path = Union[str, PathLike]
 _DType = npt.DTypeLike
 _Aggregators = Union[Literal["auto"], int, Sequence[int], None]
 
+__all__ = [
+    "DistArray",
+    "GhostUpdate",
+    "Layout",
+    "Redistribution",
+    "build_info",
+    "info",
+    "load",
+    "load_into",
+    "load_window",
+    "save",
+    "save_window",
+]
+
+@final
 class Layout:
     """A block-cyclic layout: a shape, one distribution per dimension over a
     grid of ranks (``"cyclic(64),block@2x2"``), and the local parts' storage
     order. Local: no MPI."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         shape: Sequence[int],
         spec: str,
         order: _Order = "C",
         rank_map: Optional[Sequence[int]] = None,
-    ) -> None: ...
+    ) -> "Layout": ...
     @property
     def shape(self) -> Tuple[int, ...]:
         """The global array's shape."""
@@ -65,15 +80,18 @@ class Layout:
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
     def with_order(self, order: _Order) -> "Layout":
         """The same layout with local parts stored in ``order``."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class DistArray:
     """An array distributed block-cyclically over an mpi4py communicator's
     ranks; ``local`` is a numpy view of this rank's part."""
 
     @staticmethod
-    def zeros(comm: MPI.Intracomm, layout: Layout, dtype: _DType = ...) -> "DistArray":
+    def zeros(
+        comm: MPI.Intracomm, layout: Layout, dtype: Optional[_DType] = None
+    ) -> "DistArray":
         """Zeros of ``dtype`` (default float64). Collective."""
     @staticmethod
     def from_local(comm: MPI.Intracomm, layout: Layout, local: np.ndarray) -> "DistArray":
@@ -121,17 +139,18 @@ class DistArray:
     def copy(self) -> "DistArray":
         """A copy with its own memory. Local."""
 
+@final
 class GhostUpdate:
     """Refreshes the ghost layers of arrays of one layout and widths,
     planned once, executed every step."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         array: DistArray,
         periodic: Union[None, bool, Sequence[bool]] = None,
         corners: str = "box",
         node_direct: bool = True,
-    ) -> None: ...
+    ) -> "GhostUpdate": ...
     def update(self, array: DistArray) -> None:
         """Refreshes ``array``'s ghosts. Collective."""
     def begin(self, array: DistArray) -> None:
@@ -148,12 +167,13 @@ class GhostUpdate:
     def copies(self) -> dict:
         """How this rank's last update moved its ghosts."""
 
+@final
 class Redistribution:
     """A redistribution from ``source`` to ``target`` layouts over a
     communicator, planned once and executed many times."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         comm: MPI.Intracomm,
         source: Layout,
         target: Layout,
@@ -169,9 +189,13 @@ class Redistribution:
         node_direct: bool = True,
         streaming: str = "auto",
         max_message_elements: Optional[int] = None,
-    ) -> None: ...
-    def execute(self, a: DistArray, b: Optional[DistArray] = None) -> Optional[DistArray]:
-        """Into ``b`` (returns None), or into a new array it returns. Collective."""
+    ) -> "Redistribution": ...
+    @overload
+    def execute(self, a: DistArray, b: None = None) -> DistArray:
+        """Into a new array it returns. Collective."""
+    @overload
+    def execute(self, a: DistArray, b: DistArray) -> None:
+        """Into ``b``. Collective."""
     def execute_batch(self, sources: list[DistArray], targets: list[DistArray]) -> None:
         """Each source into its target, as one exchange. Collective."""
     @property
@@ -255,3 +279,8 @@ def load_into(
 
 def info(path: _Path, *, dataset: Optional[str] = None) -> dict[str, Any]:
     """A file's header: format, dtype, shape, order... Local."""
+
+def build_info() -> dict[str, Any]:
+    """What this build is: ``version``, ``hdf5`` (whether HDF5 files work),
+    ``mpi_library`` and ``libmpi`` (the MPI library the extension calls).
+    Local."""

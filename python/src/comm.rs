@@ -103,7 +103,9 @@ fn raw_handle(comm: &Bound<'_, PyAny>) -> Result<RawComm, Failure> {
     if mpi::environment::is_finalized() || !mpi::environment::is_initialized() {
         return Err(Failure::new(
             Kind::Runtime,
-            "MPI is not running (finalized, or never initialised by mpi4py)",
+            "MPI is not running (finalized, or never initialised by mpi4py; if mpi4py \
+             says it is, mpi4py and ndcyclic load different MPI libraries: \
+             ndcyclic.check_mpi() says which)",
         ));
     }
     let fhandle: FortranComm = comm

@@ -171,9 +171,23 @@ impl From<IoError> for Failure {
             IoError::OtherRank { .. } | IoError::Disagreement { .. } => {
                 Failure::repeated(Kind::Value, message)
             }
+            IoError::NotBuilt { path, format, .. } => Failure::value(not_built(&path, &format)),
             _ => Failure::value(message),
         }
     }
+}
+
+/// What a file in a format this build leaves out (HDF5) says: the
+/// package's build switch, not the cargo feature of the Rust crates.
+fn not_built(path: &str, format: &str) -> String {
+    format!(
+        "{path}: {format} files need the ndcyclic package built with HDF5: \
+         pip install --config-settings=maturin.build-args=\"--features hdf5\" ./python \
+         (parallel HDF5 on the MPI mpi4py uses, such as Debian's libhdf5-mpich-dev, found \
+         through HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich), or \
+         scripts/setup.sh --with-hdf5 --with-python; ndcyclic.build_info()['hdf5'] says \
+         whether a build has it"
+    )
 }
 
 /// A 64-bit FNV-1a hash of what every rank must pass alike.

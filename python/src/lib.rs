@@ -2,6 +2,7 @@
 //! numpy arrays over mpi4py communicators, redistributed by ndcyclic's
 //! engine, saved and loaded by its parallel I/O.
 //!
+//! - `about.rs`: what this build is (`build_info`);
 //! - `comm.rs`: mpi4py communicators, the package's duplicate of each and
 //!   the grids over it;
 //! - `held.rs`: MPI objects kept past `MPI_Finalize` are leaked, not freed;
@@ -14,6 +15,7 @@
 //! - `io.rs`: `save`, `load`, `load_window`, `info`.
 #![deny(missing_docs)]
 
+mod about;
 mod array;
 mod comm;
 mod dtype;
@@ -40,5 +42,6 @@ fn _ndcyclic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::load_window, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_into, m)?)?;
     m.add_function(wrap_pyfunction!(io::info, m)?)?;
+    m.add_function(wrap_pyfunction!(about::build_info, m)?)?;
     Ok(())
 }

@@ -22,7 +22,11 @@ def test_module_and_class_examples_run():
     for cls in (ndcyclic.Layout, ndcyclic.DistArray, ndcyclic.Redistribution):
         attempted += run_examples(cls, cls.__name__)
     attempted += run_examples(ndcyclic.from_function, "from_function")
-    assert attempted >= 15
+    for f in (ndcyclic.build_info, ndcyclic.check_mpi, ndcyclic.mpi_check.compare):
+        n = run_examples(f, f.__name__)
+        assert n > 0, f.__name__
+        attempted += n
+    assert attempted >= 18
 
 
 def test_help_shows_an_example():

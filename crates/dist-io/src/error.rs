@@ -38,6 +38,20 @@ pub enum IoError {
         reason: String,
     },
 
+    /// The file is in a format this build leaves out (HDF5 without the
+    /// `hdf5` feature).
+    #[error("{path}: {format} files need ndcyclic built with the `{feature}` feature ({needs})")]
+    NotBuilt {
+        /// The file.
+        path: String,
+        /// The format's name (`HDF5`).
+        format: String,
+        /// The cargo feature that brings it (`hdf5`).
+        feature: String,
+        /// What the feature needs to build.
+        needs: String,
+    },
+
     /// The file is shorter than its header says.
     #[error(
         "{path}: truncated: its header promises {expected} bytes of data from byte {offset}, \
@@ -252,6 +266,14 @@ impl IoError {
                 rank,
                 message,
             } => w.number(10).text(what).number(*rank as u64).text(message),
+            IoError::NotBuilt {
+                path,
+                format,
+                feature,
+                needs,
+            } => (w.number(11).text(path).text(format))
+                .text(feature)
+                .text(needs),
             other => (w.number(10).text(what))
                 .number(rank as u64)
                 .text(&other.to_string()),
@@ -308,6 +330,12 @@ impl IoError {
                     what: f.text()?,
                     rank: f.size()?,
                     message: f.text()?,
+                },
+                11 => IoError::NotBuilt {
+                    path: f.text()?,
+                    format: f.text()?,
+                    feature: f.text()?,
+                    needs: f.text()?,
                 },
                 _ => return None,
             })
@@ -381,6 +409,12 @@ mod tests {
                 what: "saving".into(),
                 rank: 3,
                 message: "m".into(),
+            },
+            IoError::NotBuilt {
+                path: "u.h5".into(),
+                format: "HDF5".into(),
+                feature: "hdf5".into(),
+                needs: "parallel HDF5".into(),
             },
         ]
     }

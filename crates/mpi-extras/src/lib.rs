@@ -31,6 +31,8 @@
 //!   `MPI_Dims_create`;
 //! - [`process`]: the world rank, `MPI_Finalized`, work at `MPI_Finalize`,
 //!   aborting the job on a panic;
+//! - [`library`]: which MPI library the calls go to (its version text and
+//!   file), to check that parts built apart call the same one;
 //! - [`launcher`]: what the launcher says of this node (ranks on it, whether
 //!   they outnumber the cores, which decides whether waits yield);
 //! - [`error`]: [`MpiError`], the one error type.
@@ -63,6 +65,7 @@ pub mod datatype;
 pub mod error;
 pub mod file;
 pub mod launcher;
+pub mod library;
 pub mod neighbors;
 pub mod persistent;
 pub mod process;

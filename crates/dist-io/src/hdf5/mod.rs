@@ -8,7 +8,8 @@
 //! redistributed into it like any other layout. Contiguous storage, no
 //! chunking, no fill: the transfer writes every element once.
 //!
-//! Public here: the file signature ([`HDF5_SIGNATURE`]) and, with the
+//! Public here: whether the build has HDF5 ([`available`]), the file
+//! signature ([`HDF5_SIGNATURE`]) and, with the
 //! feature, `types`: element types as the HDF5 datatypes dist-io writes,
 //! for programs that call HDF5 themselves.
 //!
@@ -41,6 +42,12 @@ mod stub;
 pub mod types;
 #[cfg(feature = "hdf5")]
 mod write;
+
+/// Whether this build reads and writes HDF5 files (the `hdf5` feature);
+/// without it, every HDF5 call returns [`IoError::NotBuilt`](crate::IoError::NotBuilt).
+pub const fn available() -> bool {
+    cfg!(feature = "hdf5")
+}
 
 /// The first bytes of every HDF5 file (at byte 0 when it has no user
 /// block).

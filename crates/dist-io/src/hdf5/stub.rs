@@ -8,10 +8,12 @@ use mpi::topology::SimpleCommunicator;
 use std::path::Path;
 
 fn not_built(path: &Path) -> IoError {
-    IoError::Header {
+    IoError::NotBuilt {
         path: name(path),
-        reason: "HDF5 files need ndcyclic built with the `hdf5` feature (parallel HDF5: \
-                 Debian's libhdf5-mpich-dev, HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich)"
+        format: "HDF5".to_string(),
+        feature: "hdf5".to_string(),
+        needs: "parallel HDF5 on the same MPI: Debian's libhdf5-mpich-dev, \
+                HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich"
             .to_string(),
     }
 }
