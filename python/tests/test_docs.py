@@ -1,7 +1,12 @@
 """The docstrings' examples run, and help() shows them."""
 
 import doctest
+import os
+import pathlib
 import pydoc
+import re
+
+import numpy as np
 
 import ndcyclic
 import ndcyclic._ndcyclic
@@ -39,3 +44,38 @@ def test_every_public_name_is_documented():
     for name in ndcyclic.__all__:
         obj = getattr(ndcyclic, name)
         assert obj.__doc__ and len(obj.__doc__) > 40, name
+
+
+def python_blocks(page):
+    """The ```python blocks of a page of docs/, in order."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / page).read_text()
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_the_guide_s_first_program_and_file_snippet_run(tmp_path_factory):
+    """docs/python.md's first program as it is, then its files snippet on
+    the first program's array (where the build has HDF5), in a folder
+    every rank shares."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    blocks = python_blocks("python.md")
+    first = blocks[0]
+    files = next(b for b in blocks if "run.h5" in b)
+    folder = comm.bcast(str(tmp_path_factory.mktemp("guide")) if comm.rank == 0 else None)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        names = {}
+        exec(compile(first, "docs/python.md (first program)", "exec"), names)
+        if comm.rank == 0:
+            assert (names["whole"] == 2 * np.fromfunction(lambda i, j: 10.0 * i + j, (8, 6))).all()
+        if ndcyclic.build_info()["hdf5"]:
+            exec(compile(files, "docs/python.md (files)", "exec"), names)
+            g = names["u"].gather()
+            if comm.rank == 0:
+                assert (g == np.fromfunction(lambda i, j: 10.0 * i + j, (8, 6))).all()
+            assert names["w"].shape == (8, 3)
+    finally:
+        comm.Barrier()
+        os.chdir(here)
