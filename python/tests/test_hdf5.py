@@ -95,14 +95,17 @@ def test_saved_datasets_are_what_h5py_reads(h5py, path, dtype):
                 d = f[name]
                 assert d.dtype == np.dtype(dtype) and d.shape == shape
                 np.testing.assert_array_equal(d[...], whole)
+                np.testing.assert_array_equal(d[1:6, 1:4], whole[1:6, 1:4])
                 assert d.attrs["layout"] == str(l)
     on_root(read)
     i = ndcyclic.info(path, dataset="run/u")
     assert (i["format"], i["dtype"], i["shape"], i["layout"]) == ("h5", np.dtype(dtype).name, shape, str(l))
     b = ndcyclic.load(comm, path, f"block,cyclic@1x{P}", dataset="run/u")
-    g = b.gather()
+    w = ndcyclic.load_window(comm, path, f"block,cyclic@1x{P}", (1, 1), (5, 3), dataset="run/u")
+    g, gw = b.gather(), w.gather()
     if comm.rank == 0:
         np.testing.assert_array_equal(g, whole)
+        np.testing.assert_array_equal(gw, whole[1:6, 1:4])
 
 
 @needs_hdf5
