@@ -15,7 +15,8 @@
 #   scripts/test-python.sh -k redistribution           # pytest's arguments
 #
 # First the stub checker (mypy's stubtest: python/ndcyclic/_ndcyclic.pyi
-# against the compiled module). Where parallel HDF5 is installed, the HDF5
+# against the compiled module), and the source archive's manifests (cargo
+# reads the workspace inside `maturin sdist`'s archive). Where parallel HDF5 is installed, the HDF5
 # tests must run (NDCYCLIC_EXPECT_HDF5=1), not skip.
 #
 # Environment: NDCYCLIC_MPI_RANKS (default 1,2,3,4), NDCYCLIC_MPI_TIMEOUT
@@ -48,6 +49,18 @@ if ! (cd python && "../$py" -m mypy.stubtest ndcyclic._ndcyclic); then
     echo "test-python: the stubs (python/ndcyclic/_ndcyclic.pyi) do not match the extension" >&2
     exit 1
 fi
+# The source archive pip builds elsewhere (`maturin sdist`) holds every
+# manifest cargo needs: cargo reads its workspace as pip's build will.
+echo "test-python: maturin sdist, then cargo metadata inside it"
+sdist=$(mktemp -d)
+trap 'rm -rf "$sdist"' EXIT
+if ! .venv/bin/maturin sdist -m python/Cargo.toml -o "$sdist" >"$sdist/log" 2>&1 ||
+    ! tar -xzf "$sdist"/ndcyclic-*.tar.gz -C "$sdist" ||
+    ! (cd "$sdist"/ndcyclic-*/python && cargo metadata -q --format-version 1 --locked >/dev/null 2>>"$sdist/log"); then
+    echo "test-python: the source archive does not build:" >&2
+    sed 's/^/test-python:   /' "$sdist/log" >&2
+    exit 1
+fi
 # MPICH's waiting ranks yield their core instead of spinning on it, as in
 # the MPI test harness (scripts/yield-when-idle.sh; NDCYCLIC_MPI_IDLE=spin: not).
 idle=$(scripts/yield-when-idle.sh)
@@ -72,7 +85,7 @@ for n in ${ranks//,/ }; do
 done
 # A checkpoint saved on 4 ranks and loaded on 3 (python/examples/checkpoint.py).
 ck=$(mktemp -u /dev/shm/ndcyclic-ck-XXXXXX.npy)
-trap 'rm -f "$ck"' EXIT
+trap 'rm -f "$ck"; rm -rf "$sdist"' EXIT
 for step in "4 save" "3 load"; do
     set -- $step
     echo "test-python: checkpoint: $2 on $1 ranks"
