@@ -121,6 +121,13 @@ if ! grep -q '^fn main' "$project/src/main.rs"; then
     exit 1
 fi
 requirement=${facade%.*}
+# The dependency line the READMEs show is the one this project uses.
+for page in README.md README-crate.md; do
+    if ! grep -qx "ndcyclic = \"$requirement\"" "$page"; then
+        log "$page does not show the line ndcyclic = \"$requirement\" (version $facade)" >&2
+        exit 1
+    fi
+done
 cat > "$project/Cargo.toml" << EOF
 [package]
 name = "$bin"
