@@ -66,7 +66,10 @@ publish_s=$(($(date +%s) - t))
 # keeps its own in a temporary folder). Each is unpacked into
 # $target/package-check/crates/, and replaced there only when its content
 # changed: cargo packs every file with one fixed time, so a replaced crate
-# gets fresh times (and is rebuilt), an unchanged one keeps its build.
+# gets fresh times (and is rebuilt), an unchanged one keeps its build. Two
+# files that change with every commit and take no part in a build are left
+# out of the comparison: .cargo_vcs_info.json (the commit) and Cargo.lock
+# (the checksums of the other packages, which hold that file), taken anew.
 t=$(date +%s)
 log "cargo package --no-verify --allow-dirty ${selected[*]}"
 cargo package --no-verify --allow-dirty "${selected[@]}"
@@ -80,10 +83,14 @@ while read -r name version; do
     rm -rf "$fresh"
     mkdir -p "$fresh"
     tar -xzf "$target/package/$name-$version.crate" -C "$fresh"
-    if ! diff -rq -x .cargo_vcs_info.json "$fresh/$name-$version" "$unpacked/$name-$version" > /dev/null 2>&1; then
+    if ! diff -rq -x .cargo_vcs_info.json -x Cargo.lock "$fresh/$name-$version" "$unpacked/$name-$version" > /dev/null 2>&1; then
         rm -rf "${unpacked:?}/$name-$version"
         mv "$fresh/$name-$version" "$unpacked/"
         find "$unpacked/$name-$version" -exec touch {} +
+    else
+        for file in Cargo.lock .cargo_vcs_info.json; do
+            [ ! -e "$fresh/$name-$version/$file" ] || cp "$fresh/$name-$version/$file" "$unpacked/$name-$version/"
+        done
     fi
     patches+="$name = { path = \"$unpacked/$name-$version\" }"$'\n'
     [ "$name" != ndcyclic ] || facade=$version
