@@ -50,11 +50,17 @@ pub use mpi_extras;
 pub use procgrid;
 pub use redist;
 
+/// The crate's page on crates.io (`README-crate.md`), whose program, the
+/// front-page example above, runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README-crate.md")]
+pub struct ReadmeDoctests;
+
 /// The README and the pages under `docs/` are checked against the files they
 /// speak of: the README's "Using ndcyclic in your project" program is this
-/// crate's front-page example (a doc test); `docs/tour.md` shows the
-/// programs `examples/tour_*.rs` (run under `mpirun` by `tests/tour.rs`) as
-/// they are; every link of every page names a file of the repository;
+/// crate's front-page example (a doc test), and so is the crates.io page's
+/// (`README-crate.md`); `docs/tour.md` shows the programs `examples/tour_*.rs`
+/// (run under `mpirun` by `tests/tour.rs`) as they are; every link of every page names a file of the repository;
 /// `docs/ARCHITECTURE.md` lists every source file of `crates/*/src`, every
 /// exchange strategy and every file that uses `unsafe`, names no file that
 /// is gone, and its glossary names only code that exists; and the planning
@@ -105,6 +111,10 @@ mod docs {
         assert!(
             README.contains(&front),
             "README and src/lib.rs differ:\n{front}"
+        );
+        assert!(
+            include_str!("../README-crate.md").contains(&front),
+            "README-crate.md (the crate's page on crates.io) and src/lib.rs differ:\n{front}"
         );
     }
 

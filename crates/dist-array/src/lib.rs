@@ -51,3 +51,8 @@ pub use storage::{ReadMapping, SharedBytes, SharedStorage, WriteMapping};
 
 /// Re-export of `num_complex::Complex`, a supported element type.
 pub use redist_plan::Complex;
+
+/// The crate's README, whose example runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -86,3 +86,8 @@ pub use info::info;
 pub use load::{load, load_into, load_window, load_window_into};
 pub use options::{Aggregators, Format, IoOptions, DEFAULT_DATASET};
 pub use save::{save, save_window};
+
+/// The crate's README, whose example runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

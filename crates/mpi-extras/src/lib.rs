@@ -73,3 +73,8 @@ pub mod requests;
 
 pub use datatype::Datatype;
 pub use error::{count, MpiError};
+
+/// The crate's README, whose example runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

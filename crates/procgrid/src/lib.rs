@@ -50,3 +50,8 @@ pub use runtime::{abort_on_panic, init, ranks_on_node};
 
 /// Re-export of the `mpi` crate this crate is built against.
 pub use mpi;
+
+/// The crate's README, whose example runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -84,6 +84,11 @@ pub mod tuning;
 pub mod update;
 pub mod whole;
 
+/// The crate's README, whose example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use coords::{check_extents, coords_to_rank, rank_to_coords, shifted, Order};
 pub use element::Element;
 pub use error::PlanError;

@@ -91,3 +91,8 @@ pub use redist_plan::{
     AxisPlan, AxisView, Link, Machine, Message, PartOptions, Plan, PlanError, PlanStats, RankPart,
     RankPlan, Run, Scalar, Schedule, Segments, Update, Window,
 };
+
+/// The crate's README, whose example runs as a doc test (one rank).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
