@@ -49,6 +49,7 @@ mod plan_report;
 mod rank_report;
 mod shape;
 mod show;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
@@ -80,6 +81,9 @@ enum Command {
     /// Refresh ghost layers of one layout, timed and checked, next to hand-written
     /// exchanges (under `mpirun -n P`).
     Halo(Box<halo::HaloArgs>),
+    /// Measure every admissible way of one redistribution on real arrays, beside
+    /// `auto`'s, and keep the fastest in a wisdom file (under `mpirun -n P`).
+    Tune(Box<tune::TuneArgs>),
     /// Draw `redist run --json` lines as a PNG bar chart of the ratios to the baselines (no MPI needed).
     Chart(chart::ChartArgs),
     /// Save and load distributed arrays in .npy and HDF5 files, timed and checked
@@ -97,6 +101,7 @@ fn dispatch(command: &Command) -> ExitCode {
         Command::Plan(args) => report(plan_report::run(args, &mut io::stdout().lock()), true),
         Command::Run(args) => with_mpi(false, |world, out| measure::run(args, world, out)),
         Command::Halo(args) => with_mpi(false, |world, out| halo::run(args, world, out)),
+        Command::Tune(args) => with_mpi(false, |world, out| tune::run(args, world, out)),
         Command::Chart(args) => report(chart::run(args), true),
         Command::Io(file_io::IoCommand::Info(args)) => {
             report(file_io::info(args, &mut io::stdout().lock()), true)

@@ -80,6 +80,16 @@ pub enum RedistError {
         got: Vec<usize>,
     },
 
+    /// A wisdom file could not be written (reading one never fails: see
+    /// [`Options::wisdom`](crate::Options::wisdom)).
+    #[error("wisdom file {path}: {reason}")]
+    Wisdom {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// A broken internal invariant: a bug in this library. Please report it.
     #[error("internal error (a bug in redist, please report it): {0}")]
     Internal(String),
@@ -152,7 +162,7 @@ impl From<MpiError> for RedistError {
 }
 
 /// The kinds of error, in the order of their codes (code 0 is unknown).
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 14] = [
     "an error",
     "extents differ",
     "shapes differ",
@@ -166,6 +176,7 @@ const KINDS: [&str; 13] = [
     "arguments that differ between ranks",
     "another rank's error",
     "its arrays do not fit this redistribution",
+    "a wisdom file it could not write",
 ];
 
 impl RedistError {
@@ -187,6 +198,7 @@ impl RedistError {
             RedistError::Grid(_) => 9,
             RedistError::Disagreement { .. } => 10,
             RedistError::OtherRank { .. } => 11,
+            RedistError::Wisdom { .. } => 13,
         }
     }
 

@@ -55,6 +55,8 @@
 //! - [`options`]: [`Options`], the exchange [`Strategy`] and thresholds on
 //!   run lengths ([`MinRun`]), beside the plan's [`Remap`] and
 //!   [`Streaming`];
+//! - [`tune`]: choices measured on the real arrays ([`tune::tune`]) and
+//!   kept across jobs in wisdom files ([`Options::wisdom`]);
 //! - [`tuning`]: every threshold the exchange decides by, with what it
 //!   trades;
 //! - [`faults`]: the faults tests inject (`NDCYCLIC_FAULTS`, read once);
@@ -76,6 +78,7 @@ pub mod exec;
 pub mod faults;
 pub mod ghost;
 pub mod options;
+pub mod tune;
 pub mod tuning;
 
 pub use dist_array;
@@ -91,6 +94,7 @@ pub use redist_plan::{
     AxisPlan, AxisView, Link, Machine, Message, PartOptions, Plan, PlanError, PlanStats, RankPart,
     RankPlan, Run, Scalar, Schedule, Segments, Update, Window,
 };
+pub use tune::Measured;
 
 /// The crate's README, whose example runs as a doc test (one rank).
 #[cfg(doctest)]

@@ -9,9 +9,11 @@
 //! so neither depends on the other through it.
 
 use crate::error::RedistError;
+use crate::tune::Measured;
 pub use redist_plan::options::{Remap, Streaming};
 pub use redist_plan::padding::Padding;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 /// How messages are exchanged.
@@ -203,6 +205,23 @@ pub struct Options {
     /// the widths from the arrays; elsewhere spell them:
     /// `Padding::new(src.ghost_widths(), dst.ghost_widths())`.
     pub padding: Padding,
+    /// A choice measured to be the fastest for this redistribution
+    /// ([`tune`](crate::tune::tune) measures it; a wisdom file keeps it):
+    /// under [`Strategy::Auto`] it is run instead of `auto`'s rules where it
+    /// can run here (`alltoallv` where its counts fit, `combined` across
+    /// nodes), with no probe and no trial of other routes. `None` (the
+    /// default): the wisdom file's, if one is named and holds this case,
+    /// else the rules.
+    pub measured: Option<Measured>,
+    /// A wisdom file to read the measured choice from under
+    /// [`Strategy::Auto`] (when `measured` is `None`), written by
+    /// `redist tune --wisdom F` or [`tune`](crate::tune::tune); `None`
+    /// (the default): the file `NDCYCLIC_WISDOM` names, if set. A file
+    /// that is missing, unreadable, corrupt or holds no entry for this
+    /// case and machine is never an error: `auto`'s rules then decide and
+    /// every rank has the same warning
+    /// ([`Redistribution::warnings`](crate::Redistribution::warnings)).
+    pub wisdom: Option<PathBuf>,
 }
 
 impl Options {
@@ -243,6 +262,8 @@ impl Default for Options {
             streaming: Streaming::Auto,
             updates: false,
             padding: Padding::default(),
+            measured: None,
+            wisdom: None,
         }
     }
 }

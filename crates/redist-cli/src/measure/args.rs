@@ -119,6 +119,12 @@ pub struct RunArgs {
     /// 1 to 1000000.
     #[arg(long, default_value_t = 5, value_parser = reps_parser())]
     pub reps: usize,
+    /// A wisdom file: `redist run` reads the choice measured for this
+    /// redistribution on this machine from it (`auto` only; a file without
+    /// one is a warning, never an error; default: `NDCYCLIC_WISDOM`);
+    /// `redist tune` adds what it measures to it.
+    #[arg(long, value_name = "FILE")]
+    pub wisdom: Option<std::path::PathBuf>,
     /// Check every element of the result against its global index.
     #[arg(long)]
     pub verify: bool,

@@ -26,7 +26,7 @@ pub(crate) mod args;
 mod batch;
 mod pattern;
 mod report;
-mod setup;
+pub(crate) mod setup;
 pub(crate) mod timing;
 pub(crate) mod values;
 mod window;
@@ -142,6 +142,7 @@ fn run_updating<T: Updated>(
 /// of a batch, and with `--verify` whether the result was right.
 struct Executed {
     exec: Vec<f64>,
+    first: Vec<f64>,
     separate: Option<Vec<f64>>,
     verified: Option<bool>,
 }
@@ -173,10 +174,12 @@ fn executions<T: IndexValue>(
     let execute =
         |r: &mut Redistribution<T>, s: &DistArray<T>, d: &mut DistArray<T>| writes.execute(r, s, d);
     let execute = &execute as timing::Execute<'_, T>;
-    let exec = timing::time_executions(comm, &mut *r, execute, src, dst, args.reps, progress)?;
+    let timing::Executions { first, timed: exec } =
+        timing::time_executions(comm, &mut *r, execute, src, dst, args.reps, progress)?;
     if !args.verify {
         return Ok(Executed {
             exec,
+            first,
             separate: None,
             verified: None,
         });
@@ -195,6 +198,7 @@ fn executions<T: IndexValue>(
     let verified = values::all_as_expected(comm, dst, moved, &|v| writes.stored(v), 0);
     Ok(Executed {
         exec,
+        first,
         separate: None,
         verified: Some(verified),
     })
@@ -229,6 +233,7 @@ fn batch_executions<T: IndexValue>(
     };
     Ok(Executed {
         exec: b.exec,
+        first: Vec::new(),
         separate: Some(b.separate),
         verified: b.verified,
     })
@@ -346,6 +351,7 @@ fn measured<T: IndexValue>(
     let comm = job.grid_a.communicator();
     Measured {
         exec: executed.exec,
+        first: executed.first,
         separate: executed.separate,
         pblas: b.pblas,
         memcpy: b.memcpy,

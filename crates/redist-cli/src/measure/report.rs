@@ -17,6 +17,9 @@ use std::io::Write;
 pub(super) struct Measured {
     /// Seconds per execution (per batch with `--batch`), the slowest rank's.
     pub exec: Vec<f64>,
+    /// Seconds of the untimed first executions (the warm-up, and those
+    /// trying routes), the slowest rank's; empty with `--batch`.
+    pub first: Vec<f64>,
     /// With `--batch K`: seconds per K separate executions of the same
     /// arrays.
     pub separate: Option<Vec<f64>>,
@@ -107,6 +110,13 @@ impl<T: Element> Report<'_, T> {
         }
         let exec = &self.measured.exec;
         let ms = |v: &[f64]| median(v) * 1e3;
+        let each = |v: &[f64]| v.iter().map(|t| t * 1e3).collect::<Vec<f64>>();
+        v["exec_ms"] = json!(each(exec));
+        v["first_ms"] = json!(each(&self.measured.first));
+        v["wisdom"] = json!(self.args.wisdom.as_ref().map(|p| p.display().to_string()));
+        v["measured_choice"] = json!(r.measured().map(|m| m.to_string()));
+        v["tries_routes"] = json!(r.tries_routes());
+        v["warnings"] = json!(r.warnings());
         if let Yardstick::Skipped(reason) = &self.measured.alltoallv {
             v["baseline_skipped"] = json!(reason);
         }

@@ -24,7 +24,7 @@ use redist::{Options, Redistribution, Window};
 use std::time::Instant;
 
 /// What a run has set up before its arrays exist.
-pub(super) struct Job<T: Element> {
+pub(crate) struct Job<T: Element> {
     /// The job's ranks.
     pub ranks: usize,
     /// The source layout.
@@ -43,7 +43,7 @@ pub(super) struct Job<T: Element> {
 
 /// Sets up the run of `args` on `world`, in order: the rank count, the
 /// layouts, the window, the grids, the redistribution. Collective.
-pub(super) fn job<T: Element>(
+pub(crate) fn job<T: Element>(
     args: &RunArgs,
     world: &SimpleCommunicator,
 ) -> Result<Job<T>, CliError> {
@@ -189,7 +189,7 @@ fn grid_for(
 }
 
 /// The library's options as the command line sets them.
-fn options_for(args: &RunArgs) -> Options {
+pub(crate) fn options_for(args: &RunArgs) -> Options {
     Options {
         remap: args.remap,
         strategy: args.strategy,
@@ -198,12 +198,13 @@ fn options_for(args: &RunArgs) -> Options {
         node_direct: !args.no_node_direct,
         streaming: args.streaming,
         updates: args.updates(),
+        wisdom: args.wisdom.clone(),
         ..Options::default()
     }
 }
 
 /// What building the redistribution cost.
-pub(super) struct BuildCost {
+pub(crate) struct BuildCost {
     /// This rank's time to build it, in milliseconds.
     pub plan_ms: f64,
     /// The slowest rank's time to build it (building is collective).
@@ -221,7 +222,7 @@ pub(super) struct BuildCost {
 
 /// Where a job's ranks are and what crosses between its nodes (a node as
 /// [`procgrid::Node`] finds it: ranks that share a kernel and namespaces).
-pub(super) struct BetweenNodes {
+pub(crate) struct BetweenNodes {
     /// Nodes the job's ranks are on.
     pub nodes: usize,
     /// Messages from a rank on one node to a rank on another, over all ranks.

@@ -37,14 +37,36 @@ pub(super) fn time_executions<T: Element>(
     dst: &mut DistArray<T>,
     reps: usize,
     progress: &Progress,
-) -> Result<Vec<f64>, CliError> {
-    execute(r, src, dst)?; // warm-up: buffers, connections
+) -> Result<Executions, CliError> {
+    let mut first = vec![slowest(comm, || execute(r, src, dst))?]; // warm-up: buffers, connections
     while r.trying_routes() {
-        execute(r, src, dst)?;
+        first.push(slowest(comm, || execute(r, src, dst))?);
     }
-    max_over_each(comm, reps, progress, "redistribution", || {
+    let timed = max_over_each(comm, reps, progress, "redistribution", || {
         Ok(execute(r, src, dst)?)
-    })
+    })?;
+    Ok(Executions { first, timed })
+}
+
+/// The executions of a run: the untimed first ones (the warm-up, and those
+/// that try routes) and the timed ones, each the slowest rank's seconds.
+pub(super) struct Executions {
+    /// The warm-up and the executions trying routes, in order.
+    pub first: Vec<f64>,
+    /// The timed executions.
+    pub timed: Vec<f64>,
+}
+
+/// The slowest rank's seconds of one call of `f`, after a barrier.
+/// Collective over `comm`.
+fn slowest(
+    comm: &SimpleCommunicator,
+    f: impl FnOnce() -> Result<(), RedistError>,
+) -> Result<f64, CliError> {
+    procgrid::waits::barrier(comm);
+    let t = mpi::time();
+    f()?;
+    Ok(max_over(comm, mpi::time() - t))
 }
 
 /// Times `reps` runs of `what` (`f`), each after a barrier, as the slowest

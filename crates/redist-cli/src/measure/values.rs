@@ -144,7 +144,7 @@ pub(crate) fn source<T: IndexValue>(
 /// The target array on `grid`: zeros when the whole array moves and is
 /// overwritten, else [`IndexValue::untouched`] everywhere, which the window
 /// overwrites (or an update reads).
-pub(super) fn target<T: IndexValue>(
+pub(crate) fn target<T: IndexValue>(
     grid: &ProcGrid,
     layout: &Layout,
     window: Option<&Window>,
@@ -160,7 +160,7 @@ pub(super) fn target<T: IndexValue>(
 /// whole array when `None`) of a source of shape `shape` made by
 /// [`source`], its axes permuted as `permutation` says.
 #[derive(Clone, Copy)]
-pub(super) struct Moved<'a> {
+pub(crate) struct Moved<'a> {
     /// The source array's shape.
     pub shape: &'a [usize],
     /// The window moved; the whole array when `None`.
@@ -175,7 +175,7 @@ pub(super) struct Moved<'a> {
 /// stored as `stored(v)` (itself, or an update of [`target`]'s value);
 /// the source is array `batch` of a batch ([`source`]). Collective over
 /// `comm`.
-pub(super) fn all_as_expected<T: IndexValue>(
+pub(crate) fn all_as_expected<T: IndexValue>(
     comm: &SimpleCommunicator,
     dst: &DistArray<T>,
     moved: Moved<'_>,

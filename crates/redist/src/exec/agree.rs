@@ -92,6 +92,13 @@ impl Fingerprint {
             .text("padding")
             .numbers(o.padding.source())
             .numbers(o.padding.target())
+            .text(&o.measured.map(|m| m.to_string()).unwrap_or_default())
+            .text(
+                &o.wisdom
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            )
     }
 
     pub fn value(&self) -> u64 {

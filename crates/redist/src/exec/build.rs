@@ -33,6 +33,7 @@ use super::scheduled::Scheduled;
 use super::{agree, calibrate, machine, route};
 use crate::error::RedistError;
 use crate::options::{Options, Strategy};
+use crate::tune::{self, file::Recalled, wisdom::Key, Measured};
 use dist_array::{Element, Layout};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::Datatype;
@@ -138,6 +139,11 @@ pub(super) struct Built<T> {
     pub messages: RankMessages,
     /// The exchange set up.
     pub exchange: AnyExchange<T>,
+    /// What building warned of (the same on every rank).
+    pub warnings: Vec<String>,
+    /// The measured choice the decision ran (the options' or the wisdom
+    /// file's), where one did.
+    pub measured: Option<Measured>,
 }
 
 /// Builds the redistribution `outer` describes, after `verdict`, the
@@ -147,6 +153,16 @@ pub(super) fn build<T: Element>(
     verdict: Result<(), RedistError>,
 ) -> Result<Built<T>, RedistError> {
     const WHAT: &str = "building a redistribution";
+    // The wisdom file the environment names counts as the options' own
+    // (agreed with them).
+    let resolved = Options {
+        wisdom: tune::file::path(outer.options.wisdom.as_deref()),
+        ..outer.options.clone()
+    };
+    let outer = &Request {
+        options: &resolved,
+        ..*outer
+    };
     let comm = outer.source_grid.communicator();
     let me = usize::try_from(comm.rank()).unwrap_or(0);
     let verdict = verdict.and_then(|()| check_arguments(outer));
@@ -166,7 +182,8 @@ pub(super) fn build<T: Element>(
     let ((mut plan, schedule), words): (_, Words) =
         agree::agree_with(comm, planned, fingerprint, WHAT)?;
     let figures = Figures::from_maxima(words);
-    let choice = choose(req, &plan, figures, std::mem::size_of::<T>())?;
+    let (measured, warnings) = recall(outer, std::mem::size_of::<T>());
+    let choice = choose(req, &plan, figures, std::mem::size_of::<T>(), measured)?;
     let prepared = prepare::<T>(&plan, &choice, outer.permutation);
     let (prepared, set_up) = set_up_exchange::<T>(req, &choice, &mut plan, prepared)?;
     let settled = decide::settle(&choice, req.options.strategy, set_up.flags)?;
@@ -183,7 +200,44 @@ pub(super) fn build<T: Element>(
         settled,
         messages,
         exchange,
+        warnings,
+        measured: measured.filter(|m| m.strategy == settled.strategy),
     })
+}
+
+/// The measured choice for `req`: the options', else (under `auto`) the
+/// wisdom file's, if one is named — with the warning every rank gives when
+/// the file has none for this case and machine. Collective where a wisdom
+/// file is read (the options, the file's name among them, are agreed).
+fn recall(req: &Request<'_>, elem_bytes: usize) -> (Option<Measured>, Vec<String>) {
+    let o = req.options;
+    if o.measured.is_some() || o.strategy != Strategy::Auto {
+        return (o.measured, Vec::new());
+    }
+    let Some(path) = o.wisdom.as_deref() else {
+        return (None, Vec::new());
+    };
+    let key = Key {
+        case: tune::key::case(
+            req.source,
+            req.target,
+            req.window,
+            req.permutation,
+            o,
+            elem_bytes,
+        ),
+        machine: tune::key::machine(req.source_grid),
+    };
+    let comm = req.source_grid.communicator();
+    match tune::file::recall(comm, path, &key) {
+        Recalled::Found(m) => (Some(m), Vec::new()),
+        Recalled::Warning(w) => {
+            if comm.rank() == 0 {
+                eprintln!("ndcyclic: warning: {w}");
+            }
+            (None, vec![w])
+        }
+    }
 }
 
 /// The choice of [`decide::decide`], each fact it asks for learnt in turn
@@ -195,6 +249,7 @@ fn choose(
     plan: &RankPlan,
     figures: Figures,
     elem_bytes: usize,
+    measured: Option<Measured>,
 ) -> Result<Choice, RedistError> {
     let grid = req.source_grid;
     let mut facts = Facts {
@@ -204,6 +259,7 @@ fn choose(
         spans_nodes: None,
         would_type: None,
         datatypes_pay: calibrate::known(grid),
+        measured,
     };
     loop {
         match decide::decide(&facts)? {

@@ -32,6 +32,7 @@
 use super::figures::Figures;
 use crate::error::RedistError;
 use crate::options::{MinRun, Options, Strategy};
+use crate::tune::Measured;
 use crate::tuning::{
     BATCH_ALONE_BYTES, BATCH_GROUP_BYTES, CALIBRATE_MIN_BYTES, COMBINED_MAX_MESSAGE_BYTES,
     ROUTE_TRIAL_CLEAR,
@@ -56,6 +57,10 @@ pub(crate) struct Facts {
     /// Whether datatypes pay on the communicator
     /// ([`Question::DatatypesPay`]); known without asking once measured.
     pub datatypes_pay: Option<bool>,
+    /// A choice measured to be the fastest for this redistribution (the
+    /// tuner's, [`Options::measured`], or a wisdom file's): `auto` runs it
+    /// where it can run, instead of its rules, and tries no other routes.
+    pub measured: Option<Measured>,
 }
 
 /// A fact [`decide`] needs that costs a collective to learn.
@@ -194,7 +199,10 @@ pub(crate) fn decide(facts: &Facts) -> Result<Step, RedistError> {
         messages,
         packing: formed,
         trial: trial.map(|o| packing(&o, routes_for, facts.elem_bytes)),
-        node_direct: strategy == Strategy::Async && facts.options.node_direct && moves,
+        node_direct: strategy == Strategy::Async
+            && facts.options.node_direct
+            && measured(facts).is_none_or(|m| m.node_direct)
+            && moves,
         staging: strategy == Strategy::Combined && moves,
     })))
 }
@@ -213,6 +221,15 @@ pub(crate) fn steps_through_schedule(options: &Options) -> bool {
 fn strategy(facts: &Facts) -> Result<Result<Strategy, Question>, RedistError> {
     let f = &facts.figures;
     Ok(Ok(match facts.options.strategy {
+        Strategy::Auto if f.messages && measured(facts).is_some() => {
+            match measured(facts).map(|m| m.strategy) {
+                Some(Strategy::Combined) if facts.spans_nodes.is_none() => {
+                    return Ok(Err(Question::SpansNodes))
+                }
+                Some(s) => s,
+                None => Strategy::Async,
+            }
+        }
         Strategy::Auto if f.messages => {
             let small =
                 f.max_message.saturating_mul(facts.elem_bytes) <= COMBINED_MAX_MESSAGE_BYTES;
@@ -236,6 +253,20 @@ fn strategy(facts: &Facts) -> Result<Result<Strategy, Question>, RedistError> {
     }))
 }
 
+/// The measured choice `auto` runs: the one known, where it can run here
+/// (`alltoallv` only where its counts fit; `combined` only across nodes,
+/// once that is known to hold).
+fn measured(facts: &Facts) -> Option<Measured> {
+    let m = facts.measured?;
+    let runs = match m.strategy {
+        Strategy::Alltoallv => facts.figures.counts_fit,
+        Strategy::Combined => facts.spans_nodes != Some(false),
+        Strategy::Async => true,
+        Strategy::Auto | Strategy::Scheduled => false,
+    };
+    (runs && facts.options.strategy == Strategy::Auto).then_some(m)
+}
+
 /// Whether some rank moves fewer than [`CALIBRATE_MIN_BYTES`] at most:
 /// then what datatypes could save is less than measuring or trying them
 /// costs.
@@ -257,6 +288,13 @@ fn message_options(facts: &Facts, strategy: Strategy) -> Result<Options, Questio
         datatype_min_run: MinRun::Never,
         ..asked.clone()
     };
+    if let Some(m) = measured(facts) {
+        return Ok(if m.typed && strategy != Strategy::Combined {
+            asked
+        } else {
+            packing
+        });
+    }
     if strategy == Strategy::Combined || small_exchange(facts) {
         return Ok(packing);
     }
@@ -278,7 +316,11 @@ fn message_options(facts: &Facts, strategy: Strategy) -> Result<Options, Questio
 /// exchange is not small.
 fn trial_options(facts: &Facts, strategy: Strategy, chosen: &Options) -> Option<Options> {
     let auto = facts.options.datatype_min_run == MinRun::Auto;
-    if !auto || !facts.figures.messages || small_exchange(facts) || strategy != Strategy::Async {
+    let known = measured(facts).is_some();
+    if !auto || known || !facts.figures.messages || small_exchange(facts) {
+        return None;
+    }
+    if strategy != Strategy::Async {
         return None;
     }
     Some(match chosen.datatype_min_run {

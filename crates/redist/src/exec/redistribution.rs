@@ -75,6 +75,10 @@ pub struct Redistribution<T: Element> {
     /// Executions begun, counted up to the second: small messages' lines
     /// are listed then (`execute.rs`).
     pub(super) executions: u8,
+    /// What building warned of (a wisdom file not used), alike on every rank.
+    pub(super) warnings: Vec<String>,
+    /// The measured choice it runs, where one decided.
+    pub(super) measured: Option<crate::tune::Measured>,
 }
 
 impl<T: Element> Redistribution<T> {
@@ -480,6 +484,29 @@ impl<T: Element> Redistribution<T> {
         matches!(&self.exchange, AnyExchange::Async(a) if a.trying_routes())
     }
 
+    /// What building warned of, the same on every rank: a wisdom file
+    /// ([`Options::wisdom`](crate::Options::wisdom)) that could not be
+    /// read, is not wisdom, or holds no choice for this case on this
+    /// machine (rank 0 also printed each to stderr). Empty: nothing.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The measured choice this redistribution runs
+    /// ([`Options::measured`](crate::Options::measured), or a wisdom
+    /// file's), the same on every rank; `None` where `auto`'s rules (or the
+    /// strategy named) decided.
+    pub fn measured(&self) -> Option<crate::tune::Measured> {
+        self.measured
+    }
+
+    /// Whether its first executions try both ways of routing messages
+    /// (packed and typed) to keep the faster — `auto`'s route trial, which
+    /// a measured choice makes unnecessary.
+    pub fn tries_routes(&self) -> bool {
+        self.settled.trial
+    }
+
     /// Whether this rank's copies into its target storage stream
     /// (non-temporal stores for long stretches; [`Options::streaming`]).
     pub fn streams(&self) -> bool {
@@ -530,6 +557,8 @@ impl<T: Element> Redistribution<T> {
             messages: b.messages,
             exchange: b.exchange,
             executions: 0,
+            warnings: b.warnings,
+            measured: b.measured,
         })
     }
 }

@@ -39,6 +39,16 @@ fn run(
     figures: Figures,
     world: World,
 ) -> Result<(Vec<Question>, Choice), RedistError> {
+    run_measured(options, figures, world, None)
+}
+
+/// As [`run`], with a measured choice among the facts.
+fn run_measured(
+    options: Options,
+    figures: Figures,
+    world: World,
+    options_measured: Option<Measured>,
+) -> Result<(Vec<Question>, Choice), RedistError> {
     let mut facts = Facts {
         figures,
         options,
@@ -46,6 +56,7 @@ fn run(
         spans_nodes: None,
         would_type: None,
         datatypes_pay: None,
+        measured: options_measured,
     };
     let mut asked = Vec::new();
     loop {
@@ -158,6 +169,7 @@ fn a_known_probe_is_not_asked_again() {
         spans_nodes: None,
         would_type: None,
         datatypes_pay: Some(false),
+        measured: None,
     };
     let Step::Chosen(c) = decide(&facts).unwrap() else {
         panic!("asked a known fact")
@@ -362,5 +374,78 @@ fn packing_is_one_value_from_the_options_and_the_exchange() {
             (p.max_message_elements, p.elem_bytes),
             (options.max_message_elements, 8)
         );
+    }
+}
+
+/// One row of the measured choices' table: options, figures, world, the
+/// measured choice; then the questions asked, the strategy, whether the
+/// messages are packed, whether a trial is set up, node-direct copies.
+type MeasuredRow = (
+    Options,
+    Figures,
+    World,
+    Option<Measured>,
+    &'static [Question],
+    Strategy,
+    bool,
+    bool,
+    bool,
+);
+
+/// A measured choice, as `"strategy,routes,node"`.
+fn m(s: &str) -> Option<Measured> {
+    Some(s.parse().unwrap())
+}
+
+#[test]
+fn a_measured_choice_is_run_where_it_can_run_and_nothing_else_is_tried() {
+    let big = figures(1 << 20, 1 << 18);
+    let small = figures(1 << 10, 1 << 10);
+    let across = World {
+        spans_nodes: true,
+        ..ONE_NODE
+    };
+    let no_fit = Figures {
+        counts_fit: false,
+        ..big
+    };
+    let auto = Options::default;
+    // options, figures, world, measured; then the questions asked, the
+    // strategy, whether messages are packed, trial, node-direct.
+    #[rustfmt::skip]
+    let rows: Vec<MeasuredRow> = vec![
+        // The rules: probe, trial, node-direct.
+        (auto(), big, ONE_NODE, None, &[Question::WouldType, Question::DatatypesPay], Async, false, true, true),
+        // Measured: no probe, no trial, its routes and node copies.
+        (auto(), big, ONE_NODE, m("async,packed,node-direct"), &[], Async, true, false, true),
+        (auto(), big, ONE_NODE, m("async,typed,messages"), &[], Async, false, false, false),
+        (auto(), big, ONE_NODE, m("alltoallv,packed,messages"), &[], Alltoallv, true, false, false),
+        (auto(), big, ONE_NODE, m("alltoallv,typed,node-direct"), &[], Alltoallv, false, false, false),
+        // alltoallv where its counts do not fit: the rules instead.
+        (auto(), no_fit, ONE_NODE, m("alltoallv,packed,messages"), &[Question::WouldType, Question::DatatypesPay], Async, false, true, true),
+        // combined only across nodes, packed always.
+        (auto(), small, across, m("combined,typed,messages"), &[Question::SpansNodes], Combined, true, false, false),
+        (auto(), big, ONE_NODE, m("combined,packed,messages"), &[Question::SpansNodes, Question::WouldType, Question::DatatypesPay], Async, false, true, true),
+        // A strategy asked for by name wins over what was measured.
+        (with(Alltoallv, MinRun::Auto), big, ONE_NODE, m("async,packed,node-direct"), &[Question::WouldType, Question::DatatypesPay], Alltoallv, false, false, false),
+        (with(Scheduled, PACK), big, ONE_NODE, m("async,typed,node-direct"), &[], Scheduled, true, false, false),
+        // Datatypes asked for by name or refused: the option holds.
+        (with(Auto, PACK), big, ONE_NODE, m("async,typed,node-direct"), &[], Async, true, false, true),
+        // node_direct off in the options stays off.
+        (Options { node_direct: false, ..auto() }, big, ONE_NODE, m("async,packed,node-direct"), &[], Async, true, false, false),
+    ];
+    for (i, (options, figures, world, known, asked, s, packs, trial, direct)) in
+        rows.into_iter().enumerate()
+    {
+        let (questions, c) = run_measured(options, figures, world, known).unwrap();
+        let packed = c.messages.datatype_min_run == PACK;
+        let got = (
+            questions.as_slice(),
+            c.strategy,
+            packed,
+            c.trial.is_some(),
+            c.node_direct,
+        );
+        assert_eq!(got, (asked, s, packs, trial, direct), "row {i}");
     }
 }

@@ -1,0 +1,224 @@
+//! `redist tune`: measure every admissible choice of one redistribution on
+//! real arrays (`redist::tune::tune`), beside `auto`'s own, report them and
+//! keep the fastest in a wisdom file (`--wisdom F`), where later jobs
+//! (`redist run --wisdom F`, `Options::wisdom`, `NDCYCLIC_WISDOM`) find it.
+//!
+//! It takes `redist run`'s arguments for the arrays and options (shape,
+//! layouts, element type, the option flags) and `--reps`; the arrays hold
+//! `redist run`'s values, and `--verify` checks the last execution's
+//! result. Windows, permutations, batches, updates and remapping are not
+//! tuned (an error says so).
+
+use crate::collective::agree_on_output;
+use crate::error::CliError;
+use crate::measure::args::ElementArg;
+use crate::measure::setup::{job, options_for};
+use crate::measure::values::{self, IndexValue};
+use crate::measure::RunArgs;
+use clap::Args;
+use dist_array::Complex;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use redist::tune::{tune, TuneSettings, Tuned};
+use redist::Remap;
+use serde_json::json;
+use std::io::Write;
+
+/// Arguments of `redist tune`.
+#[derive(Debug, Clone, Args)]
+pub struct TuneArgs {
+    /// The redistribution, as `redist run` takes it (`--wisdom F`: the
+    /// wisdom file the result is added to).
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Executions of each choice before the timed ones (`auto`'s own: at
+    /// least 9, past its trial of routes).
+    #[arg(long, default_value_t = 3)]
+    pub warmups: usize,
+}
+
+/// Runs `redist tune` on `world`: every rank takes part; rank 0 writes to
+/// `out`.
+///
+/// # Errors
+///
+/// [`CliError::Unsupported`] for windows, permutations, batches, updates
+/// or remapping; the library's errors, alike on every rank.
+pub fn run(
+    args: &TuneArgs,
+    world: &SimpleCommunicator,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    check(&args.run)?;
+    match args.run.element {
+        ElementArg::F32 => run_typed::<f32>(args, world, out),
+        ElementArg::F64 => run_typed::<f64>(args, world, out),
+        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
+        ElementArg::I32 => run_typed::<i32>(args, world, out),
+        ElementArg::U8 => run_typed::<u8>(args, world, out),
+    }
+}
+
+/// What `redist tune` does not tune (the same verdict on every rank: the
+/// arguments are the same).
+fn check(r: &RunArgs) -> Result<(), CliError> {
+    let refused = [
+        (
+            r.window.is_some()
+                || r.from_window.is_some()
+                || r.to_window.is_some()
+                || r.to_shape.is_some(),
+            "--window, --from-window, --to-window or --to-shape",
+        ),
+        (r.permutation().is_some(), "--permute or --transpose"),
+        (r.batch.is_some(), "--batch"),
+        (r.updates(), "--alpha, --beta or --conjugate"),
+        (r.remap != Remap::None, "--remap"),
+        (!r.baseline.is_empty(), "--baseline"),
+    ];
+    match refused.iter().find(|(given, _)| *given) {
+        Some((_, what)) => Err(CliError::Unsupported {
+            what,
+            expected: "redist tune measures whole-array redistributions without \
+                       transforms or remapping; time the others with redist run"
+                .to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `redist tune` with elements of type `T`: set up the arrays, measure,
+/// verify, report on rank 0. Collective.
+fn run_typed<T: IndexValue>(
+    args: &TuneArgs,
+    world: &SimpleCommunicator,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let job = job::<T>(&args.run, world)?;
+    let to = job.r.target_layout().clone();
+    let src = values::source::<T>(&job.grid_a, &job.from, 0)?;
+    let mut dst = values::target::<T>(&job.grid_b, &to, None, false)?;
+    let root = world.rank() == 0;
+    let settings = TuneSettings {
+        warmups: args.warmups,
+        reps: args.run.reps,
+        wisdom: args.run.wisdom.clone(),
+        progress: root && !args.run.json,
+    };
+    let options = redist::Options {
+        wisdom: None,
+        ..options_for(&args.run)
+    };
+    let tuned = tune(
+        &job.grid_a,
+        &job.from,
+        &job.grid_b,
+        &to,
+        &options,
+        &src,
+        &mut dst,
+        &settings,
+    )?;
+    let verified = args.run.verify.then(|| {
+        let moved = values::Moved {
+            shape: job.from.shape(),
+            window: None,
+            permutation: None,
+        };
+        values::all_as_expected(job.grid_a.communicator(), &dst, moved, &|v| v, 0)
+    });
+    let written = if root {
+        write_report(args, &job.from, &to, job.ranks, &tuned, verified, out)
+    } else {
+        Ok(())
+    };
+    agree_on_output(world, written)?;
+    match verified {
+        Some(false) => Err(CliError::VerificationFailed),
+        _ => Ok(()),
+    }
+}
+
+/// Rank 0's report: one JSON line with `--json`, else a table.
+fn write_report(
+    args: &TuneArgs,
+    from: &dist_array::Layout,
+    to: &dist_array::Layout,
+    ranks: usize,
+    tuned: &Tuned,
+    verified: Option<bool>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let ms = |s: f64| s * 1e3;
+    let tried: Vec<serde_json::Value> = (tuned.tried.iter())
+        .map(|t| json!({"choice": t.choice.to_string(), "ms": ms(t.seconds)}))
+        .collect();
+    let v = json!({
+        "command": "tune",
+        "shape": from.shape(),
+        "from": from.spec().to_string(),
+        "to": to.spec().to_string(),
+        "ranks": ranks,
+        "type": format!("{:?}", args.run.element).to_lowercase(),
+        "reps": args.run.reps,
+        "warmups": args.warmups,
+        "auto_choice": tuned.auto.choice.to_string(),
+        "auto_ms": ms(tuned.auto.seconds),
+        "best_choice": tuned.best.choice.to_string(),
+        "best_ms": ms(tuned.best.seconds),
+        "tuned_over_auto": tuned.ratio(),
+        "tried": tried,
+        "executions": tuned.executions,
+        "tune_seconds": tuned.seconds,
+        "wisdom": args.run.wisdom.as_ref().map(|p| p.display().to_string()),
+        "verified": verified,
+    });
+    if args.run.json {
+        writeln!(out, "{v}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} {} -> {} on {ranks} ranks, {} warm-ups and {} timed executions each",
+        from.shape()
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("x"),
+        from.spec(),
+        to.spec(),
+        args.warmups,
+        args.run.reps
+    )?;
+    writeln!(
+        out,
+        "  auto ({}): {:.3} ms",
+        tuned.auto.choice,
+        ms(tuned.auto.seconds)
+    )?;
+    for t in &tuned.tried {
+        let mark = if t.choice == tuned.best.choice {
+            "  <- best"
+        } else {
+            ""
+        };
+        writeln!(out, "  {}: {:.3} ms{mark}", t.choice, ms(t.seconds))?;
+    }
+    writeln!(
+        out,
+        "best {} at {:.3} ms, {:.2}x auto; measuring took {} executions, {:.2} s{}",
+        tuned.best.choice,
+        ms(tuned.best.seconds),
+        tuned.ratio(),
+        tuned.executions,
+        tuned.seconds,
+        args.run
+            .wisdom
+            .as_ref()
+            .map(|p| format!("; added to {}", p.display()))
+            .unwrap_or_default()
+    )?;
+    if let Some(ok) = verified {
+        writeln!(out, "verified: {ok}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,295 @@
+//! Measuring: each admissible choice of a redistribution timed on the real
+//! arrays, with warm-ups, the slowest rank's median counting, beside
+//! `auto`'s own choice; the fastest kept, and (optionally) written to a
+//! wisdom file for later jobs.
+//!
+//! As cuDecomp's autotuner does for its grids and backends (three
+//! warm-ups, then timed trials, the times reduced over the ranks), but
+//! every trial is a whole execution of the redistribution the job will
+//! run, and what was learnt outlives the job.
+
+use super::file;
+use super::key;
+use super::measured::Measured;
+use super::wisdom::{Entry, Key};
+use crate::error::RedistError;
+use crate::exec::agree;
+use crate::exec::Redistribution;
+use crate::options::{Options, Strategy};
+use dist_array::{DistArray, Element, Layout};
+use mpi::topology::Communicator;
+use procgrid::ProcGrid;
+use redist_plan::plan::Window;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How [`tune`] measures.
+#[derive(Debug, Clone)]
+pub struct TuneSettings {
+    /// Executions of each choice before it is timed (at least 9 for
+    /// `auto`'s own, whose executions 2–8 may try routes).
+    pub warmups: usize,
+    /// Timed executions of each choice; the median counts.
+    pub reps: usize,
+    /// A wisdom file to add the result to (merged with what it holds).
+    pub wisdom: Option<PathBuf>,
+    /// Rank 0 prints each choice's time to stderr as it goes.
+    pub progress: bool,
+}
+
+impl Default for TuneSettings {
+    /// Three warm-ups and five timed executions (cuDecomp's autotuner's
+    /// defaults), no wisdom file, quiet.
+    fn default() -> Self {
+        TuneSettings {
+            warmups: 3,
+            reps: 5,
+            wisdom: None,
+            progress: false,
+        }
+    }
+}
+
+/// One choice and its time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tried {
+    /// The choice.
+    pub choice: Measured,
+    /// Seconds per execution: the slowest rank's median.
+    pub seconds: f64,
+}
+
+/// What [`tune`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuned {
+    /// The fastest choice (`auto`'s own where nothing was faster).
+    pub best: Tried,
+    /// `auto`'s own choice (after its trial of routes) and its time.
+    pub auto: Tried,
+    /// Every choice timed, in the order tried.
+    pub tried: Vec<Tried>,
+    /// Executions the measuring ran, in all.
+    pub executions: usize,
+    /// Seconds the measuring took (building included), the slowest rank's.
+    pub seconds: f64,
+}
+
+impl Tuned {
+    /// The best choice's time over `auto`'s (at most 1 but for noise: the
+    /// best is `auto`'s own where nothing was faster).
+    pub fn ratio(&self) -> f64 {
+        if self.auto.seconds > 0.0 {
+            self.best.seconds / self.auto.seconds
+        } else {
+            1.0
+        }
+    }
+}
+
+/// The choices worth measuring on a communicator: `async` with messages
+/// packed or typed, each with and without node-direct copies; `alltoallv`
+/// packed or typed; and, where the ranks span several nodes, `combined`.
+/// `scheduled` is not among them: it is chosen for its memory, and was
+/// never the fastest (`docs/options.md`).
+///
+/// ```
+/// use redist::tune::candidates;
+/// assert_eq!(candidates(false).len(), 6);
+/// assert!(candidates(true).iter().any(|m| m.strategy == redist::Strategy::Combined));
+/// ```
+pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
+    let mut c = Vec::new();
+    for typed in [false, true] {
+        for node_direct in [true, false] {
+            c.push(Measured {
+                strategy: Strategy::Async,
+                typed,
+                node_direct,
+            });
+        }
+    }
+    for typed in [false, true] {
+        c.push(Measured {
+            strategy: Strategy::Alltoallv,
+            typed,
+            node_direct: false,
+        });
+    }
+    if spans_nodes {
+        c.push(Measured {
+            strategy: Strategy::Combined,
+            typed: false,
+            node_direct: false,
+        });
+    }
+    c
+}
+
+/// Times `warmups` then `reps` executions of `r` from `a` into `b`: the
+/// slowest rank's median, in seconds. Collective.
+fn time<T: Element>(
+    r: &mut Redistribution<T>,
+    a: &DistArray<T>,
+    b: &mut DistArray<T>,
+    warmups: usize,
+    reps: usize,
+) -> Result<f64, RedistError> {
+    for _ in 0..warmups {
+        r.execute_into(a, b)?;
+    }
+    let mut times = Vec::with_capacity(reps.max(1));
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        r.execute_into(a, b)?;
+        times.push(t.elapsed().as_nanos());
+    }
+    times.sort_unstable();
+    let median = u64::try_from(times[times.len() / 2]).unwrap_or(u64::MAX);
+    let mut slowest = [0u64];
+    agree::all_reduce_max(a.grid().communicator(), &[median], &mut slowest);
+    Ok(slowest[0] as f64 * 1e-9)
+}
+
+/// What `r` runs, as a measured choice: its exchange, whether some rank
+/// describes a message by a datatype, whether receivers read shared
+/// sources. Collective (one all-reduce).
+fn runs<T: Element>(r: &Redistribution<T>, comm: &mpi::topology::SimpleCommunicator) -> Measured {
+    let typed = r.typed_messages().is_some_and(|(s, v)| s + v > 0);
+    let mine = [u64::from(typed), u64::from(r.reads_shared_sources())];
+    let mut any = [0u64; 2];
+    agree::all_reduce_max(comm, &mine, &mut any);
+    Measured {
+        strategy: r.strategy(),
+        typed: any[0] != 0,
+        node_direct: any[1] != 0,
+    }
+}
+
+/// Measures every admissible choice ([`candidates`]) of the redistribution
+/// from `source` to `target` on the arrays `a` and `b` (laid out so), and
+/// `auto`'s own beside them; returns the fastest. With
+/// [`TuneSettings::wisdom`], adds it to that wisdom file, where later jobs
+/// (`Options::wisdom`, `NDCYCLIC_WISDOM`) find it and run it without
+/// measuring. `b` is overwritten. Collective.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use redist::tune::{tune, TuneSettings};
+/// use redist::Options;
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let rows = Layout::parse(&[64, 64], &format!("block,*@{p}x1")).unwrap();
+/// let blocks = Layout::parse(&[64, 64], &format!("cyclic(4),cyclic(4)@{p}x1")).unwrap();
+/// let a = DistArray::from_fn(&grid, rows.clone(), |g| (g[0] + g[1]) as f64).unwrap();
+/// let mut b = DistArray::zeros(&grid, blocks.clone()).unwrap();
+/// let settings = TuneSettings { warmups: 1, reps: 3, ..TuneSettings::default() };
+/// let tuned = tune(&grid, &rows, &grid, &blocks, &Options::default(), &a, &mut b, &settings).unwrap();
+/// assert!(tuned.best.seconds <= tuned.auto.seconds);
+/// assert_eq!(b.gather(0).unwrap(), a.gather(0).unwrap());
+/// ```
+///
+/// # Errors
+///
+/// As [`Redistribution::new`] and [`Redistribution::execute_into`] for the
+/// arrays and layouts; [`RedistError::Wisdom`] when the wisdom file could
+/// not be written (on every rank).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the arguments of Redistribution::new, the two arrays and the settings"
+)]
+pub fn tune<T: Element>(
+    source_grid: &ProcGrid,
+    source: &Layout,
+    target_grid: &ProcGrid,
+    target: &Layout,
+    options: &Options,
+    a: &DistArray<T>,
+    b: &mut DistArray<T>,
+    settings: &TuneSettings,
+) -> Result<Tuned, RedistError> {
+    let started = Instant::now();
+    let comm = source_grid.communicator();
+    let loud = settings.progress && comm.rank() == 0;
+    let base = Options {
+        strategy: Strategy::Auto,
+        measured: None,
+        wisdom: None,
+        ..options.clone()
+    };
+    let mut executions = 0;
+    let mut auto =
+        Redistribution::<T>::new(source_grid, source, target_grid, target, base.clone())?;
+    let warm = settings.warmups.max(9);
+    let auto_seconds = time(&mut auto, a, b, warm, settings.reps)?;
+    executions += warm + settings.reps.max(1);
+    let auto = Tried {
+        choice: runs(&auto, comm),
+        seconds: auto_seconds,
+    };
+    if loud {
+        eprintln!("tune: auto ({}): {:.3} ms", auto.choice, auto.seconds * 1e3);
+    }
+    let spans_nodes = source_grid.node().ranks().len() < usize::try_from(comm.size()).unwrap_or(0);
+    let mut tried = Vec::new();
+    for choice in candidates(spans_nodes) {
+        let o = Options {
+            measured: Some(choice),
+            ..base.clone()
+        };
+        let mut r = Redistribution::<T>::new(source_grid, source, target_grid, target, o)?;
+        if r.strategy() != choice.strategy {
+            continue; // it cannot run here (counts that do not fit, one node)
+        }
+        let seconds = time(&mut r, a, b, settings.warmups, settings.reps)?;
+        executions += settings.warmups + settings.reps.max(1);
+        if loud {
+            eprintln!("tune: {choice}: {:.3} ms", seconds * 1e3);
+        }
+        tried.push(Tried { choice, seconds });
+    }
+    let fastest = tried
+        .iter()
+        .copied()
+        .min_by(|x, y| x.seconds.total_cmp(&y.seconds));
+    let best = match fastest {
+        Some(t) if t.seconds < auto.seconds => t,
+        _ => auto,
+    };
+    // The arrays hold the redistribution's result, as after any execution.
+    if let Some(path) = &settings.wisdom {
+        let elem_bytes = std::mem::size_of::<T>();
+        let key = Key {
+            case: key::case(
+                source,
+                target,
+                &Window::whole(source.shape()),
+                None,
+                &base,
+                elem_bytes,
+            ),
+            machine: key::machine(source_grid),
+        };
+        let entry = Entry {
+            key,
+            choice: best.choice,
+            seconds: best.seconds,
+            auto_seconds: auto.seconds,
+        };
+        file::remember(comm, path, entry)?;
+    }
+    let mine = [u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)];
+    let mut slowest = [0u64];
+    agree::all_reduce_max(comm, &mine, &mut slowest);
+    Ok(Tuned {
+        best,
+        auto,
+        tried,
+        executions,
+        seconds: slowest[0] as f64 * 1e-9,
+    })
+}

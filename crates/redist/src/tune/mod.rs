@@ -1,0 +1,33 @@
+//! Tuning: choices measured on the real arrays instead of `auto`'s rules,
+//! and kept across jobs in a wisdom file.
+//!
+//! `auto` decides how a redistribution moves by rules measured on the
+//! development machine (`tuning.rs`). On another machine, or for a job
+//! that runs one redistribution thousands of times, measuring pays: [`tune`]
+//! times every admissible choice ([`candidates`]) on the job's own arrays
+//! and keeps the fastest; [`Options::measured`](crate::Options::measured)
+//! hands such a choice to the decision, which reads it as one more agreed
+//! fact (no probe, no trial of routes); a wisdom file keeps it for later
+//! jobs, keyed by the case and the machine ([`wisdom`]), and
+//! [`Options::wisdom`](crate::Options::wisdom) or `NDCYCLIC_WISDOM` reads
+//! it back. A wisdom file is never a reason to fail: missing, unreadable,
+//! corrupt or measured elsewhere, it leaves `auto`'s rules to decide, with
+//! the same warning on every rank.
+//!
+//! - `measured.rs`: [`Measured`], a measured choice, and its text;
+//! - `wisdom.rs`: the file's text, its entries and keys, merging and
+//!   looking up — pure;
+//! - `key.rs`: the case and the machine as this job sees them;
+//! - `file.rs`: reading (rank 0 reads, every rank learns the outcome) and
+//!   writing (merged under a lock, renamed whole);
+//! - `measure.rs`: [`tune`], the measuring.
+
+pub(crate) mod file;
+pub(crate) mod key;
+mod measure;
+mod measured;
+pub mod wisdom;
+
+pub use file::WISDOM_VARIABLE;
+pub use measure::{candidates, tune, Tried, TuneSettings, Tuned};
+pub use measured::Measured;
