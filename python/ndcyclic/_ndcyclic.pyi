@@ -189,6 +189,7 @@ class Redistribution:
         node_direct: bool = True,
         streaming: str = "auto",
         max_message_elements: Optional[int] = None,
+        wisdom: Optional[_Path] = None,
     ) -> "Redistribution": ...
     @overload
     def execute(self, a: DistArray, b: None = None) -> DistArray:
@@ -196,6 +197,17 @@ class Redistribution:
     @overload
     def execute(self, a: DistArray, b: DistArray) -> None:
         """Into ``b``. Collective."""
+    def tune(
+        self,
+        a: DistArray,
+        b: DistArray,
+        *,
+        warmups: int = 3,
+        reps: int = 5,
+        wisdom: Optional[_Path] = None,
+    ) -> dict[str, Any]:
+        """Measures every admissible way on ``a`` into ``b`` and keeps the
+        fastest (added to ``wisdom`` if given). Collective."""
     def execute_batch(self, sources: list[DistArray], targets: list[DistArray]) -> None:
         """Each source into its target, as one exchange. Collective."""
     @property

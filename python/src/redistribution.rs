@@ -195,6 +195,7 @@ struct Asked<'a, 'py> {
     node_direct: bool,
     streaming: &'a str,
     max_message_elements: Option<usize>,
+    wisdom: Option<std::path::PathBuf>,
 }
 
 impl Asked<'_, '_> {
@@ -245,6 +246,7 @@ impl Asked<'_, '_> {
             streaming: parse(self.streaming)?,
             max_message_elements: (self.max_message_elements)
                 .unwrap_or(defaults.max_message_elements),
+            wisdom: self.wisdom.clone(),
             ..defaults
         })
     }
@@ -278,7 +280,7 @@ impl Asked<'_, '_> {
     /// failed).
     fn fingerprint(&self, dtype: Option<Option<DType>>) -> Fingerprint {
         let asked = format!(
-            "{} {} {:?} {:?} {:?} {:?} {} {} {} {:?}",
+            "{} {} {:?} {:?} {:?} {:?} {} {} {} {:?} {:?}",
             self.strategy,
             self.remap,
             self.window,
@@ -288,7 +290,8 @@ impl Asked<'_, '_> {
             self.conjugate,
             self.node_direct,
             self.streaming,
-            self.max_message_elements
+            self.max_message_elements,
+            self.wisdom
         );
         Fingerprint::default()
             .text(&self.source.layout.to_string())
@@ -453,7 +456,8 @@ impl PyRedistribution {
     #[new]
     #[pyo3(signature = (comm, source, target, *, dtype = None, strategy = "auto", remap = "none",
                         window = None, permute = None, alpha = None, beta = None, conjugate = false,
-                        node_direct = true, streaming = "auto", max_message_elements = None))]
+                        node_direct = true, streaming = "auto", max_message_elements = None,
+                        wisdom = None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn new(
         comm: &Bound<'_, PyAny>,
@@ -470,6 +474,7 @@ impl PyRedistribution {
         node_direct: bool,
         streaming: &str,
         max_message_elements: Option<usize>,
+        wisdom: Option<std::path::PathBuf>,
     ) -> PyResult<PyRedistribution> {
         let ctx = context(comm)?;
         let asked = Asked {
@@ -486,6 +491,7 @@ impl PyRedistribution {
             node_direct,
             streaming,
             max_message_elements,
+            wisdom,
         };
         let checked = asked.request(ctx.size());
         let fp = asked.fingerprint(checked.as_ref().ok().map(|c| c.1));
@@ -559,6 +565,93 @@ impl PyRedistribution {
         Ok(self.execute_pairs(py, &s, &t)?)
     }
 
+    /// Measures every admissible way of this redistribution (exchanges,
+    /// packed or typed messages, node-direct copies) on ``a`` into ``b``,
+    /// ``warmups`` untimed and ``reps`` timed executions each, beside
+    /// ``auto``'s own choice, the slowest rank's median counting; later
+    /// executions of ``a``'s dtype run the fastest. With ``wisdom``, adds it
+    /// to that wisdom file, where later jobs find it (the ``wisdom``
+    /// keyword, or ``NDCYCLIC_WISDOM``). Returns a dict: ``best`` and
+    /// ``best_ms``, ``auto`` and ``auto_ms``, ``tried`` (``(choice, ms)``
+    /// pairs), ``executions``, ``seconds`` (what measuring cost). Whole
+    /// arrays only: no window, permutation, update or remapping. ``b`` is
+    /// overwritten. Collective.
+    #[pyo3(signature = (a, b, *, warmups = 3, reps = 5, wisdom = None))]
+    fn tune<'py>(
+        &mut self,
+        py: Python<'py>,
+        a: &Bound<'py, PyDistArray>,
+        b: &Bound<'py, PyDistArray>,
+        warmups: usize,
+        reps: usize,
+        wisdom: Option<std::path::PathBuf>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let r = &self.request;
+        let plain = r.window.is_none()
+            && r.permute.is_none()
+            && r.update.is_none()
+            && r.options.remap == Remap::None;
+        let verdict = if plain {
+            Ok(())
+        } else {
+            Err(Failure::value(
+                "tune measures whole-array redistributions: expected no window, permute, \
+                 alpha, beta, conjugate or remap",
+            ))
+        };
+        let fp = Fingerprint::default().text(&format!("{warmups} {reps} {wisdom:?}"));
+        agree(self.context.comm(), verdict, fp, "Redistribution.tune")?;
+        // The arrays checked and agreed, as by execute.
+        self.execute_pairs(py, std::slice::from_ref(a), std::slice::from_ref(b))?;
+        let ctx = self.context.clone();
+        let sg = ctx.grid(self.request.source.grid_extents())?;
+        let tg = ctx.grid(self.request.target.grid_extents())?;
+        let settings = redist::tune::TuneSettings {
+            warmups,
+            reps,
+            wisdom,
+            progress: false,
+        };
+        let (source, target) = (&self.request.source, &self.request.target);
+        let options = self.request.options.clone();
+        let (sa, mut tb) = (a.borrow(), b.borrow_mut());
+        let dtype = sa.dtype();
+        macro_rules! go {
+            ($($v:ident),*) => {
+                match (&*sa.array, &mut *tb.array) {
+                    $((AnyArray::$v(x), AnyArray::$v(y)) => {
+                        let work = SameThread((x, y, &sg, &tg, &options, &settings));
+                        let tuned = py.allow_threads(move || {
+                            let SameThread((x, y, sg, tg, options, settings)) = work;
+                            redist::tune::tune(sg, source, tg, target, options, x, y, settings)
+                        });
+                        let kept = tuned.and_then(|t| {
+                            let o = Options { measured: Some(t.best.choice), ..options.clone() };
+                            Redistribution::new(&sg, source, &tg, target, o).map(|p| (t, AnyPlan::$v(p)))
+                        });
+                        kept.map_err(Failure::from)
+                    })*
+                    _ => Err(Failure::new(Kind::Runtime, "internal: the arrays' dtypes differ")),
+                }
+            };
+        }
+        let done = go!(F32, F64, C64, C128, I32, I64, U8, U32, U64);
+        let (tuned, plan) = unify(ctx.comm(), done, "Redistribution.tune")?;
+        self.plans.insert(dtype, plan);
+        let d = PyDict::new(py);
+        d.set_item("best", tuned.best.choice.to_string())?;
+        d.set_item("best_ms", tuned.best.seconds * 1e3)?;
+        d.set_item("auto", tuned.auto.choice.to_string())?;
+        d.set_item("auto_ms", tuned.auto.seconds * 1e3)?;
+        let tried: Vec<(String, f64)> = (tuned.tried.iter())
+            .map(|t| (t.choice.to_string(), t.seconds * 1e3))
+            .collect();
+        d.set_item("tried", tried)?;
+        d.set_item("executions", tuned.executions)?;
+        d.set_item("seconds", tuned.seconds)?;
+        Ok(d)
+    }
+
     /// The target layout: ``target`` as given, or with its ranks relabelled
     /// by ``remap`` (then, when nothing was planned yet, it plans for
     /// float64 first: collective).
@@ -613,6 +706,9 @@ impl PyRedistribution {
             d.set_item("elements_received", p.elements_received())?;
             d.set_item("elements_kept", p.elements_kept())?;
             d.set_item("program_bytes", p.program_bytes())?;
+            d.set_item("measured_choice", p.measured().map(|m| m.to_string()))?;
+            d.set_item("tries_routes", p.tries_routes())?;
+            d.set_item("warnings", p.warnings().to_vec())?;
         });
         let (kept, moved, messages) = self.totals.unwrap_or_default();
         d.set_item("messages", messages)?;

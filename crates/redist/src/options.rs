@@ -216,7 +216,8 @@ pub struct Options {
     /// A wisdom file to read the measured choice from under
     /// [`Strategy::Auto`] (when `measured` is `None`), written by
     /// `redist tune --wisdom F` or [`tune`](crate::tune::tune); `None`
-    /// (the default): the file `NDCYCLIC_WISDOM` names, if set. A file
+    /// (the default): the file `NDCYCLIC_WISDOM` names, if set; an empty
+    /// path: no wisdom file, whatever the environment names. A file
     /// that is missing, unreadable, corrupt or holds no entry for this
     /// case and machine is never an error: `auto`'s rules then decide and
     /// every rank has the same warning

@@ -17,14 +17,15 @@ use std::path::{Path, PathBuf};
 /// not.
 pub const WISDOM_VARIABLE: &str = "NDCYCLIC_WISDOM";
 
-/// The wisdom file of `asked` (the options'), else the one
-/// [`WISDOM_VARIABLE`] names, if set and not empty.
+/// The wisdom file of `asked` (the options'; an empty path: none at all),
+/// else the one [`WISDOM_VARIABLE`] names, if set and not empty.
 pub(crate) fn path(asked: Option<&Path>) -> Option<PathBuf> {
-    asked.map(Path::to_path_buf).or_else(|| {
-        std::env::var_os(WISDOM_VARIABLE)
+    match asked {
+        Some(p) => (!p.as_os_str().is_empty()).then(|| p.to_path_buf()),
+        None => std::env::var_os(WISDOM_VARIABLE)
             .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    })
+            .map(PathBuf::from),
+    }
 }
 
 /// What a wisdom file gave a job: the measured choice, or a warning.

@@ -215,10 +215,11 @@ pub fn tune<T: Element>(
     let started = Instant::now();
     let comm = source_grid.communicator();
     let loud = settings.progress && comm.rank() == 0;
+    // No wisdom file read while measuring, not even the environment's.
     let base = Options {
         strategy: Strategy::Auto,
         measured: None,
-        wisdom: None,
+        wisdom: Some(PathBuf::new()),
         ..options.clone()
     };
     let mut executions = 0;

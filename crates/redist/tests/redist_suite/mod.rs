@@ -21,6 +21,7 @@ mod ghosts;
 pub mod many_ranks;
 mod routes;
 mod transforms;
+mod wisdom;
 use routes::{datatype_verdict_agrees, routes_are_tried_and_the_faster_kept};
 use transforms::{
     batch_ways, batches, mixed_batches, node_direct_batches, permuted_pairs, updated_pairs,
@@ -1138,4 +1139,16 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new("ghosted_batches", ghosts::ghosted_batches),
     MpiTest::new("ghosted_subsets", ghosts::ghosted_subsets),
     MpiTest::new("ghost_widths_are_checked", ghosts::ghost_widths_are_checked),
+    MpiTest::new(
+        "tuned_choices_are_remembered",
+        wisdom::tuned_choices_are_remembered,
+    ),
+    MpiTest::new(
+        "unfit_wisdom_is_a_warning",
+        wisdom::unfit_wisdom_is_a_warning,
+    ),
+    MpiTest::new(
+        "wisdom_writes_are_careful",
+        wisdom::wisdom_writes_are_careful,
+    ),
 ];
