@@ -93,7 +93,12 @@ fn run_typed<T: IndexValue>(
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let job = job::<T>(&args.run, world)?;
+    // The layouts and grids set up as redist run's, no wisdom read.
+    let quiet = RunArgs {
+        wisdom: None,
+        ..args.run.clone()
+    };
+    let job = job::<T>(&quiet, world)?;
     let to = job.r.target_layout().clone();
     let src = values::source::<T>(&job.grid_a, &job.from, 0)?;
     let mut dst = values::target::<T>(&job.grid_b, &to, None, false)?;

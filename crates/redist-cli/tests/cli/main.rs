@@ -15,3 +15,4 @@ mod io;
 mod limits;
 mod run_mpi;
 mod show;
+mod tune;

@@ -237,7 +237,11 @@ pub fn tune<T: Element>(
     }
     let spans_nodes = source_grid.node().ranks().len() < usize::try_from(comm.size()).unwrap_or(0);
     let mut tried = Vec::new();
-    for choice in candidates(spans_nodes) {
+    // Node-direct copies the options turn off are not a choice.
+    let admissible = candidates(spans_nodes)
+        .into_iter()
+        .filter(|c| options.node_direct || !c.node_direct);
+    for choice in admissible {
         let o = Options {
             measured: Some(choice),
             ..base.clone()
