@@ -161,6 +161,20 @@ pub fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
+/// Whether `text` is the same on every rank of `world` (the minimum and
+/// maximum of its hash agree): how a test checks that ranks reached the
+/// same verdict, message or warning. Collective.
+pub fn same_everywhere(world: &SimpleCommunicator, text: &str) -> bool {
+    use mpi::collective::{CommunicatorCollectives, SystemOperation};
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let (mut lo, mut hi) = (0u64, 0u64);
+    world.all_reduce_into(&h, &mut lo, SystemOperation::min());
+    world.all_reduce_into(&h, &mut hi, SystemOperation::max());
+    lo == hi
+}
+
 /// Number of ranks the current launch was started with (the launcher's view;
 /// 1 for a process started without the harness).
 pub fn ranks() -> usize {

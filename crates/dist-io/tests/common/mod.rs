@@ -8,8 +8,6 @@
 )]
 
 use dist_array::{Complex, Element};
-use mpi::collective::{CommunicatorCollectives, SystemOperation};
-use mpi::topology::SimpleCommunicator;
 
 /// A small deterministic generator: every rank draws the same cases.
 pub struct Lcg(pub u64);
@@ -60,17 +58,7 @@ pub fn linear(shape: &[usize], g: &[usize]) -> usize {
     g.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
 }
 
-/// Whether `text` is the same on every rank (its hash's minimum and
-/// maximum agree). Collective.
-pub fn same_everywhere(world: &SimpleCommunicator, text: &str) -> bool {
-    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let (mut lo, mut hi) = (0u64, 0u64);
-    world.all_reduce_into(&h, &mut lo, SystemOperation::min());
-    world.all_reduce_into(&h, &mut hi, SystemOperation::max());
-    lo == hi
-}
+pub use mpi_harness::same_everywhere;
 
 /// Sets this process's limit on the size of files it writes
 /// (`RLIMIT_FSIZE`) and ignores `SIGXFSZ`, so a write past it fails with

@@ -5,12 +5,12 @@
 
 use crate::common::{check, code};
 use dist_array::{DistArray, Layout};
-use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
+use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi_harness::{ensure, ensure_eq, TestResult};
+use mpi_harness::{ensure, ensure_eq, same_everywhere, TestResult};
 use procgrid::ProcGrid;
 use redist::tune::wisdom::Wisdom;
-use redist::tune::{tune, TuneSettings, WISDOM_VARIABLE};
+use redist::tune::{tune, TuneSettings, Tuned, WISDOM_VARIABLE};
 use redist::{Options, RedistError, Redistribution, Strategy};
 use std::path::{Path, PathBuf};
 
@@ -22,15 +22,33 @@ fn shared_path(world: &SimpleCommunicator, name: &str) -> PathBuf {
     PathBuf::from(format!("/dev/shm/ndcyclic-wisdom-{id:x}-{name}"))
 }
 
-/// Whether every rank holds the same `text`.
-fn same_everywhere(world: &SimpleCommunicator, text: &str) -> bool {
-    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let (mut lo, mut hi) = (0u64, 0u64);
-    world.all_reduce_into(&h, &mut lo, SystemOperation::min());
-    world.all_reduce_into(&h, &mut hi, SystemOperation::max());
-    lo == hi
+/// Tunes the redistribution of `a` into `b` (their layouts and grids),
+/// `reps` timed executions a choice after one warm-up, adding the fastest
+/// to the wisdom file at `path`. Collective.
+fn tune_into(
+    a: &DistArray<f64>,
+    b: &mut DistArray<f64>,
+    reps: usize,
+    path: &Path,
+) -> Result<Tuned, RedistError> {
+    let settings = TuneSettings {
+        warmups: 1,
+        reps,
+        wisdom: Some(path.to_path_buf()),
+        progress: false,
+    };
+    let (from, to) = (a.layout().clone(), b.layout().clone());
+    let grid_b = b.grid().clone();
+    tune(
+        a.grid(),
+        &from,
+        &grid_b,
+        &to,
+        &Options::default(),
+        a,
+        b,
+        &settings,
+    )
 }
 
 /// Removes `path` on rank 0 once every rank is done with it.
@@ -63,23 +81,7 @@ pub(super) fn tuned_choices_are_remembered(world: &SimpleCommunicator) -> TestRe
     let path = shared_path(world, "remembered");
     let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
     let mut b = DistArray::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
-    let settings = TuneSettings {
-        warmups: 1,
-        reps: 2,
-        wisdom: Some(path.clone()),
-        progress: false,
-    };
-    let tuned = tune(
-        &grid,
-        &from,
-        &grid,
-        &to,
-        &Options::default(),
-        &a,
-        &mut b,
-        &settings,
-    )
-    .map_err(|e| e.to_string())?;
+    let tuned = tune_into(&a, &mut b, 2, &path).map_err(|e| e.to_string())?;
     check(&b, code)?;
     ensure!(tuned.best.seconds <= tuned.auto.seconds, "{tuned:?}");
     ensure!(tuned.tried.len() >= 2, "{tuned:?}");
@@ -121,17 +123,7 @@ pub(super) fn tuned_choices_are_remembered(world: &SimpleCommunicator) -> TestRe
         .build_sharing(&grid)
         .map_err(|e| e.to_string())?;
     let mut b2 = DistArray::zeros(&grid2, to2.clone()).map_err(|e| e.to_string())?;
-    tune(
-        &grid,
-        &from,
-        &grid2,
-        &to2,
-        &Options::default(),
-        &a,
-        &mut b2,
-        &settings,
-    )
-    .map_err(|e| e.to_string())?;
+    tune_into(&a, &mut b2, 2, &path).map_err(|e| e.to_string())?;
     let entries = std::fs::read_to_string(&path)
         .map_err(|e| e.to_string())
         .and_then(|t| Wisdom::parse(&t))?
@@ -150,23 +142,7 @@ pub(super) fn unfit_wisdom_is_a_warning(world: &SimpleCommunicator) -> TestResul
     let a = DistArray::from_fn(&grid, from.clone(), code).map_err(|e| e.to_string())?;
     let path = shared_path(world, "unfit");
     let mut b = DistArray::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
-    let settings = TuneSettings {
-        warmups: 1,
-        reps: 1,
-        wisdom: Some(path.clone()),
-        progress: false,
-    };
-    tune(
-        &grid,
-        &from,
-        &grid,
-        &to,
-        &Options::default(),
-        &a,
-        &mut b,
-        &settings,
-    )
-    .map_err(|e| e.to_string())?;
+    tune_into(&a, &mut b, 1, &path).map_err(|e| e.to_string())?;
     // The same entry, as if measured on one rank more.
     if world.rank() == 0 {
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
@@ -228,22 +204,7 @@ pub(super) fn wisdom_writes_are_careful(world: &SimpleCommunicator) -> TestResul
         std::fs::write(&other, "precious data\n").map_err(|e| e.to_string())?;
     }
     world.barrier();
-    let settings = TuneSettings {
-        warmups: 1,
-        reps: 1,
-        wisdom: Some(other.clone()),
-        progress: false,
-    };
-    match tune(
-        &grid,
-        &from,
-        &grid,
-        &to,
-        &Options::default(),
-        &a,
-        &mut b,
-        &settings,
-    ) {
+    match tune_into(&a, &mut b, 1, &other) {
         Err(RedistError::Wisdom { reason, .. }) => {
             ensure!(reason.contains("not a wisdom file"), "{reason}");
             ensure!(same_everywhere(world, &reason), "one error on every rank");
