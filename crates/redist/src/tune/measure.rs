@@ -144,10 +144,10 @@ fn time<T: Element>(
         times.push(t.elapsed().as_nanos());
     }
     times.sort_unstable();
-    let median = u64::try_from(times[times.len() / 2]).unwrap_or(u64::MAX);
-    let mut slowest = [0u64];
-    agree::all_reduce_max(a.grid().communicator(), &[median], &mut slowest);
-    Ok(slowest[0] as f64 * 1e-9)
+    Ok(slowest_seconds(
+        a.grid().communicator(),
+        times[times.len() / 2],
+    ))
 }
 
 /// What `r` runs, as a measured choice: its exchange, whether some rank
@@ -232,9 +232,7 @@ pub fn tune<T: Element>(
         choice: runs(&auto, comm),
         seconds: auto_seconds,
     };
-    if loud {
-        eprintln!("tune: auto ({}): {:.3} ms", auto.choice, auto.seconds * 1e3);
-    }
+    say(loud, &format!("auto ({})", auto.choice), auto.seconds);
     let spans_nodes = source_grid.node().ranks().len() < usize::try_from(comm.size()).unwrap_or(0);
     let mut tried = Vec::new();
     // Node-direct copies the options turn off are not a choice.
@@ -247,54 +245,65 @@ pub fn tune<T: Element>(
             ..base.clone()
         };
         let mut r = Redistribution::<T>::new(source_grid, source, target_grid, target, o)?;
-        if r.strategy() != choice.strategy {
-            continue; // it cannot run here (counts that do not fit, one node)
+        // A choice that cannot run here (counts that do not fit, one node)
+        // is not timed.
+        if r.strategy() == choice.strategy {
+            let seconds = time(&mut r, a, b, settings.warmups, settings.reps)?;
+            executions += settings.warmups + settings.reps.max(1);
+            say(loud, &choice.to_string(), seconds);
+            tried.push(Tried { choice, seconds });
         }
-        let seconds = time(&mut r, a, b, settings.warmups, settings.reps)?;
-        executions += settings.warmups + settings.reps.max(1);
-        if loud {
-            eprintln!("tune: {choice}: {:.3} ms", seconds * 1e3);
-        }
-        tried.push(Tried { choice, seconds });
     }
-    let fastest = tried
-        .iter()
-        .copied()
-        .min_by(|x, y| x.seconds.total_cmp(&y.seconds));
-    let best = match fastest {
-        Some(t) if t.seconds < auto.seconds => t,
-        _ => auto,
-    };
+    let best = fastest(auto, &tried);
     // The arrays hold the redistribution's result, as after any execution.
     if let Some(path) = &settings.wisdom {
-        let elem_bytes = std::mem::size_of::<T>();
-        let key = Key {
-            case: key::case(
-                source,
-                target,
-                &Window::whole(source.shape()),
-                None,
-                &base,
-                elem_bytes,
-            ),
-            machine: key::machine(source_grid),
-        };
+        let case = key::case(
+            source,
+            target,
+            &Window::whole(source.shape()),
+            None,
+            &base,
+            std::mem::size_of::<T>(),
+        );
         let entry = Entry {
-            key,
+            key: Key {
+                case,
+                machine: key::machine(source_grid),
+            },
             choice: best.choice,
             seconds: best.seconds,
             auto_seconds: auto.seconds,
         };
         file::remember(comm, path, entry)?;
     }
-    let mine = [u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)];
-    let mut slowest = [0u64];
-    agree::all_reduce_max(comm, &mine, &mut slowest);
     Ok(Tuned {
         best,
         auto,
         tried,
         executions,
-        seconds: slowest[0] as f64 * 1e-9,
+        seconds: slowest_seconds(comm, started.elapsed().as_nanos()),
     })
+}
+
+/// The progress line of one choice timed, on stderr when `loud`.
+fn say(loud: bool, what: &str, seconds: f64) {
+    if loud {
+        eprintln!("tune: {what}: {:.3} ms", seconds * 1e3);
+    }
+}
+
+/// The fastest of `tried`, where it beats `auto`; else `auto`.
+fn fastest(auto: Tried, tried: &[Tried]) -> Tried {
+    match tried.iter().min_by(|x, y| x.seconds.total_cmp(&y.seconds)) {
+        Some(t) if t.seconds < auto.seconds => *t,
+        _ => auto,
+    }
+}
+
+/// The largest of every rank's `nanos`, in seconds. Collective.
+fn slowest_seconds(comm: &mpi::topology::SimpleCommunicator, nanos: u128) -> f64 {
+    let mine = [u64::try_from(nanos).unwrap_or(u64::MAX)];
+    let mut slowest = [0u64];
+    agree::all_reduce_max(comm, &mine, &mut slowest);
+    slowest[0] as f64 * 1e-9
 }
