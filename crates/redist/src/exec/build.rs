@@ -33,7 +33,12 @@ use super::scheduled::Scheduled;
 use super::{agree, calibrate, machine, route};
 use crate::error::RedistError;
 use crate::options::{Options, Strategy};
-use crate::tune::{self, file::Recalled, wisdom::Key, Measured};
+use crate::tune::{
+    self,
+    file::Recalled,
+    wisdom::{Kept, Key},
+    Measured,
+};
 use dist_array::{Element, Layout};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_extras::Datatype;
@@ -229,14 +234,20 @@ fn recall(req: &Request<'_>, elem_bytes: usize) -> (Option<Measured>, Vec<String
         machine: tune::key::machine(req.source_grid),
     };
     let comm = req.source_grid.communicator();
-    match tune::file::recall(comm, path, &key) {
-        Recalled::Found(m) => (Some(m), Vec::new()),
-        Recalled::Warning(w) => {
-            if comm.rank() == 0 {
-                eprintln!("ndcyclic: warning: {w}");
-            }
-            (None, vec![w])
+    let warn = |w: String| {
+        if comm.rank() == 0 {
+            eprintln!("ndcyclic: warning: {w}");
         }
+        (None, vec![w])
+    };
+    match tune::file::recall(comm, path, &key) {
+        Recalled::Found(Kept::Exchange(m)) => (Some(m), Vec::new()),
+        Recalled::Found(Kept::Grid(g)) => warn(format!(
+            "wisdom file {}: its entry for this redistribution is a grid ({}), not an exchange; untuned",
+            path.display(),
+            tune::grids::text(&g)
+        )),
+        Recalled::Warning(w) | Recalled::Absent(w) => warn(w),
     }
 }
 

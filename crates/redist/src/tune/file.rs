@@ -4,8 +4,7 @@
 //! merges with what the file holds (several jobs add to one file) under a
 //! lock, and replaces the file only whole (a temporary file renamed).
 
-use super::measured::Measured;
-use super::wisdom::{Entry, Key, Lookup, Wisdom};
+use super::wisdom::{Entry, Kept, Key, Lookup, Wisdom};
 use crate::error::RedistError;
 use mpi::collective::Root;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -32,9 +31,12 @@ pub(crate) fn path(asked: Option<&Path>) -> Option<PathBuf> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Recalled {
     /// The choice measured for this case on this machine.
-    Found(Measured),
+    Found(Kept),
     /// Nothing usable: why (the same sentence on every rank).
     Warning(String),
+    /// No file at the path (yet): the warning, for a reader that expected
+    /// one.
+    Absent(String),
 }
 
 /// Rank 0's look into the file: the outcome as a line of text.
@@ -42,6 +44,9 @@ fn look(path: &Path, key: &Key) -> String {
     let shown = path.display();
     let text = match fs::read(path) {
         Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return format!("absent wisdom file {shown}: cannot read it ({e}); untuned")
+        }
         Err(e) => return format!("warning wisdom file {shown}: cannot read it ({e}); untuned"),
     };
     let text = String::from_utf8_lossy(&text);
@@ -76,11 +81,12 @@ pub(crate) fn recall(comm: &SimpleCommunicator, path: &Path, key: &Key) -> Recal
     };
     let line = broadcast(comm, mine);
     match line.split_once(' ') {
-        Some(("found", m)) => match m.parse::<Measured>() {
+        Some(("found", m)) => match m.parse::<Kept>() {
             Ok(m) => Recalled::Found(m),
             Err(e) => Recalled::Warning(format!("wisdom file {}: {e}; untuned", path.display())),
         },
         Some(("warning", why)) => Recalled::Warning(why.to_string()),
+        Some(("absent", why)) => Recalled::Absent(why.to_string()),
         _ => Recalled::Warning(format!(
             "wisdom file {}: no answer from rank 0; untuned",
             path.display()

@@ -6,7 +6,7 @@ use crate::options::Options;
 use dist_array::Layout;
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use procgrid::ProcGrid;
+use procgrid::{Node, ProcGrid};
 use redist_plan::plan::Window;
 
 /// The case of a redistribution: its layouts, window and permutation, the
@@ -74,8 +74,13 @@ fn processor() -> String {
 /// processor (only rank 0 looks wisdom up). Collective: two small
 /// all-reduces.
 pub(crate) fn machine(grid: &ProcGrid) -> Machine {
-    let comm: &SimpleCommunicator = grid.communicator();
-    let node = grid.node().ranks();
+    machine_of(grid.communicator(), grid.node())
+}
+
+/// [`machine`] of the communicator `comm`, whose ranks on the calling
+/// rank's node are `node`. Collective: two small all-reduces.
+pub(crate) fn machine_of(comm: &SimpleCommunicator, node: &Node) -> Machine {
+    let node = node.ranks();
     let me = usize::try_from(comm.rank()).unwrap_or(0);
     let leader = u64::from(node.first() == Some(&me));
     let mut nodes = 0u64;

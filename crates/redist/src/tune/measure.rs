@@ -11,7 +11,7 @@
 use super::file;
 use super::key;
 use super::measured::Measured;
-use super::wisdom::{Entry, Key};
+use super::wisdom::{Entry, Kept, Key};
 use crate::error::RedistError;
 use crate::exec::agree;
 use crate::exec::Redistribution;
@@ -270,7 +270,7 @@ pub fn tune<T: Element>(
                 case,
                 machine: key::machine(source_grid),
             },
-            choice: best.choice,
+            choice: Kept::Exchange(best.choice),
             seconds: best.seconds,
             auto_seconds: auto.seconds,
         };
@@ -301,7 +301,7 @@ fn fastest(auto: Tried, tried: &[Tried]) -> Tried {
 }
 
 /// The largest of every rank's `nanos`, in seconds. Collective.
-fn slowest_seconds(comm: &mpi::topology::SimpleCommunicator, nanos: u128) -> f64 {
+pub(super) fn slowest_seconds(comm: &mpi::topology::SimpleCommunicator, nanos: u128) -> f64 {
     let mine = [u64::try_from(nanos).unwrap_or(u64::MAX)];
     let mut slowest = [0u64];
     agree::all_reduce_max(comm, &mine, &mut slowest);

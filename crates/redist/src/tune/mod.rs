@@ -1,5 +1,6 @@
 //! Tuning: choices measured on the real arrays instead of `auto`'s rules,
-//! and kept across jobs in a wisdom file.
+//! and kept across jobs in a wisdom file — how a redistribution moves
+//! ([`tune`]) and which process grid a whole job runs on ([`choose_grid`]).
 //!
 //! `auto` decides how a redistribution moves by rules measured on the
 //! development machine (`tuning.rs`). On another machine, or for a job
@@ -20,14 +21,22 @@
 //! - `key.rs`: the case and the machine as this job sees them;
 //! - `file.rs`: reading (rank 0 reads, every rank learns the outcome) and
 //!   writing (merged under a lock, renamed whole);
-//! - `measure.rs`: [`tune`], the measuring.
+//! - `measure.rs`: [`tune`], the measuring;
+//! - `grids.rs`: [`grids`], the process grids worth trying for a job —
+//!   pure;
+//! - `job.rs`: [`choose_grid`], a job's grid chosen by timing its whole
+//!   steps on each candidate (and kept in the wisdom file).
 
 pub(crate) mod file;
+pub mod grids;
+mod job;
 pub(crate) mod key;
 mod measure;
 mod measured;
 pub mod wisdom;
 
 pub use file::WISDOM_VARIABLE;
+pub use grids::grids;
+pub use job::{choose_grid, GridChoice, GridSettings, GridTried, Outcome};
 pub use measure::{candidates, tune, Tried, TuneSettings, Tuned};
 pub use measured::Measured;

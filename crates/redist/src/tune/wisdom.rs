@@ -17,6 +17,7 @@
 
 use super::measured::Measured;
 use std::fmt;
+use std::str::FromStr;
 
 /// The first field of the header line: the format and its version.
 pub const MAGIC: &str = "ndcyclic-wisdom 1";
@@ -97,16 +98,54 @@ pub struct Key {
     pub machine: Machine,
 }
 
+/// What an entry keeps: the fastest way to move one redistribution's
+/// data, or the fastest grid for a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    /// A redistribution's exchange and message form (text as
+    /// [`Measured`]'s: `async,packed,node-direct`).
+    Exchange(Measured),
+    /// A job's process grid, its extents (text `grid 2x2`).
+    Grid(Vec<usize>),
+}
+
+impl fmt::Display for Kept {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kept::Exchange(m) => write!(f, "{m}"),
+            Kept::Grid(g) => write!(f, "grid {}", super::grids::text(g)),
+        }
+    }
+}
+
+impl FromStr for Kept {
+    type Err = String;
+
+    /// `grid 2x2` or a measured choice's text.
+    fn from_str(s: &str) -> Result<Kept, String> {
+        match s.strip_prefix("grid ") {
+            Some(g) => super::grids::parse(g)
+                .map(Kept::Grid)
+                .ok_or_else(|| format!("grid {g:?} is not extents such as 2x2")),
+            None => s
+                .parse::<Measured>()
+                .map(Kept::Exchange)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
 /// One measured choice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// What it holds for.
     pub key: Key,
     /// The fastest choice.
-    pub choice: Measured,
+    pub choice: Kept,
     /// Its time per execution, in seconds (the slowest rank's median).
     pub seconds: f64,
-    /// The time per execution of `auto`'s own choice, measured beside it.
+    /// The time per execution of `auto`'s own choice (for a grid: the
+    /// job's default grid's time per step), measured beside it.
     pub auto_seconds: f64,
 }
 
@@ -121,7 +160,7 @@ pub struct Wisdom {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lookup {
     /// An entry of this key: its choice.
-    Found(Measured),
+    Found(Kept),
     /// No entry of this key; the sentence says what the file holds
     /// instead (for the warning).
     Missing(String),
@@ -193,7 +232,7 @@ impl Wisdom {
                     processor: field(processor),
                 },
             },
-            choice: choice.parse::<Measured>().map_err(|e| e.to_string())?,
+            choice: choice.parse::<Kept>()?,
             seconds: time("seconds", seconds)?,
             auto_seconds: time("auto_seconds", auto)?,
         })
@@ -251,15 +290,15 @@ impl Wisdom {
         };
         let same_case: Vec<&Entry> = self.entries.iter().filter(|e| e.key.case == case).collect();
         if let Some(e) = same_case.iter().find(|e| e.key.machine == machine) {
-            return Lookup::Found(e.choice);
+            return Lookup::Found(e.choice.clone());
         }
         Lookup::Missing(match same_case.first() {
             Some(e) => format!(
-                "this redistribution was measured with {}",
+                "this case was measured with {}",
                 e.key.machine.differences(&machine).join(", ")
             ),
             None => format!(
-                "no entry for this redistribution ({case}) among its {} entries",
+                "no entry for this case ({case}) among its {} entries",
                 self.entries.len()
             ),
         })
@@ -287,11 +326,11 @@ mod tests {
                 case: case.to_string(),
                 machine: machine(ranks),
             },
-            choice: Measured {
+            choice: Kept::Exchange(Measured {
                 strategy,
                 typed: false,
                 node_direct: true,
-            },
+            }),
             seconds,
             auto_seconds: 2.0 * seconds,
         }
@@ -314,11 +353,21 @@ mod tests {
         let key = entry("a -> b", 2, Strategy::Async, 0.0).key;
         assert_eq!(
             merged.lookup(&key),
-            Lookup::Found(Measured {
+            Lookup::Found(Kept::Exchange(Measured {
                 strategy: Strategy::Alltoallv,
                 typed: false,
                 node_direct: true
-            })
+            }))
+        );
+        // Grids read back too.
+        let mut grid = entry("job fft3d", 4, Strategy::Async, 0.1);
+        grid.choice = Kept::Grid(vec![1, 4]);
+        merged.merge(grid.clone());
+        let back = Wisdom::parse(&merged.render()).unwrap();
+        assert!(merged.render().contains("\tgrid 1x4\t"));
+        assert_eq!(
+            back.lookup(&grid.key),
+            Lookup::Found(Kept::Grid(vec![1, 4]))
         );
         // Tabs in a field (MPICH's version text) are spaces in the file.
         assert!(!text.contains("Version:\t"));
@@ -359,6 +408,10 @@ mod tests {
             (good.replace("\t2\t2\t1\t", "\t0\t2\t1\t"), "ranks \"0\""),
             (good.replace("async,packed", "fast,packed"), "line 2"),
             (good.replace("5.000000e-1", "soon"), "seconds"),
+            (
+                good.replace("async,packed,node-direct", "grid 2xx"),
+                "grid \"2xx\"",
+            ),
             (format!("{good}{}\n", &line2[..10]), "line 3"),
         ];
         for (text, expected) in cases {

@@ -18,6 +18,7 @@ use crate::common::{check, code, random_case, random_extents, random_layout, Lcg
 
 pub mod across_nodes;
 mod ghosts;
+mod grid_choice;
 pub mod many_ranks;
 mod routes;
 mod transforms;
@@ -1150,5 +1151,17 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new(
         "wisdom_writes_are_careful",
         wisdom::wisdom_writes_are_careful,
+    ),
+    MpiTest::new(
+        "grids_are_chosen_by_whole_steps",
+        grid_choice::grids_are_chosen_by_whole_steps,
+    ),
+    MpiTest::new(
+        "grid_failures_are_agreed",
+        grid_choice::grid_failures_are_agreed,
+    ),
+    MpiTest::new(
+        "unfit_grid_wisdom_is_a_warning",
+        grid_choice::unfit_grid_wisdom_is_a_warning,
     ),
 ];
