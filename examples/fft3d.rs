@@ -12,12 +12,19 @@
 //! cargo build --release --example fft3d
 //! mpirun -n 4 target/release/examples/fft3d --n 64 --m 48 --k 40
 //! mpirun -n 6 target/release/examples/fft3d --n 128 --grid 3x2 --json
+//! mpirun -n 4 target/release/examples/fft3d --n 256 --grid auto --wisdom /dev/shm/w.txt
 //! ```
+//!
+//! `--grid auto` times whole forward + inverse transforms on every
+//! `P1 × P2` grid of the job's ranks and runs the fastest; with `--wisdom`
+//! the choice is kept, and a later job with the same extents reads it
+//! instead of measuring.
 
 use apps::fft3d::{self, FftConfig, FftResult, PencilGrid};
 use clap::Parser;
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
+use redist::tune::{grids, GridChoice, GridSettings, Outcome};
 use redist::Strategy;
 use serde_json::json;
 use std::process::ExitCode;
@@ -36,9 +43,14 @@ struct Args {
     #[arg(long)]
     k: Option<usize>,
     /// Process grid P1xP2 (default: the most nearly square grid of the
-    /// job's ranks); may use fewer ranks than the job.
-    #[arg(long, value_name = "P1xP2")]
-    grid: Option<PencilGrid>,
+    /// job's ranks); may use fewer ranks than the job. `auto`: the fastest
+    /// grid of the job's ranks, timed on whole transforms.
+    #[arg(long, value_name = "P1xP2|auto")]
+    grid: Option<GridArg>,
+    /// Wisdom file for `--grid auto`: a grid kept there for this job is run
+    /// without measuring; what is measured is added to it.
+    #[arg(long, value_name = "FILE")]
+    wisdom: Option<std::path::PathBuf>,
     /// Exchange strategy: auto, alltoallv, scheduled or async.
     #[arg(long, default_value = "auto")]
     strategy: Strategy,
@@ -48,6 +60,52 @@ struct Args {
     /// Print one JSON line instead of the summary.
     #[arg(long)]
     json: bool,
+}
+
+/// `--grid`: a grid given, or `auto`.
+#[derive(Debug, Clone, Copy)]
+enum GridArg {
+    /// The fastest grid, measured.
+    Auto,
+    /// This grid.
+    Given(PencilGrid),
+}
+
+impl std::str::FromStr for GridArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GridArg, String> {
+        if s == "auto" {
+            return Ok(GridArg::Auto);
+        }
+        s.parse()
+            .map(GridArg::Given)
+            .map_err(|e: fft3d::FftError| e.to_string())
+    }
+}
+
+/// The grid's choice as JSON (`null` when the grid was not chosen).
+fn choice_json(choice: Option<&GridChoice>) -> serde_json::Value {
+    let Some(c) = choice else {
+        return serde_json::Value::Null;
+    };
+    let tried: Vec<_> = c
+        .tried
+        .iter()
+        .map(|t| match &t.outcome {
+            Outcome::Timed(s) => json!({"grid": grids::text(&t.grid), "ms": s * 1e3}),
+            Outcome::Refused(why) => json!({"grid": grids::text(&t.grid), "refused": why}),
+        })
+        .collect();
+    json!({
+        "grid": grids::text(&c.grid),
+        "recalled": c.recalled,
+        "tried": tried,
+        "ratio_to_default": c.ratio(),
+        "steps": c.steps,
+        "tuning_s": c.tuning_seconds,
+        "warnings": c.warnings,
+    })
 }
 
 /// The largest error accepted for an array of `elements` elements: 1e-9,
@@ -74,7 +132,7 @@ fn failed_checks(r: &FftResult, elements: usize) -> Vec<String> {
         .collect()
 }
 
-fn print_json(args: &Args, cfg: &FftConfig, r: &FftResult) {
+fn print_json(args: &Args, cfg: &FftConfig, r: &FftResult, choice: Option<&GridChoice>) {
     println!(
         "{}",
         json!({
@@ -98,6 +156,7 @@ fn print_json(args: &Args, cfg: &FftConfig, r: &FftResult) {
             "reps": args.reps,
             "bytes_moved": r.bytes_moved,
             "layouts": r.layouts,
+            "grid_choice": choice_json(choice),
         })
     );
 }
@@ -145,17 +204,42 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let root = world.rank() == 0;
-    let cfg = FftConfig {
+    let mut cfg = FftConfig {
         n: args.n,
         m: args.m.unwrap_or(args.n),
         k: args.k.unwrap_or(args.n),
-        grid: args.grid,
+        grid: None,
         strategy: args.strategy,
         reps: args.reps,
     };
     // Every rank parses the same arguments and reaches the same verdict;
     // rank 0 reports it, and every rank returns (finalizing MPI) with code 2.
-    let result = match fft3d::run(&world, &cfg) {
+    let chosen = match args.grid {
+        Some(GridArg::Auto) => {
+            let settings = GridSettings {
+                wisdom: args.wisdom.clone(),
+                progress: root && !args.json,
+                ..GridSettings::default()
+            };
+            fft3d::choose_pencil_grid(&world, [cfg.n, cfg.m, cfg.k], cfg.strategy, &settings)
+                .map(Some)
+        }
+        Some(GridArg::Given(g)) => {
+            cfg.grid = Some(g);
+            Ok(None)
+        }
+        None => Ok(None),
+    };
+    let result = chosen.and_then(|c| {
+        if let Some(c) = &c {
+            cfg.grid = Some(PencilGrid {
+                p1: c.grid[0],
+                p2: c.grid[1],
+            });
+        }
+        fft3d::run(&world, &cfg).map(|r| (r, c))
+    });
+    let (result, choice) = match result {
         Ok(r) => r,
         Err(e) => {
             if root {
@@ -171,9 +255,22 @@ fn main() -> ExitCode {
     let failed = failed_checks(&result, elements);
     if root {
         if args.json {
-            print_json(&args, &cfg, &result);
+            print_json(&args, &cfg, &result, choice.as_ref());
         } else {
             print_summary(&cfg, &result);
+            if let Some(c) = &choice {
+                let how = if c.recalled {
+                    "from the wisdom file".to_string()
+                } else {
+                    format!(
+                        "measured: {:.2}x the default grid's time, {} steps, {:.2} s",
+                        c.ratio(),
+                        c.steps,
+                        c.tuning_seconds
+                    )
+                };
+                println!("grid {} chosen ({how})", grids::text(&c.grid));
+            }
         }
         for f in &failed {
             eprintln!("fft3d: check failed: {f}");

@@ -298,6 +298,36 @@ fn refuses_bad_parameters(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// `choose_pencil_grid` times every `P1 × P2` grid of the job's ranks and
+/// chooses one of them, the same on every rank; the transform on it is
+/// right.
+fn chosen_grids_transform_right(world: &SimpleCommunicator) -> TestResult {
+    let p = world.size() as usize;
+    let settings = redist::tune::GridSettings {
+        warmups: 1,
+        reps: 1,
+        wisdom: Some(PathBuf::new()),
+        progress: false,
+    };
+    let extents = [12, 10, 9];
+    let c = fft3d::choose_pencil_grid(world, extents, Strategy::Auto, &settings).map_err(err)?;
+    let candidates = fft3d::pencil_candidates(p);
+    ensure!(c.tried.len() == candidates.len(), "{c:?}");
+    ensure!(c.ratio() <= 1.0 && !c.recalled, "{c:?}");
+    let chosen = PencilGrid {
+        p1: c.grid[0],
+        p2: c.grid[1],
+    };
+    ensure!(candidates.contains(&chosen), "{c:?}");
+    ensure!(
+        mpi_harness::same_everywhere(world, &chosen.to_string()),
+        "one grid"
+    );
+    let mut cfg = config((12, 10, 9));
+    cfg.grid = Some(chosen);
+    check(world, &cfg)
+}
+
 /// The example program, built and started by [`examples_run`], at 2 ranks
 /// on a 2x1 grid: its JSON line reports errors at rounding level.
 fn example_json_reports_small_errors() -> Result<(), String> {
@@ -397,9 +427,14 @@ fn examples_run() {
     mpi_harness::run_examples(
         "fft3d example",
         &[1, 3, 4],
-        &[Example::mpi("fft3d").args(&[
-            "--n", "12", "--m", "10", "--k", "9", "--reps", "2", "--json",
-        ])],
+        &[
+            Example::mpi("fft3d").args(&[
+                "--n", "12", "--m", "10", "--k", "9", "--reps", "2", "--json",
+            ]),
+            Example::mpi("fft3d").args(&[
+                "--n", "12", "--m", "10", "--k", "9", "--reps", "2", "--grid", "auto", "--json",
+            ]),
+        ],
     );
     if std::env::args().any(|a| a == "--list") {
         println!("fft3d example JSON np=2: test");
@@ -425,6 +460,7 @@ pub fn suite() -> Suite {
             MpiTest::new("inverse_gives_the_input_back", inverse_gives_the_input_back),
             MpiTest::new("wrong_spectra_are_caught", wrong_spectra_are_caught),
             MpiTest::new("refuses_bad_parameters", refuses_bad_parameters),
+            MpiTest::new("chosen_grids_transform_right", chosen_grids_transform_right),
         ],
     )
     .ranks(&[1, 2, 3, 4, 6])

@@ -33,6 +33,8 @@
 //! spectrum is known ([`Wave`]), checks it against that spectrum and against
 //! a serial 3-D FFT of the gathered array ([`fft3_serial`]), checks the
 //! round trip, and times repeated forward + inverse transforms.
+//! [`choose_pencil_grid`] chooses the grid by timing whole transforms on
+//! each candidate (`--grid auto`), and keeps it in a wisdom file.
 
 use crate::fft2d::transform_lines;
 use dist_array::{Complex, DistArray, Layout};
@@ -45,11 +47,13 @@ use thiserror::Error;
 
 mod pencils;
 mod run;
+mod tuned;
 mod waves;
 
 pub use pencils::PencilGrid;
 use pencils::{LinePlans, Pencils, Reshapes};
 pub use run::{run, FftConfig, FftResult, SERIAL_MAX_ELEMENTS};
+pub use tuned::{choose_pencil_grid, pencil_candidates};
 pub use waves::{
     default_waves, expected_spectrum, fft3_serial, spectrum_error, wave_value, Extents, Wave,
 };
