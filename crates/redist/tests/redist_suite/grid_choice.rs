@@ -4,9 +4,10 @@
 //! steps that fail end the choosing on every rank, and wisdom that does
 //! not fit is a warning.
 
+use super::wisdom::{as_if_measured_on_more_ranks, remove, shared_path};
 use crate::common::{check, code};
 use dist_array::{DistArray, Layout};
-use mpi::collective::{CommunicatorCollectives, Root};
+use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi_harness::{ensure, ensure_eq, same_everywhere, TestResult};
 use procgrid::ProcGrid;
@@ -14,27 +15,8 @@ use redist::tune::wisdom::Wisdom;
 use redist::tune::{choose_grid, grids, GridChoice, GridSettings, Outcome};
 use redist::{Options, RedistError, Redistribution};
 use std::cell::Cell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-/// A path in a temporary folder every rank of the node sees, the same on
-/// every rank (rank 0's, broadcast).
-fn shared_path(world: &SimpleCommunicator, name: &str) -> PathBuf {
-    let mut id = u64::from(std::process::id()) << 16 | (name.len() as u64);
-    world.process_at_rank(0).broadcast_into(&mut id);
-    PathBuf::from(format!("/dev/shm/ndcyclic-grids-{id:x}-{name}"))
-}
-
-/// Removes `path` and its lock on rank 0 once every rank is done with it.
-fn remove(world: &SimpleCommunicator, path: &Path) {
-    world.barrier();
-    if world.rank() == 0 {
-        let _ = std::fs::remove_file(path);
-        let mut lock = path.as_os_str().to_owned();
-        lock.push(".lock");
-        let _ = std::fs::remove_file(PathBuf::from(lock));
-    }
-}
 
 /// One warm-up and three timed steps, the wisdom file at `path`.
 fn settings(path: &Path) -> GridSettings {
@@ -212,14 +194,7 @@ pub(super) fn unfit_grid_wisdom_is_a_warning(world: &SimpleCommunicator) -> Test
         .map_err(|e| format!("{}: {e}", file.display()))
     };
     measure(&path)?;
-    if world.rank() == 0 {
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        let mut w = Wisdom::parse(&text)?;
-        for e in &mut w.entries {
-            e.key.machine.ranks += 1;
-        }
-        std::fs::write(&path, w.render()).map_err(|e| e.to_string())?;
-    }
+    as_if_measured_on_more_ranks(world, &path)?;
     let corrupt = shared_path(world, "corrupt");
     if world.rank() == 0 {
         std::fs::write(&corrupt, "not wisdom\n").map_err(|e| e.to_string())?;

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// A path in a temporary folder every rank of the node sees, the same on
 /// every rank (rank 0's, broadcast), with `name` in it.
-fn shared_path(world: &SimpleCommunicator, name: &str) -> PathBuf {
+pub(super) fn shared_path(world: &SimpleCommunicator, name: &str) -> PathBuf {
     let mut id = u64::from(std::process::id()) << 16 | (name.len() as u64);
     world.process_at_rank(0).broadcast_into(&mut id);
     PathBuf::from(format!("/dev/shm/ndcyclic-wisdom-{id:x}-{name}"))
@@ -51,8 +51,23 @@ fn tune_into(
     )
 }
 
+/// Rewrites the wisdom file at `path` (rank 0) as if its entries had been
+/// measured on one rank more. Collective (a barrier).
+pub(super) fn as_if_measured_on_more_ranks(world: &SimpleCommunicator, path: &Path) -> TestResult {
+    if world.rank() == 0 {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let mut w = Wisdom::parse(&text)?;
+        for e in &mut w.entries {
+            e.key.machine.ranks += 1;
+        }
+        std::fs::write(path, w.render()).map_err(|e| e.to_string())?;
+    }
+    world.barrier();
+    Ok(())
+}
+
 /// Removes `path` on rank 0 once every rank is done with it.
-fn remove(world: &SimpleCommunicator, path: &Path) {
+pub(super) fn remove(world: &SimpleCommunicator, path: &Path) {
     world.barrier();
     if world.rank() == 0 {
         let _ = std::fs::remove_file(path);
@@ -143,16 +158,7 @@ pub(super) fn unfit_wisdom_is_a_warning(world: &SimpleCommunicator) -> TestResul
     let path = shared_path(world, "unfit");
     let mut b = DistArray::zeros(&grid, to.clone()).map_err(|e| e.to_string())?;
     tune_into(&a, &mut b, 1, &path).map_err(|e| e.to_string())?;
-    // The same entry, as if measured on one rank more.
-    if world.rank() == 0 {
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        let mut w = Wisdom::parse(&text)?;
-        for e in &mut w.entries {
-            e.key.machine.ranks += 1;
-        }
-        std::fs::write(&path, w.render()).map_err(|e| e.to_string())?;
-    }
-    world.barrier();
+    as_if_measured_on_more_ranks(world, &path)?;
     let folder = std::env::temp_dir();
     let corrupt = shared_path(world, "corrupt");
     if world.rank() == 0 {
