@@ -1,7 +1,7 @@
 """Type stubs of ndcyclic's compiled part (re-exported by ``ndcyclic``)."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Sequence, Tuple, Union, final, overload
+from typing import Any, Callable, Literal, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,8 @@ __all__ = [
     "Layout",
     "Redistribution",
     "build_info",
+    "choose_grid",
+    "grids",
     "info",
     "load",
     "load_into",
@@ -291,6 +293,26 @@ def load_into(
 
 def info(path: _Path, *, dataset: Optional[str] = None) -> dict[str, Any]:
     """A file's header: format, dtype, shape, order... Local."""
+
+def grids(ranks: int, dims: int) -> list[list[int]]:
+    """Every grid of ``dims`` extents whose product is ``ranks``, the most
+    nearly square first. Local."""
+
+def choose_grid(
+    comm: Any,
+    name: str,
+    job: Callable[[tuple[int, ...]], Callable[[], object]],
+    candidates: Sequence[Sequence[int]] | None = None,
+    *,
+    warmups: int = 8,
+    reps: int = 3,
+    wisdom: str | PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """The fastest of ``candidates`` (default: every 2-D grid of the
+    communicator's ranks) for the job ``name``, timed on whole steps:
+    ``job(grid)`` sets the job up and returns one step. A wisdom file keeps
+    the choice. Returns ``grid``, ``recalled``, ``tried``, ``ratio``,
+    ``steps``, ``tuning_s``, ``warnings``. Collective."""
 
 def build_info() -> dict[str, Any]:
     """What this build is: ``version``, ``hdf5`` (whether HDF5 files work),

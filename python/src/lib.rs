@@ -21,6 +21,7 @@ mod comm;
 mod dtype;
 mod errors;
 mod ghosts;
+mod grid_choice;
 mod held;
 mod io;
 mod layout;
@@ -43,5 +44,7 @@ fn _ndcyclic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::load_into, m)?)?;
     m.add_function(wrap_pyfunction!(io::info, m)?)?;
     m.add_function(wrap_pyfunction!(about::build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_choice::choose_grid, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_choice::grids, m)?)?;
     Ok(())
 }
