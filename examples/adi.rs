@@ -9,6 +9,13 @@
 //! mpirun -n 4 cargo run --release --example adi -- --x-layout "*,cyclic(8)@1x4" --json
 //! ```
 //!
+//! `--grid auto` chooses how many ranks the line phases use by timing whole
+//! steps on each choice (`--wisdom F` keeps it for later jobs):
+//!
+//! ```text
+//! mpirun -n 4 target/release/examples/adi --n 512 --steps 200 --grid auto --wisdom /dev/shm/adi.wisdom
+//! ```
+//!
 //! Checkpoint and restart (`--steps` is the total step count; the restart
 //! may use any rank count and layouts, and ends with the same checksum):
 //!
@@ -18,11 +25,13 @@
 //! ```
 
 use apps::adi::{self, AdiConfig, Checkpoints};
+use apps::grid_choice;
 use clap::Parser;
 use dist_array::LayoutSpec;
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use ndarray::Array2;
+use redist::tune::GridSettings;
 use redist::{Remap, Strategy};
 use serde_json::json;
 use std::num::NonZeroUsize;
@@ -49,6 +58,14 @@ struct Args {
     /// Layout with whole y-lines (dimension 1 whole), default `block,*@Px1`.
     #[arg(long, value_name = "SPEC")]
     y_layout: Option<LayoutSpec>,
+    /// `auto`: the line layouts' rank count (`block,*@Qx1`, `*,block@1xQ`,
+    /// Q from P down to 1) chosen by timing whole steps on each.
+    #[arg(long, value_name = "auto", value_parser = ["auto"], conflicts_with_all = ["x_layout", "y_layout"])]
+    grid: Option<String>,
+    /// Wisdom file for `--grid auto`: a choice kept there for this job is
+    /// run without measuring; what is measured is added to it.
+    #[arg(long, value_name = "FILE", requires = "grid")]
+    wisdom: Option<PathBuf>,
     /// Exchange strategy: auto, alltoallv, scheduled or async.
     #[arg(long, default_value = "auto")]
     strategy: Strategy,
@@ -110,7 +127,7 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let root = world.rank() == 0;
-    let cfg = AdiConfig {
+    let mut cfg = AdiConfig {
         n: args.n,
         steps: args.steps,
         dt: args.dt,
@@ -126,7 +143,25 @@ fn main() -> ExitCode {
         }),
         restart: args.restart.clone(),
     };
-    let result = match adi::solve(&world, &cfg) {
+    let chosen = match args.grid {
+        Some(_) => {
+            let settings = GridSettings {
+                wisdom: args.wisdom.clone(),
+                progress: root && !args.json,
+                ..GridSettings::default()
+            };
+            adi::choose_lines(&world, &cfg, &settings).map(Some)
+        }
+        None => Ok(None),
+    };
+    let solved = chosen.and_then(|c| {
+        if let Some(c) = &c {
+            let (y, x) = adi::line_layouts(c.grid[0])?;
+            (cfg.y_layout, cfg.x_layout) = (Some(y), Some(x));
+        }
+        adi::solve(&world, &cfg).map(|r| (r, c))
+    });
+    let (result, choice) = match solved {
         Ok(r) => r,
         Err(e) => {
             // Every rank reaches the same verdict; rank 0 reports it.
@@ -174,6 +209,7 @@ fn main() -> ExitCode {
                 "checkpoints_written": result.checkpoints_written,
                 "checkpoint_s": result.checkpoint_s,
                 "restart_s": result.restart_s,
+                "grid_choice": grid_choice::choice_json(choice.as_ref()),
             })
         );
     } else {
@@ -201,6 +237,9 @@ fn main() -> ExitCode {
             if args.two_modes { " + second mode" } else { "" }
         );
         println!("checksum  {:016x}", result.checksum);
+        if let Some(c) = &choice {
+            println!("{}", grid_choice::choice_line(c));
+        }
         println!(
             "time {:.3} s: compute {:.3} s, redistribution {:.3} s, checkpoints {:.3} s, \
              other {:.3} s  ({:.1} steps/s)",

@@ -21,10 +21,11 @@
 //! instead of measuring.
 
 use apps::fft3d::{self, FftConfig, FftResult, PencilGrid};
+use apps::grid_choice;
 use clap::Parser;
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
-use redist::tune::{grids, GridChoice, GridSettings, Outcome};
+use redist::tune::{GridChoice, GridSettings};
 use redist::Strategy;
 use serde_json::json;
 use std::process::ExitCode;
@@ -84,30 +85,6 @@ impl std::str::FromStr for GridArg {
     }
 }
 
-/// The grid's choice as JSON (`null` when the grid was not chosen).
-fn choice_json(choice: Option<&GridChoice>) -> serde_json::Value {
-    let Some(c) = choice else {
-        return serde_json::Value::Null;
-    };
-    let tried: Vec<_> = c
-        .tried
-        .iter()
-        .map(|t| match &t.outcome {
-            Outcome::Timed(s) => json!({"grid": grids::text(&t.grid), "ms": s * 1e3}),
-            Outcome::Refused(why) => json!({"grid": grids::text(&t.grid), "refused": why}),
-        })
-        .collect();
-    json!({
-        "grid": grids::text(&c.grid),
-        "recalled": c.recalled,
-        "tried": tried,
-        "ratio_to_default": c.ratio(),
-        "steps": c.steps,
-        "tuning_s": c.tuning_seconds,
-        "warnings": c.warnings,
-    })
-}
-
 /// The largest error accepted for an array of `elements` elements: 1e-9,
 /// scaled by the element count above 1000 (the spectrum's spikes are that
 /// many times the waves' amplitudes).
@@ -156,7 +133,7 @@ fn print_json(args: &Args, cfg: &FftConfig, r: &FftResult, choice: Option<&GridC
             "reps": args.reps,
             "bytes_moved": r.bytes_moved,
             "layouts": r.layouts,
-            "grid_choice": choice_json(choice),
+            "grid_choice": grid_choice::choice_json(choice),
         })
     );
 }
@@ -259,17 +236,7 @@ fn main() -> ExitCode {
         } else {
             print_summary(&cfg, &result);
             if let Some(c) = &choice {
-                let how = if c.recalled {
-                    "from the wisdom file".to_string()
-                } else {
-                    format!(
-                        "measured: {:.2}x the default grid's time, {} steps, {:.2} s",
-                        c.ratio(),
-                        c.steps,
-                        c.tuning_seconds
-                    )
-                };
-                println!("grid {} chosen ({how})", grids::text(&c.grid));
+                println!("{}", grid_choice::choice_line(c));
             }
         }
         for f in &failed {

@@ -55,6 +55,33 @@ fn default_layouts(world: &SimpleCommunicator) -> TestResult {
     Ok(())
 }
 
+/// `choose_lines` times every rank count of the line phases, P down to 1,
+/// and chooses one, the same on every rank; the run on its layouts ends
+/// with the serial reference's field.
+fn chosen_lines_give_the_reference(world: &SimpleCommunicator) -> TestResult {
+    let p = world.size() as usize;
+    let (n, steps, dt) = (29, 6, 2e-3);
+    let settings = redist::tune::GridSettings {
+        warmups: 0,
+        reps: 1,
+        wisdom: Some(PathBuf::new()),
+        progress: false,
+    };
+    let mut cfg = config(n, steps, dt);
+    let c = adi::choose_lines(world, &cfg, &settings).map_err(|e| e.to_string())?;
+    ensure_eq!(c.tried.len(), p, "{c:?}");
+    ensure!((1..=p).contains(&c.grid[0]) && c.ratio() <= 1.0, "{c:?}");
+    ensure!(
+        mpi_harness::same_everywhere(world, &format!("{:?}", c.grid)),
+        "one choice"
+    );
+    let (y, x) = adi::line_layouts(c.grid[0]).map_err(|e| e.to_string())?;
+    (cfg.y_layout, cfg.x_layout) = (Some(y), Some(x));
+    let r = adi::solve(world, &cfg).map_err(|e| e.to_string())?;
+    ensure_eq!(r.checksum, reference(n, steps, dt, false));
+    Ok(())
+}
+
 fn other_layouts(world: &SimpleCommunicator) -> TestResult {
     let p = world.size() as usize;
     let (n, steps, dt) = (23, 5, 3e-3);
@@ -412,7 +439,10 @@ fn example_checkpoints() {
     mpi_harness::run_examples(
         "adi example",
         &[1],
-        &[Example::mpi("adi").args(&["--n", "20", "--steps", "3", "--json"])],
+        &[
+            Example::mpi("adi").args(&["--n", "20", "--steps", "3", "--json"]),
+            Example::mpi("adi").args(&["--n", "20", "--steps", "3", "--grid", "auto", "--json"]),
+        ],
     );
     if std::env::args().any(|a| a == "--list") {
         println!("adi example checkpoints: test");
@@ -447,6 +477,10 @@ pub fn suite() -> Suite {
             MpiTest::new("second_order_convergence", second_order_convergence),
             MpiTest::new("refuses_bad_layouts", refuses_bad_layouts),
             MpiTest::new("checkpoint_restart", checkpoint_restart),
+            MpiTest::new(
+                "chosen_lines_give_the_reference",
+                chosen_lines_give_the_reference,
+            ),
         ],
     )
     .ranks(&[1, 2, 3, 4, 6, 24])

@@ -13,10 +13,13 @@
 //! - [`heat`]: the explicit heat solver of `examples/heat.rs` — a 2-D or
 //!   3-D stencil on a block layout whose ghosts one update refreshes every
 //!   step, the interior computed while they move, checked against the
-//!   exact discrete solution of a Fourier mode.
+//!   exact discrete solution of a Fourier mode;
+//! - [`grid_choice`]: how the examples report a grid chosen by timing
+//!   whole steps (`--grid auto`).
 #![deny(missing_docs)]
 
 pub mod adi;
 pub mod fft2d;
 pub mod fft3d;
+pub mod grid_choice;
 pub mod heat;

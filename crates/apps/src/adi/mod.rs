@@ -50,7 +50,9 @@
 //! - `run.rs`: [`solve`], the distributed run from its checks to its
 //!   [`AdiResult`];
 //! - [`checkpoint`]: saving and resuming the state;
-//! - `heat_map.rs`: [`heat_map_rgb`], the field as a picture.
+//! - `heat_map.rs`: [`heat_map_rgb`], the field as a picture;
+//! - `tuned.rs`: [`choose_lines`], the line phases' rank count chosen by
+//!   timing whole steps (`--grid auto`).
 
 use dist_array::LayoutSpec;
 use ndarray::Array2;
@@ -72,6 +74,7 @@ mod serial;
 mod step;
 mod time_loop;
 mod tridiagonal;
+mod tuned;
 mod views;
 
 pub use checkpoint::Checkpoints;
@@ -79,6 +82,7 @@ pub use heat_map::heat_map_rgb;
 pub use report::fnv1a64;
 pub use run::solve;
 pub use serial::solve_serial;
+pub use tuned::{choose_lines, line_layouts};
 
 /// What can go wrong in the ADI solver.
 #[derive(Debug, Error)]
