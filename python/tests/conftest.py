@@ -22,7 +22,9 @@ plain ``python -m pytest python/tests`` runs it on one rank.
 - A test must skip on every rank alike: make the condition depend on the
   number of ranks, not on the rank, e.g. at the top of a file
   ``pytestmark = pytest.mark.skipif(MPI.COMM_WORLD.size > 4, reason="...")``.
-- Fixture ``comm``: ``MPI.COMM_WORLD``.
+- Fixture ``comm``: ``MPI.COMM_WORLD``; fixture ``wisdom``: a wisdom file's
+  path in ``/dev/shm``, the same on every rank, removed (with its lock)
+  after the test.
 """
 
 import os
@@ -48,6 +50,20 @@ _collect_failures = []
 def comm():
     """The communicator of every rank of the job."""
     return _world
+
+
+@pytest.fixture
+def wisdom():
+    """A wisdom file's path, rank 0's on every rank; removed after the test."""
+    import uuid
+
+    name = _world.bcast(f"/dev/shm/ndcyclic-wisdom-{uuid.uuid4().hex}" if _rank == 0 else None)
+    yield name
+    _world.Barrier()
+    if _rank == 0:
+        for f in (name, name + ".lock"):
+            if os.path.exists(f):
+                os.remove(f)
 
 
 def _agree_timeout():

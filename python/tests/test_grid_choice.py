@@ -3,9 +3,7 @@ whole steps, the fastest chosen on every rank and kept in a wisdom file a
 later call reads instead of measuring; a Python exception in a step ends
 the choosing on every rank."""
 
-import os
 import time
-import uuid
 
 import pytest
 from mpi4py import MPI
@@ -14,17 +12,6 @@ import ndcyclic
 
 comm = MPI.COMM_WORLD
 P = comm.size
-
-
-@pytest.fixture
-def wisdom():
-    name = comm.bcast(f"/dev/shm/ndcyclic-grids-{uuid.uuid4().hex}" if comm.rank == 0 else None)
-    yield name
-    comm.Barrier()
-    if comm.rank == 0:
-        for f in (name, name + ".lock"):
-            if os.path.exists(f):
-                os.remove(f)
 
 
 def test_grids_are_every_factorisation():

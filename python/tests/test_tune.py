@@ -3,8 +3,6 @@ real arrays and runs the fastest; a wisdom file keeps it for later
 Redistributions (the ``wisdom`` keyword); a wisdom file that does not fit
 is a warning, the same on every rank, never an error."""
 
-import os
-import uuid
 
 import numpy as np
 import pytest
@@ -14,17 +12,6 @@ import ndcyclic
 
 comm = MPI.COMM_WORLD
 P = comm.size
-
-
-@pytest.fixture
-def wisdom():
-    name = comm.bcast(f"/dev/shm/ndcyclic-wisdom-{uuid.uuid4().hex}" if comm.rank == 0 else None)
-    yield name
-    comm.Barrier()
-    if comm.rank == 0:
-        for f in (name, name + ".lock"):
-            if os.path.exists(f):
-                os.remove(f)
 
 
 def layouts():
