@@ -166,7 +166,7 @@ pub fn choose_grid<S, E>(
     job: &str,
     candidates: &[Vec<usize>],
     settings: &GridSettings,
-    mut setup: impl FnMut(&[usize]) -> Result<S, E>,
+    setup: impl FnMut(&[usize]) -> Result<S, E>,
 ) -> Result<GridChoice, E>
 where
     S: FnMut() -> Result<(), E>,
@@ -198,6 +198,52 @@ where
             Err(w) => warnings.extend(w),
         }
     }
+    let (tried, steps) = measure_all(comm, candidates, settings, setup)?;
+    let Some((grid, seconds)) = fastest(&tried) else {
+        return Err(E::from(RedistError::InvalidArgument {
+            what: "candidate grids",
+            value: texts(candidates),
+            expected: "at least one on which the job can be set up".to_string(),
+        }));
+    };
+    let default_seconds = match tried.first().map(|t| &t.outcome) {
+        Some(Outcome::Timed(s)) => Some(*s),
+        _ => None,
+    };
+    if let Some(path) = &path {
+        let entry = Entry {
+            key,
+            choice: Kept::Grid(grid.clone()),
+            seconds,
+            auto_seconds: default_seconds.unwrap_or(seconds),
+        };
+        warnings.extend(keep(comm, path, entry));
+    }
+    Ok(GridChoice {
+        grid,
+        seconds: Some(seconds),
+        default_seconds,
+        recalled: false,
+        tried,
+        steps,
+        tuning_seconds: slowest_seconds(comm, started.elapsed().as_nanos()),
+        warnings,
+    })
+}
+
+/// Sets up and times each of `candidates` in turn (a refused set-up is
+/// not timed), each set-up dropped before the next: what became of each,
+/// and the steps run. Collective.
+fn measure_all<S, E>(
+    comm: &SimpleCommunicator,
+    candidates: &[Vec<usize>],
+    settings: &GridSettings,
+    mut setup: impl FnMut(&[usize]) -> Result<S, E>,
+) -> Result<(Vec<GridTried>, usize), E>
+where
+    S: FnMut() -> Result<(), E>,
+    E: From<RedistError> + fmt::Display,
+{
     let loud = settings.progress && comm.rank() == 0;
     let mut tried = Vec::with_capacity(candidates.len());
     let mut steps = 0;
@@ -229,42 +275,18 @@ where
             outcome,
         });
     }
-    let Some((grid, seconds)) = fastest(&tried) else {
-        return Err(E::from(RedistError::InvalidArgument {
-            what: "candidate grids",
-            value: texts(candidates),
-            expected: "at least one on which the job can be set up".to_string(),
-        }));
-    };
-    let default_seconds = match tried.first().map(|t| &t.outcome) {
-        Some(Outcome::Timed(s)) => Some(*s),
-        _ => None,
-    };
-    if let Some(path) = &path {
-        let entry = Entry {
-            key,
-            choice: Kept::Grid(grid.clone()),
-            seconds,
-            auto_seconds: default_seconds.unwrap_or(seconds),
-        };
-        if let Err(e) = file::remember(comm, path, entry) {
-            let w = format!("{e}; the choice is not kept");
-            if comm.rank() == 0 {
-                eprintln!("ndcyclic: warning: {w}");
-            }
-            warnings.push(w);
-        }
+    Ok((tried, steps))
+}
+
+/// Adds `entry` to the wisdom file at `path`: the warning every rank gives
+/// when it could not (choosing never fails for it). Collective.
+fn keep(comm: &SimpleCommunicator, path: &std::path::Path, entry: Entry) -> Option<String> {
+    let e = file::remember(comm, path, entry).err()?;
+    let w = format!("{e}; the choice is not kept");
+    if comm.rank() == 0 {
+        eprintln!("ndcyclic: warning: {w}");
     }
-    Ok(GridChoice {
-        grid,
-        seconds: Some(seconds),
-        default_seconds,
-        recalled: false,
-        tried,
-        steps,
-        tuning_seconds: slowest_seconds(comm, started.elapsed().as_nanos()),
-        warnings,
-    })
+    Some(w)
 }
 
 /// The candidates' texts, comma-separated.
