@@ -242,10 +242,9 @@ fn recall(req: &Request<'_>, elem_bytes: usize) -> (Option<Measured>, Vec<String
     };
     match tune::file::recall(comm, path, &key) {
         Recalled::Found(Kept::Exchange(m)) => (Some(m), Vec::new()),
-        Recalled::Found(Kept::Grid(g)) => warn(format!(
-            "wisdom file {}: its entry for this redistribution is a grid ({}), not an exchange; untuned",
-            path.display(),
-            tune::grids::text(&g)
+        Recalled::Found(other) => warn(format!(
+            "wisdom file {}: its entry for this redistribution is not an exchange ({other}); untuned",
+            path.display()
         )),
         Recalled::Warning(w) | Recalled::Absent(w) => warn(w),
     }

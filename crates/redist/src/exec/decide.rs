@@ -289,11 +289,17 @@ fn message_options(facts: &Facts, strategy: Strategy) -> Result<Options, Questio
         ..asked.clone()
     };
     if let Some(m) = measured(facts) {
-        return Ok(if m.typed && strategy != Strategy::Combined {
-            asked
-        } else {
-            packing
-        });
+        return Ok(
+            match (m.typed && strategy != Strategy::Combined, m.min_run) {
+                (true, None) => asked,
+                // A threshold measured near auto's.
+                (true, Some(n)) => Options {
+                    datatype_min_run: MinRun::Elements(n),
+                    ..asked
+                },
+                (false, _) => packing,
+            },
+        );
     }
     if strategy == Strategy::Combined || small_exchange(facts) {
         return Ok(packing);

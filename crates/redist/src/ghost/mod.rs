@@ -71,20 +71,51 @@ use redist_plan::coords::Order;
 use redist_plan::ghost::{padded_strides, BoxCopy, RankGhosts};
 use std::marker::PhantomData;
 use std::mem::size_of;
+use std::path::PathBuf;
 use wires::{Arrival, Wires};
 
 /// How a ghost update may move its cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GhostOptions {
-    /// Whether ranks of one node read each other's storage directly
+    /// Whether ranks of one node may read each other's storage directly
     /// (where it is shared memory). Off, every pair exchanges messages.
+    /// On, a wisdom file's measured choice may still turn it off
+    /// ([`node_direct`]).
     pub node_direct: bool,
+    /// A wisdom file to read the measured choice of this update from
+    /// (written by [`tune_ghosts`](crate::tune::tune_ghosts) or `redist
+    /// tune ghosts --wisdom F`); `None` (the default): the file
+    /// `NDCYCLIC_WISDOM` names, if set; an empty path: none. A file that
+    /// is missing, unreadable, corrupt or holds no entry for this update
+    /// and machine is never an error: the update reads shared storage
+    /// where it can, with the same warning on every rank
+    /// ([`GhostUpdate::warnings`]).
+    pub wisdom: Option<PathBuf>,
 }
 
 impl Default for GhostOptions {
+    /// Node-direct reads where storage is shared; the environment's
+    /// wisdom file.
     fn default() -> GhostOptions {
-        GhostOptions { node_direct: true }
+        GhostOptions {
+            node_direct: true,
+            wisdom: None,
+        }
     }
+}
+
+/// Whether an update reads its node's shared storage: where the options
+/// allow it (`asked`) and a measurement (`measured`, from a wisdom file)
+/// did not find messages faster. Pure.
+///
+/// ```
+/// use redist::ghost::node_direct;
+/// assert!(node_direct(true, None));
+/// assert!(!node_direct(true, Some(false)));
+/// assert!(!node_direct(false, Some(true)));
+/// ```
+pub fn node_direct(asked: bool, measured: Option<bool>) -> bool {
+    asked && measured.unwrap_or(true)
 }
 
 /// How this rank's last update moved its ghosts.
@@ -118,6 +149,8 @@ pub struct GhostUpdate<T: Element> {
     /// The storage an update was begun on (address, length), if any.
     begun: Option<(usize, usize)>,
     last: GhostCopies,
+    /// What the wisdom file could not give (the same on every rank).
+    warnings: Vec<String>,
     _elements: PhantomData<T>,
 }
 
@@ -170,8 +203,13 @@ impl<T: Element> GhostUpdate<T> {
             .number(u64::from(options.node_direct));
         let local = plan(array, spec, rank);
         let part = agree(comm, local, fingerprint.value(), "ghost update")?;
+        let (measured, warnings) = match options.node_direct {
+            true => crate::tune::recall_ghosts(array, spec, options.wisdom.as_deref()),
+            false => (None, Vec::new()),
+        };
+        let asked = node_direct(options.node_direct, measured);
         let node = Node::of(comm);
-        let wires = Wires::new(comm, &part, &node, options.node_direct, size_of::<T>())?;
+        let wires = Wires::new(comm, &part, &node, asked, size_of::<T>())?;
         let order = layout.storage();
         let owner_strides = (part.recvs().iter())
             .map(|m| padded_strides(&m.peer_padded, order))
@@ -181,13 +219,14 @@ impl<T: Element> GhostUpdate<T> {
             strides: padded_strides(part.padded(), order),
             owner_strides,
             copy: BoxCopy::new(order),
-            node_direct: options.node_direct && wires.any_near(),
+            node_direct: asked && wires.any_near(),
             wires,
             part,
             layout,
             spec: spec.clone(),
             begun: None,
             last: GhostCopies::default(),
+            warnings,
             _elements: PhantomData,
         })
     }
@@ -509,6 +548,20 @@ impl<T: Element> GhostUpdate<T> {
     /// How the last update moved this rank's ghosts.
     pub fn copies(&self) -> GhostCopies {
         self.last
+    }
+
+    /// Whether this rank reads its node's peers' storage (where shared):
+    /// the options allowed it, no measurement found messages faster, and
+    /// the rank has a neighbour on its node.
+    pub fn reads_shared(&self) -> bool {
+        self.node_direct
+    }
+
+    /// What the wisdom file could not give this update (missing, corrupt,
+    /// measured elsewhere…), the same on every rank; empty when no file
+    /// was named or it held this update's choice.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Mappings of owners' storage made so far (once per owner's array).

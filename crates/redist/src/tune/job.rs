@@ -359,8 +359,8 @@ fn recall(
             grids::text(&g),
             texts(candidates)
         ),
-        file::Recalled::Found(Kept::Exchange(m)) => format!(
-            "wisdom file {}: its entry for this job is an exchange ({m}), not a grid; measuring",
+        file::Recalled::Found(other) => format!(
+            "wisdom file {}: its entry for this job is not a grid ({other}); measuring",
             path.display()
         ),
         file::Recalled::Warning(w) => w.replace("; untuned", "; measuring"),

@@ -105,6 +105,7 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
                 strategy: Strategy::Async,
                 typed,
                 node_direct,
+                min_run: None,
             });
         }
     }
@@ -113,6 +114,7 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
             strategy: Strategy::Alltoallv,
             typed,
             node_direct: false,
+            min_run: None,
         });
     }
     if spans_nodes {
@@ -120,34 +122,59 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
             strategy: Strategy::Combined,
             typed: false,
             node_direct: false,
+            min_run: None,
         });
     }
     c
 }
 
-/// Times `warmups` then `reps` executions of `r` from `a` into `b`: the
-/// slowest rank's median, in seconds. Collective.
+/// One execution of the redistribution being measured, on the job's
+/// arrays: one array into another, or a batch.
+type Execute<'a, T> = dyn FnMut(&mut Redistribution<T>) -> Result<(), RedistError> + 'a;
+
+/// Times `warmups` then `reps` executions of `r` (`execute`): the slowest
+/// rank's median over `comm`, in seconds. Collective.
 fn time<T: Element>(
     r: &mut Redistribution<T>,
-    a: &DistArray<T>,
-    b: &mut DistArray<T>,
+    execute: &mut Execute<'_, T>,
+    comm: &mpi::topology::SimpleCommunicator,
     warmups: usize,
     reps: usize,
 ) -> Result<f64, RedistError> {
     for _ in 0..warmups {
-        r.execute_into(a, b)?;
+        execute(r)?;
     }
     let mut times = Vec::with_capacity(reps.max(1));
     for _ in 0..reps.max(1) {
         let t = Instant::now();
-        r.execute_into(a, b)?;
+        execute(r)?;
         times.push(t.elapsed().as_nanos());
     }
     times.sort_unstable();
-    Ok(slowest_seconds(
-        a.grid().communicator(),
-        times[times.len() / 2],
-    ))
+    Ok(slowest_seconds(comm, times[times.len() / 2]))
+}
+
+/// The datatype thresholds worth trying beside `auto`'s for elements of
+/// `elem_bytes` bytes, in elements: half and twice `auto`'s
+/// ([`DATATYPE_MIN_RUN_BYTES`](crate::tuning::DATATYPE_MIN_RUN_BYTES)),
+/// each where it differs from `auto`'s. Pure.
+fn thresholds(elem_bytes: usize) -> Vec<usize> {
+    let auto = crate::tuning::DATATYPE_MIN_RUN_BYTES
+        .div_ceil(elem_bytes.max(1))
+        .max(1);
+    let mut t = vec![(auto / 2).max(1), auto * 2];
+    t.retain(|&n| n != auto);
+    t
+}
+
+/// The messages every rank sends and receives described by a datatype,
+/// summed over `comm`. Collective (one all-reduce).
+fn typed_count<T: Element>(r: &Redistribution<T>, comm: &mpi::topology::SimpleCommunicator) -> u64 {
+    use mpi::collective::{CommunicatorCollectives, SystemOperation};
+    let mine = r.typed_messages().map_or(0, |(s, v)| (s + v) as u64);
+    let mut all = 0u64;
+    comm.all_reduce_into(&mine, &mut all, SystemOperation::sum());
+    all
 }
 
 /// What `r` runs, as a measured choice: its exchange, whether some rank
@@ -162,6 +189,7 @@ fn runs<T: Element>(r: &Redistribution<T>, comm: &mpi::topology::SimpleCommunica
         strategy: r.strategy(),
         typed: any[0] != 0,
         node_direct: any[1] != 0,
+        min_run: None,
     }
 }
 
@@ -212,7 +240,102 @@ pub fn tune<T: Element>(
     b: &mut DistArray<T>,
     settings: &TuneSettings,
 ) -> Result<Tuned, RedistError> {
+    let case = Case {
+        source_grid,
+        source,
+        target_grid,
+        target,
+        options,
+    };
+    measure(&case, &mut |r| r.execute_into(a, b), settings)
+}
+
+/// [`tune`] for a job that moves its arrays in batches: each choice timed
+/// on whole batches, `srcs` into `dsts`
+/// ([`Redistribution::execute_batch_into`]) — how a batch moves (one
+/// exchange for all, stacked groups, array by array) follows from the
+/// choice, so a batch can favour another than one array does. The
+/// wisdom entry is the redistribution's, as [`tune`]'s is: the job's own
+/// use of it measured. `dsts` are overwritten. Collective.
+///
+/// ```
+/// use dist_array::{DistArray, Layout};
+/// use procgrid::ProcGrid;
+/// use redist::tune::{tune_batch, TuneSettings};
+/// use redist::Options;
+/// use mpi::topology::Communicator;
+///
+/// let universe = procgrid::init().unwrap();
+/// let world = universe.world();
+/// let p = world.size() as usize;
+/// let grid = ProcGrid::new(&world, &[p, 1]).unwrap();
+/// let rows = Layout::parse(&[32, 32], &format!("block,*@{p}x1")).unwrap();
+/// let blocks = Layout::parse(&[32, 32], &format!("cyclic(4),cyclic(4)@{p}x1")).unwrap();
+/// let a: Vec<DistArray<f64>> = (0..4)
+///     .map(|k| DistArray::from_fn(&grid, rows.clone(), |g| (k * 1000 + g[0] + g[1]) as f64).unwrap())
+///     .collect();
+/// let mut b: Vec<DistArray<f64>> = (0..4).map(|_| DistArray::zeros(&grid, blocks.clone()).unwrap()).collect();
+/// let srcs: Vec<&DistArray<f64>> = a.iter().collect();
+/// let mut dsts: Vec<&mut DistArray<f64>> = b.iter_mut().collect();
+/// let settings = TuneSettings { warmups: 1, reps: 3, ..TuneSettings::default() };
+/// let tuned = tune_batch(&grid, &rows, &grid, &blocks, &Options::default(), &srcs, &mut dsts, &settings).unwrap();
+/// assert!(tuned.best.seconds <= tuned.auto.seconds);
+/// assert_eq!(b[3].gather(0).unwrap(), a[3].gather(0).unwrap());
+/// ```
+///
+/// # Errors
+///
+/// As [`tune`], and as [`Redistribution::execute_batch_into`] for the
+/// arrays.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the arguments of Redistribution::new, the two batches and the settings"
+)]
+pub fn tune_batch<T: Element>(
+    source_grid: &ProcGrid,
+    source: &Layout,
+    target_grid: &ProcGrid,
+    target: &Layout,
+    options: &Options,
+    srcs: &[&DistArray<T>],
+    dsts: &mut [&mut DistArray<T>],
+    settings: &TuneSettings,
+) -> Result<Tuned, RedistError> {
+    let case = Case {
+        source_grid,
+        source,
+        target_grid,
+        target,
+        options,
+    };
+    measure(&case, &mut |r| r.execute_batch_into(srcs, dsts), settings)
+}
+
+/// The redistribution being measured, as [`Redistribution::new`] takes it.
+struct Case<'a> {
+    source_grid: &'a ProcGrid,
+    source: &'a Layout,
+    target_grid: &'a ProcGrid,
+    target: &'a Layout,
+    options: &'a Options,
+}
+
+/// [`tune`]'s steps on any execution: `auto`'s own timed, then each
+/// admissible choice that can run here, the fastest kept (and written).
+/// Collective.
+fn measure<T: Element>(
+    case: &Case<'_>,
+    execute: &mut Execute<'_, T>,
+    settings: &TuneSettings,
+) -> Result<Tuned, RedistError> {
     let started = Instant::now();
+    let Case {
+        source_grid,
+        source,
+        target_grid,
+        target,
+        options,
+    } = *case;
     let comm = source_grid.communicator();
     let loud = settings.progress && comm.rank() == 0;
     // No wisdom file read while measuring, not even the environment's.
@@ -226,7 +349,7 @@ pub fn tune<T: Element>(
     let mut auto =
         Redistribution::<T>::new(source_grid, source, target_grid, target, base.clone())?;
     let warm = settings.warmups.max(9);
-    let auto_seconds = time(&mut auto, a, b, warm, settings.reps)?;
+    let auto_seconds = time(&mut auto, execute, comm, warm, settings.reps)?;
     executions += warm + settings.reps.max(1);
     let auto = Tried {
         choice: runs(&auto, comm),
@@ -239,19 +362,46 @@ pub fn tune<T: Element>(
     let admissible = candidates(spans_nodes)
         .into_iter()
         .filter(|c| options.node_direct || !c.node_direct);
-    for choice in admissible {
+    let build = |choice: Measured| {
         let o = Options {
             measured: Some(choice),
             ..base.clone()
         };
-        let mut r = Redistribution::<T>::new(source_grid, source, target_grid, target, o)?;
+        Redistribution::<T>::new(source_grid, source, target_grid, target, o)
+    };
+    for choice in admissible {
+        let mut r = build(choice)?;
         // A choice that cannot run here (counts that do not fit, one node)
         // is not timed.
-        if r.strategy() == choice.strategy {
-            let seconds = time(&mut r, a, b, settings.warmups, settings.reps)?;
+        if r.strategy() != choice.strategy {
+            continue;
+        }
+        let seconds = time(&mut r, execute, comm, settings.warmups, settings.reps)?;
+        executions += settings.warmups + settings.reps.max(1);
+        say(loud, &choice.to_string(), seconds);
+        tried.push(Tried { choice, seconds });
+        if !(choice.typed && choice.strategy == Strategy::Async) {
+            continue;
+        }
+        // Datatype thresholds near auto's, where they type other messages.
+        let typed_here = typed_count(&r, comm);
+        drop(r);
+        for n in thresholds(std::mem::size_of::<T>()) {
+            let near = Measured {
+                min_run: Some(n),
+                ..choice
+            };
+            let mut r = build(near)?;
+            if typed_count(&r, comm) == typed_here {
+                continue;
+            }
+            let seconds = time(&mut r, execute, comm, settings.warmups, settings.reps)?;
             executions += settings.warmups + settings.reps.max(1);
-            say(loud, &choice.to_string(), seconds);
-            tried.push(Tried { choice, seconds });
+            say(loud, &near.to_string(), seconds);
+            tried.push(Tried {
+                choice: near,
+                seconds,
+            });
         }
     }
     let best = fastest(auto, &tried);
@@ -286,7 +436,7 @@ pub fn tune<T: Element>(
 }
 
 /// The progress line of one choice timed, on stderr when `loud`.
-fn say(loud: bool, what: &str, seconds: f64) {
+pub(super) fn say(loud: bool, what: &str, seconds: f64) {
     if loud {
         eprintln!("tune: {what}: {:.3} ms", seconds * 1e3);
     }
@@ -306,4 +456,24 @@ pub(super) fn slowest_seconds(comm: &mpi::topology::SimpleCommunicator, nanos: u
     let mut slowest = [0u64];
     agree::all_reduce_max(comm, &mine, &mut slowest);
     slowest[0] as f64 * 1e-9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thresholds;
+
+    #[test]
+    fn thresholds_lie_either_side_of_autos() {
+        // element bytes; thresholds in elements (auto's: 128 bytes)
+        let rows: [(usize, &[usize]); 5] = [
+            (8, &[8, 32]),
+            (1, &[64, 256]),
+            (16, &[4, 16]),
+            (128, &[2]),
+            (1000, &[2]),
+        ];
+        for (bytes, want) in rows {
+            assert_eq!(thresholds(bytes), want, "{bytes} B");
+        }
+    }
 }

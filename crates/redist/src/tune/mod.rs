@@ -1,6 +1,7 @@
 //! Tuning: choices measured on the real arrays instead of `auto`'s rules,
 //! and kept across jobs in a wisdom file — how a redistribution moves
-//! ([`tune`]) and which process grid a whole job runs on ([`choose_grid`]).
+//! ([`tune`]), how a ghost update moves ([`tune_ghosts`]) and which
+//! process grid a whole job runs on ([`choose_grid`]).
 //!
 //! `auto` decides how a redistribution moves by rules measured on the
 //! development machine (`tuning.rs`). On another machine, or for a job
@@ -21,13 +22,16 @@
 //! - `key.rs`: the case and the machine as this job sees them;
 //! - `file.rs`: reading (rank 0 reads, every rank learns the outcome) and
 //!   writing (merged under a lock, renamed whole);
-//! - `measure.rs`: [`tune`], the measuring;
+//! - `measure.rs`: [`tune`] and [`tune_batch`], the measuring;
+//! - `ghosts.rs`: [`tune_ghosts`], a ghost update's node-direct reads
+//!   against messages, measured and kept;
 //! - `grids.rs`: [`grids`], the process grids worth trying for a job —
 //!   pure;
 //! - `job.rs`: [`choose_grid`], a job's grid chosen by timing its whole
 //!   steps on each candidate (and kept in the wisdom file).
 
 pub(crate) mod file;
+mod ghosts;
 pub mod grids;
 mod job;
 pub(crate) mod key;
@@ -36,7 +40,9 @@ mod measured;
 pub mod wisdom;
 
 pub use file::WISDOM_VARIABLE;
+pub(crate) use ghosts::recall_ghosts;
+pub use ghosts::{tune_ghosts, GhostTried, GhostTuned};
 pub use grids::grids;
 pub use job::{choose_grid, GridChoice, GridSettings, GridTried, Outcome};
-pub use measure::{candidates, tune, Tried, TuneSettings, Tuned};
+pub use measure::{candidates, tune, tune_batch, Tried, TuneSettings, Tuned};
 pub use measured::Measured;

@@ -107,6 +107,13 @@ pub enum Kept {
     Exchange(Measured),
     /// A job's process grid, its extents (text `grid 2x2`).
     Grid(Vec<usize>),
+    /// Whether a ghost update's ranks of one node read each other's
+    /// storage (text `ghost node-direct`) or exchange messages (`ghost
+    /// messages`).
+    Ghost {
+        /// Reads of shared storage between the ranks of a node.
+        node_direct: bool,
+    },
 }
 
 impl fmt::Display for Kept {
@@ -114,6 +121,8 @@ impl fmt::Display for Kept {
         match self {
             Kept::Exchange(m) => write!(f, "{m}"),
             Kept::Grid(g) => write!(f, "grid {}", super::grids::text(g)),
+            Kept::Ghost { node_direct: true } => write!(f, "ghost node-direct"),
+            Kept::Ghost { node_direct: false } => write!(f, "ghost messages"),
         }
     }
 }
@@ -121,8 +130,14 @@ impl fmt::Display for Kept {
 impl FromStr for Kept {
     type Err = String;
 
-    /// `grid 2x2` or a measured choice's text.
+    /// `grid 2x2`, `ghost node-direct`, `ghost messages` or a measured
+    /// choice's text.
     fn from_str(s: &str) -> Result<Kept, String> {
+        match s {
+            "ghost node-direct" => return Ok(Kept::Ghost { node_direct: true }),
+            "ghost messages" => return Ok(Kept::Ghost { node_direct: false }),
+            _ => {}
+        }
         match s.strip_prefix("grid ") {
             Some(g) => super::grids::parse(g)
                 .map(Kept::Grid)
@@ -330,6 +345,7 @@ mod tests {
                 strategy,
                 typed: false,
                 node_direct: true,
+                min_run: None,
             }),
             seconds,
             auto_seconds: 2.0 * seconds,
@@ -356,7 +372,8 @@ mod tests {
             Lookup::Found(Kept::Exchange(Measured {
                 strategy: Strategy::Alltoallv,
                 typed: false,
-                node_direct: true
+                node_direct: true,
+                min_run: None,
             }))
         );
         // Grids read back too.

@@ -117,6 +117,7 @@ where
     let spec = GhostSpec::new(&widths, &periodic, corners);
     let options = GhostOptions {
         node_direct: rng.below(3) != 0,
+        wisdom: Some(std::path::PathBuf::new()),
     };
     let shared = rng.below(2) == 0;
     let what = format!("{layout} {spec:?} {options:?} shared {shared}");

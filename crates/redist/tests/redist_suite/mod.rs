@@ -22,6 +22,7 @@ mod grid_choice;
 pub mod many_ranks;
 mod routes;
 mod transforms;
+mod tuned_ways;
 mod wisdom;
 use routes::{datatype_verdict_agrees, routes_are_tried_and_the_faster_kept};
 use transforms::{
@@ -1163,5 +1164,13 @@ pub const TESTS: &[MpiTest] = &[
     MpiTest::new(
         "unfit_grid_wisdom_is_a_warning",
         grid_choice::unfit_grid_wisdom_is_a_warning,
+    ),
+    MpiTest::new(
+        "ghost_ways_are_remembered",
+        tuned_ways::ghost_ways_are_remembered,
+    ),
+    MpiTest::new(
+        "batches_are_tuned_whole",
+        tuned_ways::batches_are_tuned_whole,
     ),
 ];

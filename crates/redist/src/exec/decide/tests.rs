@@ -449,3 +449,22 @@ fn a_measured_choice_is_run_where_it_can_run_and_nothing_else_is_tried() {
         assert_eq!(got, (asked, s, packs, trial, direct), "row {i}");
     }
 }
+
+#[test]
+fn a_measured_threshold_is_the_datatypes_threshold() {
+    let big = figures(1 << 20, 1 << 18);
+    // measured choice; the threshold the messages are built with
+    let rows = [
+        ("async,typed,messages", MinRun::Auto),
+        ("async,typed(8),messages", MinRun::Elements(8)),
+        ("async,typed(300),node-direct", MinRun::Elements(300)),
+        ("async,packed,messages", PACK),
+        ("alltoallv,typed(2),messages", MinRun::Elements(2)),
+    ];
+    for (known, threshold) in rows {
+        let (questions, c) = run_measured(Options::default(), big, ONE_NODE, m(known)).unwrap();
+        assert!(questions.is_empty(), "{known}");
+        assert_eq!(c.messages.datatype_min_run, threshold, "{known}");
+        assert!(c.trial.is_none(), "{known}");
+    }
+}
