@@ -152,9 +152,23 @@ class GhostUpdate:
         periodic: Union[None, bool, Sequence[bool]] = None,
         corners: str = "box",
         node_direct: bool = True,
+        wisdom: Optional[_Path] = None,
     ) -> "GhostUpdate": ...
     def update(self, array: DistArray) -> None:
         """Refreshes ``array``'s ghosts. Collective."""
+    def tune(
+        self,
+        array: DistArray,
+        *,
+        warmups: int = 3,
+        reps: int = 5,
+        wisdom: Optional[_Path] = None,
+    ) -> dict[str, Any]:
+        """Measures node-direct reads against messages on ``array``, keeps
+        the fastest (and adds it to ``wisdom``). Collective."""
+    @property
+    def warnings(self) -> list[str]:
+        """What the wisdom file could not give this update."""
     def begin(self, array: DistArray) -> None:
         """Starts refreshing ``array``'s ghosts. Collective."""
     def finish(self, array: DistArray) -> None:

@@ -31,7 +31,10 @@ wrap_impls!(AnyGhosts, GhostUpdate);
 ///
 /// ``periodic``: one bool for every axis or one per axis (default: all);
 /// ``corners``: ``"box"`` (faces, edges and corners) or ``"star"`` (faces
-/// only); ``node_direct=False`` moves every ghost as a message.
+/// only); ``node_direct=False`` moves every ghost as a message;
+/// ``wisdom``: the wisdom file whose measured way (:meth:`tune`) this
+/// update runs (default: ``NDCYCLIC_WISDOM``; ``""``: none; a file without
+/// one is a warning in :attr:`warnings`, never an error).
 ///
 /// >>> import numpy as np, ndcyclic
 /// >>> from mpi4py import MPI
@@ -48,6 +51,9 @@ pub struct PyGhostUpdate {
     context: Shared,
     /// The array an update was begun on.
     begun: Option<Py<PyDistArray>>,
+    /// The spec and options it was built with (`tune` rebuilds it).
+    spec: GhostSpec,
+    options: GhostOptions,
 }
 
 /// One bool for every axis, or one per axis.
@@ -90,13 +96,14 @@ fn spec_of(
 #[pymethods]
 impl PyGhostUpdate {
     #[new]
-    #[pyo3(signature = (array, periodic = None, corners = "box", node_direct = true))]
+    #[pyo3(signature = (array, periodic = None, corners = "box", node_direct = true, wisdom = None))]
     fn new(
         py: Python<'_>,
         array: &Bound<'_, PyDistArray>,
         periodic: Option<&Bound<'_, PyAny>>,
         corners: &str,
         node_direct: bool,
+        wisdom: Option<std::path::PathBuf>,
     ) -> PyResult<PyGhostUpdate> {
         let a = array.borrow();
         let ctx = a.context.clone();
@@ -107,20 +114,85 @@ impl PyGhostUpdate {
             .text(&format!("{spec:?} {node_direct}"))
             .text(a.dtype().name());
         let spec = agreed(comm, spec, fp, "GhostUpdate")?;
-        let options = GhostOptions { node_direct };
-        let built = each!(AnyArray, &*a.array, x, T => {
-            let work = SameThread((x, &spec));
-            py.allow_threads(move || {
-                let SameThread((x, spec)) = work;
-                GhostUpdate::<T>::with_options(x, spec, options).map(AnyGhosts::wrap)
-            })
-        });
-        let update = unify(comm, built, "GhostUpdate")?;
+        let options = GhostOptions {
+            node_direct,
+            wisdom,
+        };
+        let update = build(py, &a, &spec, &options, "GhostUpdate")?;
         Ok(PyGhostUpdate {
             update: Held::new(update),
             context: ctx,
             begun: None,
+            spec,
+            options,
         })
+    }
+
+    /// Measures this update on ``array`` both ways its options allow —
+    /// ranks of a node reading each other's memory, and messages —
+    /// ``warmups`` untimed and ``reps`` timed updates each, the slowest
+    /// rank's median counting; later updates run the fastest. With
+    /// ``wisdom``, adds it to that wisdom file, where later jobs find it
+    /// (the ``wisdom`` keyword, or ``NDCYCLIC_WISDOM``). Returns a dict:
+    /// ``best`` and ``best_ms``, ``default`` and ``default_ms``, ``tried``
+    /// (``(way, ms)`` pairs), ``executions``, ``seconds`` (what measuring
+    /// cost). ``array``'s ghosts are refreshed. Collective.
+    #[pyo3(signature = (array, *, warmups = 3, reps = 5, wisdom = None))]
+    fn tune<'py>(
+        &mut self,
+        py: Python<'py>,
+        array: &Bound<'py, PyDistArray>,
+        warmups: usize,
+        reps: usize,
+        wisdom: Option<std::path::PathBuf>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        self.check(array, "GhostUpdate.tune")?;
+        let fp = Fingerprint::default().text(&format!("{warmups} {reps} {wisdom:?}"));
+        agree(self.context.comm(), Ok(()), fp, "GhostUpdate.tune")?;
+        let settings = redist::tune::TuneSettings {
+            warmups,
+            reps,
+            wisdom,
+            progress: false,
+        };
+        let mut a = array.borrow_mut();
+        let (spec, options) = (&self.spec, &self.options);
+        let tuned = each!(AnyArray, &mut *a.array, x, T => {
+            let work = SameThread((x, spec, options, &settings));
+            py.allow_threads(move || {
+                let SameThread((x, spec, options, settings)) = work;
+                redist::tune::tune_ghosts(x, spec, options, settings).map_err(Failure::from)
+            })
+        });
+        let tuned = unify(self.context.comm(), tuned, "GhostUpdate.tune")?;
+        drop(a);
+        // Later updates run the fastest way, with no file read.
+        let kept = GhostOptions {
+            node_direct: self.options.node_direct && tuned.best.node_direct,
+            wisdom: Some(std::path::PathBuf::new()),
+        };
+        let update = build(py, &array.borrow(), &self.spec, &kept, "GhostUpdate.tune")?;
+        self.update = Held::new(update);
+        let way = |node_direct: bool| if node_direct { "node-direct" } else { "messages" };
+        let d = PyDict::new(py);
+        d.set_item("best", way(tuned.best.node_direct))?;
+        d.set_item("best_ms", tuned.best.seconds * 1e3)?;
+        d.set_item("default", way(tuned.default.node_direct))?;
+        d.set_item("default_ms", tuned.default.seconds * 1e3)?;
+        let tried: Vec<(&str, f64)> = (tuned.tried.iter())
+            .map(|t| (way(t.node_direct), t.seconds * 1e3))
+            .collect();
+        d.set_item("tried", tried)?;
+        d.set_item("executions", tuned.executions)?;
+        d.set_item("seconds", tuned.seconds)?;
+        Ok(d)
+    }
+
+    /// What the wisdom file could not give this update (the same on every
+    /// rank); empty when no file was named or it held this update's way.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        each!(AnyGhosts, &*self.update, g, T => g.warnings().to_vec())
     }
 
     /// Refreshes ``array``'s ghosts. Collective over the communicator.
@@ -226,6 +298,25 @@ enum Step {
     Whole,
     Begin,
     Finish,
+}
+
+/// The update `spec` of arrays laid out as `a`, built with `options`, the
+/// GIL released; the same verdict on every rank. Collective.
+fn build(
+    py: Python<'_>,
+    a: &PyDistArray,
+    spec: &GhostSpec,
+    options: &GhostOptions,
+    what: &str,
+) -> Result<AnyGhosts, Failure> {
+    let built = each!(AnyArray, &*a.array, x, T => {
+        let work = SameThread((x, spec, options.clone()));
+        py.allow_threads(move || {
+            let SameThread((x, spec, options)) = work;
+            GhostUpdate::<T>::with_options(x, spec, options).map(AnyGhosts::wrap)
+        })
+    });
+    unify(a.context.comm(), built, what)
 }
 
 /// The engine's verdict on `array` for `update` (local).

@@ -69,3 +69,32 @@ def test_tune_refuses_what_it_does_not_measure():
     with pytest.raises(ValueError) as e:
         r.tune(a, b)
     assert "whole-array" in str(e.value)
+
+
+def test_ghost_ways_are_tuned_and_remembered(wisdom):
+    layout = ndcyclic.Layout((8 * P + 3, 40), f"block,block@{P}x1")
+    value = lambda i, j: 100.0 * i + j  # noqa: E731
+    a = ndcyclic.from_function(comm, layout, value).with_ghosts(1)
+    g = ndcyclic.GhostUpdate(a, periodic=True, wisdom="")
+    t = g.tune(a, warmups=1, reps=2, wisdom=wisdom)
+    assert t["best_ms"] <= t["default_ms"] and t["executions"] > 0
+    assert len(t["tried"]) == (2 if P > 1 else 1)
+    assert comm.allgather(t["best"]) == [t["best"]] * P
+    # The ghosts are right after tuning, and after an update of the kept way.
+    whole = np.fromfunction(value, layout.shape)
+    for _ in range(2):
+        lo = int(layout.local_indices(comm.rank)[0][0])
+        rows = np.arange(lo - 1, lo + a.local.shape[0] + 1) % layout.shape[0]
+        np.testing.assert_array_equal(a.padded[:, 1:-1], whole[rows])
+        g.update(a)
+    later = ndcyclic.GhostUpdate(a, periodic=True, wisdom=wisdom)
+    assert later.warnings == []
+    # A corrupt file: the rule decides, one warning alike on every rank.
+    if comm.rank == 0:
+        with open(wisdom, "w") as f:
+            f.write("garbage\n")
+    comm.Barrier()
+    other = ndcyclic.GhostUpdate(a, periodic=True, wisdom=wisdom)
+    assert len(other.warnings) == 1 and "not a wisdom file" in other.warnings[0]
+    assert comm.allgather(other.warnings) == [other.warnings] * P
+    other.update(a)

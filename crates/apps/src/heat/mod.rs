@@ -179,6 +179,7 @@ pub fn solve(world: &SimpleCommunicator, cfg: &HeatConfig) -> Result<HeatResult,
     let spec = GhostSpec::new(&widths, &vec![true; cfg.dims], Corners::Star);
     let options = GhostOptions {
         node_direct: cfg.node_direct,
+        ..GhostOptions::default()
     };
     let mut update = GhostUpdate::with_options(&u, &spec, options)?;
     let sweep = Sweep::of(&u, &update);

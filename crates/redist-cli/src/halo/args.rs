@@ -84,6 +84,12 @@ pub struct HaloArgs {
     /// Move every ghost as a message, also between ranks of one node.
     #[arg(long)]
     pub no_node_direct: bool,
+    /// A wisdom file: `redist halo` reads the way measured for this update
+    /// on this machine from it (a file without one is a warning, never an
+    /// error; default: `NDCYCLIC_WISDOM`); `redist tune ghosts` adds what
+    /// it measures to it.
+    #[arg(long, value_name = "FILE")]
+    pub wisdom: Option<std::path::PathBuf>,
     /// Time updates without the ranks agreeing on the array first
     /// (`update_unchecked`: no all-reduce), as a hand-written exchange.
     #[arg(long)]

@@ -3,11 +3,13 @@
 //! run. Its steps: the arguments checked, the array and its update built,
 //! the update timed (after a warm-up), one `memcpy` of the same ghost
 //! bytes, the yardsticks, the overlap with a sweep (`--overlap`), the
-//! check of every ghost (`--verify`), the report.
+//! check of every ghost (`--verify`), the report. `tuned.rs` holds
+//! `redist tune ghosts`, the same update measured both ways and kept.
 
 mod args;
 mod report;
 mod sweep;
+pub(crate) mod tuned;
 mod verify;
 mod yardsticks;
 
@@ -52,7 +54,7 @@ pub fn run(
 }
 
 /// What one run needs: the layout and spec from the arguments.
-fn spec_of(args: &HaloArgs) -> Result<(Layout, GhostSpec), CliError> {
+pub(super) fn spec_of(args: &HaloArgs) -> Result<(Layout, GhostSpec), CliError> {
     check_ranks(&args.layout)?;
     let layout = layout_for(&args.shape, &args.layout)?;
     let n = layout.ndim();
@@ -79,9 +81,10 @@ fn run_typed<T: IndexValue + sweep::Sweep>(
     let mut a = verify::values::<T>(&grid, &layout, &spec)?;
     let options = GhostOptions {
         node_direct: !args.no_node_direct,
+        wisdom: args.wisdom.clone(),
     };
     let t = mpi::time();
-    let mut update = GhostUpdate::with_options(&a, &spec, options)?;
+    let mut update = GhostUpdate::with_options(&a, &spec, options.clone())?;
     let build_ms = max_over(world, mpi::time() - t) * 1e3;
     let progress = Progress::new(root && !args.json, args.reps);
     update.update(&mut a)?; // warm-up: mappings, connections

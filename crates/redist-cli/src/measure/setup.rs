@@ -176,7 +176,7 @@ fn grids(
 }
 
 /// A grid for `layout` over the first ranks of `world` (sharing `base` when given).
-fn grid_for(
+pub(crate) fn grid_for(
     layout: &Layout,
     world: &SimpleCommunicator,
     base: Option<&ProcGrid>,

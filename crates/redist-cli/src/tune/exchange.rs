@@ -1,4 +1,4 @@
-//! `redist tune`: measure every admissible choice of one redistribution on
+//! `redist tune` of one redistribution: measure every admissible choice on
 //! real arrays (`redist::tune::tune`), beside `auto`'s own, report them and
 //! keep the fastest in a wisdom file (`--wisdom F`), where later jobs
 //! (`redist run --wisdom F`, `Options::wisdom`, `NDCYCLIC_WISDOM`) find it.
@@ -6,49 +6,37 @@
 //! It takes `redist run`'s arguments for the arrays and options (shape,
 //! layouts, element type, the option flags) and `--reps`; the arrays hold
 //! `redist run`'s values, and `--verify` checks the last execution's
-//! result. Windows, permutations, batches, updates and remapping are not
-//! tuned (an error says so).
+//! result. With `--batch K`, each choice is timed on batches of K arrays
+//! (`redist::tune::tune_batch`). Windows, permutations, mixed batches,
+//! updates and remapping are not tuned (an error says so).
 
+use super::ExchangeArgs;
 use crate::collective::agree_on_output;
 use crate::error::CliError;
 use crate::measure::args::ElementArg;
 use crate::measure::setup::{job, options_for};
 use crate::measure::values::{self, IndexValue};
 use crate::measure::RunArgs;
-use clap::Args;
-use dist_array::Complex;
+use dist_array::{Complex, DistArray};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use redist::tune::{tune, TuneSettings, Tuned};
+use redist::tune::{tune, tune_batch, TuneSettings, Tuned};
 use redist::Remap;
 use serde_json::json;
 use std::io::Write;
-
-/// Arguments of `redist tune`.
-#[derive(Debug, Clone, Args)]
-pub struct TuneArgs {
-    /// The redistribution, as `redist run` takes it (`--wisdom F`: the
-    /// wisdom file the result is added to).
-    #[command(flatten)]
-    pub run: RunArgs,
-    /// Executions of each choice before the timed ones (`auto`'s own: at
-    /// least 9, past its trial of routes).
-    #[arg(long, default_value_t = 3)]
-    pub warmups: usize,
-}
 
 /// Runs `redist tune` on `world`: every rank takes part; rank 0 writes to
 /// `out`.
 ///
 /// # Errors
 ///
-/// [`CliError::Unsupported`] for windows, permutations, batches, updates
-/// or remapping; the library's errors, alike on every rank.
+/// [`CliError::Unsupported`] for windows, permutations, mixed batches,
+/// updates or remapping; the library's errors, alike on every rank.
 pub fn run(
-    args: &TuneArgs,
+    args: &ExchangeArgs<'_>,
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    check(&args.run)?;
+    check(args.run)?;
     match args.run.element {
         ElementArg::F32 => run_typed::<f32>(args, world, out),
         ElementArg::F64 => run_typed::<f64>(args, world, out),
@@ -70,7 +58,7 @@ fn check(r: &RunArgs) -> Result<(), CliError> {
             "--window, --from-window, --to-window or --to-shape",
         ),
         (r.permutation().is_some(), "--permute or --transpose"),
-        (r.batch.is_some(), "--batch"),
+        (!r.batch_types.is_empty(), "--batch-types"),
         (r.updates(), "--alpha, --beta or --conjugate"),
         (r.remap != Remap::None, "--remap"),
         (!r.baseline.is_empty(), "--baseline"),
@@ -89,7 +77,7 @@ fn check(r: &RunArgs) -> Result<(), CliError> {
 /// `redist tune` with elements of type `T`: set up the arrays, measure,
 /// verify, report on rank 0. Collective.
 fn run_typed<T: IndexValue>(
-    args: &TuneArgs,
+    args: &ExchangeArgs<'_>,
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -100,8 +88,13 @@ fn run_typed<T: IndexValue>(
     };
     let job = job::<T>(&quiet, world)?;
     let to = job.r.target_layout().clone();
-    let src = values::source::<T>(&job.grid_a, &job.from, 0)?;
-    let mut dst = values::target::<T>(&job.grid_b, &to, None, false)?;
+    let k = args.run.batch.unwrap_or(1);
+    let srcs = (0..k)
+        .map(|j| values::source::<T>(&job.grid_a, &job.from, j))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut dsts = (0..k)
+        .map(|_| values::target::<T>(&job.grid_b, &to, None, false))
+        .collect::<Result<Vec<_>, _>>()?;
     let root = world.rank() == 0;
     let settings = TuneSettings {
         warmups: args.warmups,
@@ -111,25 +104,39 @@ fn run_typed<T: IndexValue>(
     };
     let options = redist::Options {
         wisdom: None,
-        ..options_for(&args.run)
+        ..options_for(args.run)
     };
-    let tuned = tune(
-        &job.grid_a,
-        &job.from,
-        &job.grid_b,
-        &to,
-        &options,
-        &src,
-        &mut dst,
-        &settings,
-    )?;
+    let (grid_a, grid_b) = (&job.grid_a, &job.grid_b);
+    let tuned = match args.run.batch {
+        None => tune(
+            grid_a,
+            &job.from,
+            grid_b,
+            &to,
+            &options,
+            &srcs[0],
+            &mut dsts[0],
+            &settings,
+        )?,
+        Some(_) => {
+            let s: Vec<&DistArray<T>> = srcs.iter().collect();
+            let mut d: Vec<&mut DistArray<T>> = dsts.iter_mut().collect();
+            tune_batch(
+                grid_a, &job.from, grid_b, &to, &options, &s, &mut d, &settings,
+            )?
+        }
+    };
     let verified = args.run.verify.then(|| {
         let moved = values::Moved {
             shape: job.from.shape(),
             window: None,
             permutation: None,
         };
-        values::all_as_expected(job.grid_a.communicator(), &dst, moved, &|v| v, 0)
+        let comm = job.grid_a.communicator();
+        // Every array checked on every rank, in the same order.
+        (dsts.iter().enumerate())
+            .map(|(j, d)| values::all_as_expected(comm, d, moved, &|v| v, j))
+            .fold(true, |all, ok| all && ok)
     });
     let written = if root {
         write_report(args, &job.from, &to, job.ranks, &tuned, verified, out)
@@ -145,7 +152,7 @@ fn run_typed<T: IndexValue>(
 
 /// Rank 0's report: one JSON line with `--json`, else a table.
 fn write_report(
-    args: &TuneArgs,
+    args: &ExchangeArgs<'_>,
     from: &dist_array::Layout,
     to: &dist_array::Layout,
     ranks: usize,
@@ -165,6 +172,7 @@ fn write_report(
         "ranks": ranks,
         "type": format!("{:?}", args.run.element).to_lowercase(),
         "reps": args.run.reps,
+        "batch": args.run.batch,
         "warmups": args.warmups,
         "auto_choice": tuned.auto.choice.to_string(),
         "auto_ms": ms(tuned.auto.seconds),

@@ -128,3 +128,186 @@ fn what_is_not_tuned_is_refused_once() {
         "{launch}"
     );
 }
+
+#[test]
+fn grids_are_chosen_for_phases_and_kept() {
+    let scratch = Scratch::new("grid");
+    let wisdom = scratch.file();
+    let args = [
+        "tune",
+        "grid",
+        "--shape",
+        "40x24x18",
+        "--phases",
+        "*,block,block@G -> block,*,block@G -> block,block,*@G",
+        "--reps",
+        "2",
+        "--warmups",
+        "1",
+        "--verify",
+        "--json",
+        "--wisdom",
+        &wisdom,
+    ];
+    let launch = mpirun(2, &args);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert_eq!(v["verified"], true, "{launch}");
+    assert_eq!(v["recalled"], false, "{launch}");
+    // Every grid of 2 ranks on two distributed axes, each timed.
+    let tried = v["tried"].as_array().unwrap();
+    let grids: Vec<&str> = tried.iter().map(|t| t["grid"].as_str().unwrap()).collect();
+    assert_eq!(grids, ["2x1", "1x2"], "{launch}");
+    assert!(tried.iter().all(|t| t["ms"].as_f64().is_some()), "{launch}");
+    assert_eq!(
+        tried[1]["phases"],
+        serde_json::json!([
+            "*,block,block@1x1x2",
+            "block,*,block@1x1x2",
+            "block,block,*@1x2x1"
+        ]),
+        "{launch}"
+    );
+    assert!(v["chosen_over_default"].as_f64() <= Some(1.0), "{launch}");
+    let chosen = v["grid"].as_str().unwrap().to_string();
+    let text = std::fs::read_to_string(&wisdom).unwrap();
+    assert!(text.contains(&format!("\tgrid {chosen}\t")), "{text}");
+    // A later job takes the grid from the file, measuring nothing.
+    let launch = mpirun(2, &args);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert_eq!(v["recalled"], true, "{launch}");
+    assert_eq!(v["steps"], 0, "{launch}");
+    assert_eq!(v["grid"], chosen.as_str(), "{launch}");
+    assert_eq!(v["verified"], true, "{launch}");
+}
+
+#[test]
+fn phases_that_leave_nothing_to_choose_are_refused_once() {
+    for (phases, says) in [
+        ("block,*@2x1 -> *,block@1x2", "without `@G`"),
+        ("block,*@G", "two or more layout specs"),
+        (
+            "block,block@G -> block,*@G",
+            "different numbers of distributed axes",
+        ),
+    ] {
+        let launch = mpirun(2, &["tune", "grid", "--shape", "16x16", "--phases", phases]);
+        assert_eq!(launch.code, Some(2), "{launch}");
+        assert_eq!(launch.stderr.matches("error:").count(), 1, "{launch}");
+        assert!(launch.stderr.contains(says), "{phases}: {launch}");
+    }
+    // Layouts that fit no candidate: the layout's own error.
+    let launch = mpirun(
+        2,
+        &[
+            "tune",
+            "grid",
+            "--shape",
+            "16x16x4",
+            "--phases",
+            "block,*@G -> *,block@G",
+        ],
+    );
+    assert_eq!(launch.code, Some(2), "{launch}");
+    assert!(launch.stderr.contains("dimension"), "{launch}");
+}
+
+#[test]
+fn ghost_ways_are_tuned_and_read_by_halo() {
+    let scratch = Scratch::new("ghosts");
+    let wisdom = scratch.file();
+    let update = [
+        "--shape",
+        "64x40",
+        "--layout",
+        "block,block@2x1",
+        "--width",
+        "1",
+    ];
+    let tune: Vec<&str> = ["tune", "ghosts"]
+        .into_iter()
+        .chain(update)
+        .chain([
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "--verify",
+            "--json",
+            "--wisdom",
+            &wisdom,
+        ])
+        .collect();
+    let launch = mpirun(2, &tune);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert_eq!(v["verified"], true, "{launch}");
+    assert_eq!(v["tried"].as_array().map(Vec::len), Some(2), "{launch}");
+    assert!(
+        v["best_ms"].as_f64() <= v["default_ms"].as_f64(),
+        "{launch}"
+    );
+    let best = v["best"].as_str().unwrap().to_string();
+    let text = std::fs::read_to_string(&wisdom).unwrap();
+    assert!(text.contains(&format!("\tghost {best}\t")), "{text}");
+    // redist halo reads it: no warning, the ghosts right.
+    let halo: Vec<&str> = ["halo"]
+        .into_iter()
+        .chain(update)
+        .chain(["--reps", "2", "--verify", "--json", "--wisdom", &wisdom])
+        .collect();
+    let launch = mpirun(2, &halo);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    assert!(!launch.stderr.contains("warning"), "{launch}");
+    assert_eq!(launch.json()["verified"], true, "{launch}");
+    // On 1 rank the file has nothing for this update: one warning.
+    let one: Vec<&str> = [
+        "halo",
+        "--shape",
+        "64x40",
+        "--layout",
+        "block,block@1x1",
+        "--width",
+        "1",
+    ]
+    .into_iter()
+    .chain(["--reps", "1", "--verify", "--json", "--wisdom", &wisdom])
+    .collect();
+    let launch = mpirun(1, &one);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    assert_eq!(
+        launch.stderr.matches("warning: wisdom file").count(),
+        1,
+        "{launch}"
+    );
+}
+
+#[test]
+fn batches_are_tuned_whole() {
+    let launch = mpirun(
+        2,
+        &[
+            "tune",
+            "--shape",
+            "96x64",
+            "--from",
+            "block,*@2x1",
+            "--to",
+            "cyclic(3),cyclic(8)@1x2",
+            "--batch",
+            "3",
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "--verify",
+            "--json",
+        ],
+    );
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert_eq!(v["verified"], true, "{launch}");
+    assert_eq!(v["batch"], 3, "{launch}");
+    assert!(v["best_ms"].as_f64() <= v["auto_ms"].as_f64(), "{launch}");
+}
