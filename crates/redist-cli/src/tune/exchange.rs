@@ -133,10 +133,12 @@ fn run_typed<T: IndexValue>(
             permutation: None,
         };
         let comm = job.grid_a.communicator();
-        // Every array checked on every rank, in the same order.
-        (dsts.iter().enumerate())
+        // Every array checked on every rank, in the same order (each
+        // check collective: none skipped).
+        let each: Vec<bool> = (dsts.iter().enumerate())
             .map(|(j, d)| values::all_as_expected(comm, d, moved, &|v| v, j))
-            .fold(true, |all, ok| all && ok)
+            .collect();
+        each.iter().all(|&ok| ok)
     });
     let written = if root {
         write_report(args, &job.from, &to, job.ranks, &tuned, verified, out)
@@ -191,7 +193,7 @@ fn write_report(
     }
     writeln!(
         out,
-        "{} {} -> {} on {ranks} ranks, {} warm-ups and {} timed executions each",
+        "{} {} -> {} on {ranks} ranks{}, {} warm-ups and {} timed executions each",
         from.shape()
             .iter()
             .map(|n| n.to_string())
@@ -199,6 +201,9 @@ fn write_report(
             .join("x"),
         from.spec(),
         to.spec(),
+        (args.run.batch)
+            .map(|k| format!(" in batches of {k} arrays"))
+            .unwrap_or_default(),
         args.warmups,
         args.run.reps
     )?;
