@@ -58,3 +58,20 @@ pub(crate) fn agree_on_output(
         _ => Err(io::Error::other("rank 0 could not write the report").into()),
     }
 }
+
+/// Rank 0 writes the report (`write` is called there only); then every
+/// rank agrees that it was written ([`agree_on_output`]) and returns the
+/// run's verdict: [`CliError::VerificationFailed`] where the check
+/// (`verified`, the same on every rank) found a wrong element. Collective.
+pub(crate) fn report_and_verdict(
+    comm: &SimpleCommunicator,
+    write: impl FnOnce() -> Result<(), CliError>,
+    verified: Option<bool>,
+) -> Result<(), CliError> {
+    let written = if comm.rank() == 0 { write() } else { Ok(()) };
+    agree_on_output(comm, written)?;
+    match verified {
+        Some(false) => Err(CliError::VerificationFailed),
+        _ => Ok(()),
+    }
+}

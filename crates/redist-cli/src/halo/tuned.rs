@@ -5,12 +5,11 @@
 //! and `NDCYCLIC_WISDOM` find it.
 
 use super::{spec_of, verify, HaloArgs};
-use crate::collective::agree_on_output;
+use crate::collective::report_and_verdict;
 use crate::error::CliError;
-use crate::measure::args::ElementArg;
+use crate::measure::args::by_element;
 use crate::measure::values::IndexValue;
 use clap::Args;
-use dist_array::Complex;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use procgrid::ProcGrid;
 use redist::ghost::{GhostOptions, GhostUpdate};
@@ -51,13 +50,7 @@ pub fn run(
             expected: "redist halo: redist tune ghosts measures the update alone".to_string(),
         });
     }
-    match h.element {
-        ElementArg::F32 => run_typed::<f32>(args, world, out),
-        ElementArg::F64 => run_typed::<f64>(args, world, out),
-        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
-        ElementArg::I32 => run_typed::<i32>(args, world, out),
-        ElementArg::U8 => run_typed::<u8>(args, world, out),
-    }
+    by_element!(h.element, run_typed(args, world, out))
 }
 
 /// `redist tune ghosts` with elements of type `T`: the array, the
@@ -99,16 +92,11 @@ fn run_typed<T: IndexValue>(
     } else {
         None
     };
-    let written = if root {
-        write_report(args, &layout, &tuned, verified, out)
-    } else {
-        Ok(())
-    };
-    agree_on_output(world, written)?;
-    match verified {
-        Some(false) => Err(CliError::VerificationFailed),
-        _ => Ok(()),
-    }
+    report_and_verdict(
+        world,
+        || write_report(args, &layout, &tuned, verified, out),
+        verified,
+    )
 }
 
 /// A way's name.

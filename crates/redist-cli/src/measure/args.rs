@@ -21,6 +21,21 @@ pub enum ElementArg {
     U8,
 }
 
+/// Calls `f::<T>(args…)` with `T` the element type an [`ElementArg`]
+/// names (`by_element!(args.element, run_typed(args, world, out))`).
+macro_rules! by_element {
+    ($element:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $element {
+            $crate::measure::args::ElementArg::F32 => $f::<f32>($($arg),*),
+            $crate::measure::args::ElementArg::F64 => $f::<f64>($($arg),*),
+            $crate::measure::args::ElementArg::C64 => $f::<dist_array::Complex<f64>>($($arg),*),
+            $crate::measure::args::ElementArg::I32 => $f::<i32>($($arg),*),
+            $crate::measure::args::ElementArg::U8 => $f::<u8>($($arg),*),
+        }
+    };
+}
+pub(crate) use by_element;
+
 /// Baselines `redist run` can time next to the redistribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Baseline {

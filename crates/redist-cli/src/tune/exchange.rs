@@ -11,13 +11,13 @@
 //! updates and remapping are not tuned (an error says so).
 
 use super::ExchangeArgs;
-use crate::collective::agree_on_output;
+use crate::collective::report_and_verdict;
 use crate::error::CliError;
-use crate::measure::args::ElementArg;
+use crate::measure::args::by_element;
 use crate::measure::setup::{job, options_for};
 use crate::measure::values::{self, IndexValue};
 use crate::measure::RunArgs;
-use dist_array::{Complex, DistArray};
+use dist_array::DistArray;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use redist::tune::{tune, tune_batch, TuneSettings, Tuned};
 use redist::Remap;
@@ -37,13 +37,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     check(args.run)?;
-    match args.run.element {
-        ElementArg::F32 => run_typed::<f32>(args, world, out),
-        ElementArg::F64 => run_typed::<f64>(args, world, out),
-        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
-        ElementArg::I32 => run_typed::<i32>(args, world, out),
-        ElementArg::U8 => run_typed::<u8>(args, world, out),
-    }
+    by_element!(args.run.element, run_typed(args, world, out))
 }
 
 /// What `redist tune` does not tune (the same verdict on every rank: the
@@ -140,16 +134,11 @@ fn run_typed<T: IndexValue>(
             .collect();
         each.iter().all(|&ok| ok)
     });
-    let written = if root {
-        write_report(args, &job.from, &to, job.ranks, &tuned, verified, out)
-    } else {
-        Ok(())
-    };
-    agree_on_output(world, written)?;
-    match verified {
-        Some(false) => Err(CliError::VerificationFailed),
-        _ => Ok(()),
-    }
+    report_and_verdict(
+        world,
+        || write_report(args, &job.from, &to, job.ranks, &tuned, verified, out),
+        verified,
+    )
 }
 
 /// Rank 0's report: one JSON line with `--json`, else a table.

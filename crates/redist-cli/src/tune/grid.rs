@@ -10,14 +10,14 @@
 //! (the most nearly square first, the default), or those `--grids` names.
 
 use super::phases::{self, Phase};
-use crate::collective::agree_on_output;
+use crate::collective::report_and_verdict;
 use crate::error::CliError;
-use crate::measure::args::ElementArg;
+use crate::measure::args::{by_element, ElementArg};
 use crate::measure::setup::grid_for;
 use crate::measure::values::{self, IndexValue, Moved};
 use crate::shape::{layout_for, Shape};
 use clap::Args;
-use dist_array::{Complex, DistArray, Element, Layout, LayoutSpec};
+use dist_array::{DistArray, Element, Layout, LayoutSpec};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use redist::tune::{choose_grid, grids, GridChoice, GridSettings, Outcome};
 use redist::{Options, Redistribution, Strategy};
@@ -83,13 +83,7 @@ pub fn run(
     world: &SimpleCommunicator,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    match args.element {
-        ElementArg::F32 => run_typed::<f32>(args, world, out),
-        ElementArg::F64 => run_typed::<f64>(args, world, out),
-        ElementArg::C64 => run_typed::<Complex<f64>>(args, world, out),
-        ElementArg::I32 => run_typed::<i32>(args, world, out),
-        ElementArg::U8 => run_typed::<u8>(args, world, out),
-    }
+    by_element!(args.element, run_typed(args, world, out))
 }
 
 /// `redist tune grid` with elements of type `T`: the phases and
@@ -127,16 +121,11 @@ fn run_typed<T: IndexValue>(
     } else {
         None
     };
-    let written = if root {
-        write_report(args, &phases, ranks, &choice, verified, out)
-    } else {
-        Ok(())
-    };
-    agree_on_output(world, written)?;
-    match verified {
-        Some(false) => Err(CliError::VerificationFailed),
-        _ => Ok(()),
-    }
+    report_and_verdict(
+        world,
+        || write_report(args, &phases, ranks, &choice, verified, out),
+        verified,
+    )
 }
 
 /// The candidate grids: `--grids`, each of `dims` extents, or every grid
