@@ -3,7 +3,8 @@
 //! (`redist::tune::choose_grid`) and kept in a wisdom file.
 //!
 //! The job is a chain of phases (`--phases "block,*@G -> *,block@G ->
-//! block,*@G"`): one step moves an array through every phase in turn. A
+//! block,*@G"`): one step refreshes the first array's ghosts (with
+//! `--ghosts W`) and moves it through every phase in turn. A
 //! phase on the grid `G` takes each candidate's extents on its
 //! distributed axes; a fixed phase keeps its own grid. The candidates are
 //! every grid of the job's ranks with one extent per distributed axis
@@ -19,6 +20,7 @@ use crate::shape::{layout_for, Shape};
 use clap::Args;
 use dist_array::{DistArray, Element, Layout, LayoutSpec};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use redist::ghost::{Corners, GhostOptions, GhostSpec, GhostUpdate};
 use redist::tune::{choose_grid, grids, GridChoice, GridSettings, Outcome};
 use redist::{Options, Redistribution, Strategy};
 use serde_json::json;
@@ -36,6 +38,14 @@ pub struct GridArgs {
     /// a fixed grid, e.g. `"block,*@G -> *,block@G -> block,*@G"`.
     #[arg(long, value_name = "SPEC -> SPEC -> ..")]
     pub phases: String,
+    /// Ghost widths, one for every axis or one per axis (`1` or `2,1,0`):
+    /// each step first refreshes the ghosts of the first phase's array
+    /// (every axis periodic, corners included), then moves it through the
+    /// phases — a stencil solver's step. With ghosts, one phase is enough
+    /// (`--phases "block,block,block@G" --ghosts 1` chooses a box
+    /// decomposition).
+    #[arg(long, value_delimiter = ',', value_name = "W,..")]
+    pub ghosts: Vec<usize>,
     /// The candidate grids, e.g. `2x2,4x1` (default: every grid of the
     /// job's ranks with one extent per distributed axis of a phase on `G`,
     /// the most nearly square first).
@@ -94,7 +104,8 @@ fn run_typed<T: IndexValue>(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let ranks = usize::try_from(world.size()).unwrap_or(0);
-    let (phases, dims) = phases::parse(&args.phases)?;
+    let (phases, dims) = phases::parse(&args.phases, !args.ghosts.is_empty())?;
+    ghost_spec(&args.ghosts, args.shape.len())?;
     let candidates = candidates(args, ranks, dims)?;
     check_layouts(&args.shape, &phases, &candidates)?;
     let root = world.rank() == 0;
@@ -111,11 +122,11 @@ fn run_typed<T: IndexValue>(
         ..Options::default()
     };
     let choice = choose_grid(world, &job_name(args), &candidates, &settings, |grid| {
-        let mut job = Job::<T>::new(&args.shape, &phases, grid, world, &options)?;
+        let mut job = Job::<T>::new(args, &phases, grid, world, &options)?;
         Ok(move || job.step())
     })?;
     let verified = if args.verify {
-        let mut job = Job::<T>::new(&args.shape, &phases, &choice.grid, world, &options)?;
+        let mut job = Job::<T>::new(args, &phases, &choice.grid, world, &options)?;
         job.step()?;
         Some(job.as_expected())
     } else {
@@ -168,6 +179,27 @@ fn check_layouts(
     verdicts.into_iter().next().unwrap_or(Ok(()))
 }
 
+/// The ghost update of `--ghosts` (one width, or one per axis of an
+/// array of `ndim` axes; every axis periodic, corners included), if any.
+fn ghost_spec(widths: &[usize], ndim: usize) -> Result<Option<GhostSpec>, CliError> {
+    let widths = match widths.len() {
+        0 => return Ok(None),
+        1 => vec![widths[0]; ndim],
+        n if n == ndim => widths.to_vec(),
+        _ => {
+            return Err(CliError::Unsupported {
+                what: "--ghosts",
+                expected: format!("one width, or one per axis ({ndim})"),
+            })
+        }
+    };
+    Ok(Some(GhostSpec::new(
+        &widths,
+        &vec![true; ndim],
+        Corners::Box,
+    )))
+}
+
 /// A phase's spec on `grid`, parsed.
 fn spec(phase: &Phase, grid: &[usize]) -> Result<LayoutSpec, CliError> {
     Ok(phase.on(grid).parse::<LayoutSpec>()?)
@@ -182,9 +214,10 @@ fn job_name(args: &GridArgs) -> String {
         .map(|p| p.trim().to_string())
         .collect();
     format!(
-        "redist phases {} {} type {:?} strategy {}",
+        "redist phases {} {} ghosts {:?} type {:?} strategy {}",
         args.shape,
         phases.join(" -> "),
+        args.ghosts,
         args.element,
         args.strategy
     )
@@ -192,24 +225,27 @@ fn job_name(args: &GridArgs) -> String {
 }
 
 /// The job set up on one candidate grid: an array per phase, filled as
-/// `redist run`'s source, and the redistribution from each phase to the
-/// next.
+/// `redist run`'s source, the redistribution from each phase to the next,
+/// and the first array's ghost update (with `--ghosts`).
 struct Job<T: Element> {
     arrays: Vec<DistArray<T>>,
     steps: Vec<Redistribution<T>>,
+    ghosts: Option<GhostUpdate<T>>,
     shape: Vec<usize>,
 }
 
 impl<T: IndexValue> Job<T> {
-    /// The phases on `grid`: their layouts, grids (sharing one
-    /// communicator), arrays and redistributions. Collective.
+    /// The phases of `args` on `grid`: their layouts, grids (sharing one
+    /// communicator), arrays, redistributions and ghost update.
+    /// Collective.
     fn new(
-        shape: &Shape,
+        args: &GridArgs,
         phases: &[Phase],
         grid: &[usize],
         world: &SimpleCommunicator,
         options: &Options,
     ) -> Result<Job<T>, CliError> {
+        let shape = &args.shape;
         let layouts = (phases.iter())
             .map(|p| layout_for(shape, &spec(p, grid)?))
             .collect::<Result<Vec<Layout>, CliError>>()?;
@@ -218,30 +254,35 @@ impl<T: IndexValue> Job<T> {
         for l in &layouts[1..] {
             grids.push(grid_for(l, world, Some(&first))?);
         }
-        let mut arrays = vec![values::source::<T>(&grids[0], &layouts[0], 0)?];
+        let source = values::source::<T>(&grids[0], &layouts[0], 0)?;
+        let (source, ghosts) = match ghost_spec(&args.ghosts, shape.len())? {
+            None => (source, None),
+            Some(spec) => {
+                let a = source.into_shared().with_ghosts(spec.widths())?;
+                let update = GhostUpdate::with_options(&a, &spec, GhostOptions::default())?;
+                (a, Some(update))
+            }
+        };
+        let mut arrays = vec![source];
         for (g, l) in grids.iter().zip(&layouts).skip(1) {
             arrays.push(values::target::<T>(g, l, None, false)?);
         }
         let steps = (0..layouts.len() - 1)
-            .map(|i| {
-                Redistribution::<T>::new(
-                    &grids[i],
-                    &layouts[i],
-                    &grids[i + 1],
-                    &layouts[i + 1],
-                    options.clone(),
-                )
-            })
+            .map(|i| Redistribution::<T>::between(&arrays[i], &arrays[i + 1], options.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Job {
             arrays,
             steps,
+            ghosts,
             shape: shape.0.clone(),
         })
     }
 
     /// One step: the array moved through every phase in turn. Collective.
     fn step(&mut self) -> Result<(), CliError> {
+        if let Some(g) = &mut self.ghosts {
+            g.update(&mut self.arrays[0])?;
+        }
         for (i, r) in self.steps.iter_mut().enumerate() {
             let (done, rest) = self.arrays.split_at_mut(i + 1);
             r.execute_into(&done[i], &mut rest[0])?;

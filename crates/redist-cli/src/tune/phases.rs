@@ -49,23 +49,26 @@ impl Phase {
 }
 
 /// The phases of `text` (`SPEC -> SPEC -> …`) and the extents of their
-/// candidate grids.
+/// candidate grids; one phase is a job where a step does more than move
+/// (`alone`: a ghost update).
 ///
 /// # Errors
 ///
-/// [`CliError::Unsupported`] for fewer than two phases, no phase on the
+/// [`CliError::Unsupported`] for fewer than two phases (one, `alone`), an
+/// empty phase, no phase on the
 /// candidate grid (`@G`), a phase on it with no distributed axis, or
 /// phases on it with different numbers of distributed axes.
-pub(crate) fn parse(text: &str) -> Result<(Vec<Phase>, usize), CliError> {
+pub(crate) fn parse(text: &str, alone: bool) -> Result<(Vec<Phase>, usize), CliError> {
     let refuse = |what: &'static str, expected: &str| CliError::Unsupported {
         what,
         expected: format!("{expected} (such as \"block,*@G -> *,block@G -> block,*@G\")"),
     };
     let phases: Vec<Phase> = text.split("->").map(phase).collect();
-    if phases.len() < 2 || phases.iter().any(|p| p.dists.is_empty()) {
+    let fewest = if alone { 1 } else { 2 };
+    if phases.len() < fewest || phases.iter().any(|p| p.dists.is_empty()) {
         return Err(refuse(
             "--phases",
-            "two or more layout specs joined by `->`",
+            "two or more layout specs joined by `->` (one with --ghosts)",
         ));
     }
     let dims: Vec<usize> = phases.iter().filter_map(Phase::grid_dims).collect();
@@ -140,7 +143,7 @@ mod tests {
             ),
         ];
         for (text, grid, specs) in table {
-            let (phases, _) = parse(text).unwrap();
+            let (phases, _) = parse(text, false).unwrap();
             let on: Vec<String> = phases.iter().map(|p| p.on(grid)).collect();
             assert_eq!(on, specs, "{text}");
         }
@@ -154,7 +157,7 @@ mod tests {
             ("*,block,block@G -> block,*,block@G", 2),
         ];
         for (text, dims) in table {
-            assert_eq!(parse(text).unwrap().1, dims, "{text}");
+            assert_eq!(parse(text, false).unwrap().1, dims, "{text}");
         }
     }
 
@@ -168,9 +171,12 @@ mod tests {
             "block,block@G -> block,*@G",
             "",
         ] {
-            let e = parse(text).unwrap_err();
+            let e = parse(text, false).unwrap_err();
             assert!(matches!(e, CliError::Unsupported { .. }), "{text}: {e}");
             assert!(e.to_string().contains("such as"), "{text}: {e}");
         }
+        // One phase is a job where the step also refreshes ghosts.
+        assert_eq!(parse("block,block@G", true).unwrap().1, 2);
+        assert!(parse("block,block@G ->", true).is_err());
     }
 }

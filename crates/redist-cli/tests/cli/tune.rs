@@ -311,3 +311,43 @@ fn batches_are_tuned_whole() {
     assert_eq!(v["batch"], 3, "{launch}");
     assert!(v["best_ms"].as_f64() <= v["auto_ms"].as_f64(), "{launch}");
 }
+
+#[test]
+fn a_stencils_box_decomposition_is_chosen_on_its_ghost_updates() {
+    let job = [
+        "tune",
+        "grid",
+        "--shape",
+        "24x20",
+        "--phases",
+        "block,block@G",
+    ];
+    let args: Vec<&str> = job
+        .into_iter()
+        .chain([
+            "--ghosts",
+            "1",
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "--verify",
+            "--json",
+        ])
+        .collect();
+    let launch = mpirun(2, &args);
+    assert_eq!(launch.code, Some(0), "{launch}");
+    let v = launch.json();
+    assert_eq!(v["verified"], true, "{launch}");
+    let tried = v["tried"].as_array().unwrap();
+    assert_eq!(tried.len(), 2, "{launch}");
+    assert!(tried.iter().all(|t| t["ms"].as_f64().is_some()), "{launch}");
+    // One phase without ghosts moves nothing; widths must fit the axes.
+    let launch = mpirun(2, &job);
+    assert_eq!(launch.code, Some(2), "{launch}");
+    assert!(launch.stderr.contains("one with --ghosts"), "{launch}");
+    let wrong: Vec<&str> = job.into_iter().chain(["--ghosts", "1,1,1"]).collect();
+    let launch = mpirun(2, &wrong);
+    assert_eq!(launch.code, Some(2), "{launch}");
+    assert!(launch.stderr.contains("one per axis (2)"), "{launch}");
+}
