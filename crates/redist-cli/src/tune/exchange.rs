@@ -180,6 +180,20 @@ fn write_report(
         writeln!(out, "{v}")?;
         return Ok(());
     }
+    write_table(args, from, to, ranks, tuned, verified, out)
+}
+
+/// Rank 0's table: `auto`'s choice, every choice's time, the best.
+fn write_table(
+    args: &ExchangeArgs<'_>,
+    from: &dist_array::Layout,
+    to: &dist_array::Layout,
+    ranks: usize,
+    tuned: &Tuned,
+    verified: Option<bool>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let ms = |s: f64| s * 1e3;
     writeln!(
         out,
         "{} {} -> {} on {ranks} ranks{}, {} warm-ups and {} timed executions each",

@@ -132,11 +132,14 @@ fn run_typed<T: IndexValue>(
     } else {
         None
     };
-    report_and_verdict(
-        world,
-        || write_report(args, &phases, ranks, &choice, verified, out),
+    let report = Report {
+        args,
+        phases: &phases,
+        ranks,
+        choice: &choice,
         verified,
-    )
+    };
+    report_and_verdict(world, || report.write(out), verified)
 }
 
 /// The candidate grids: `--grids`, each of `dims` extents, or every grid
@@ -303,33 +306,51 @@ impl<T: IndexValue> Job<T> {
     }
 }
 
-/// Rank 0's report: one JSON line with `--json`, else a table.
-fn write_report(
-    args: &GridArgs,
-    phases: &[Phase],
+/// What rank 0 reports: the arguments, the choice and the check.
+struct Report<'a> {
+    args: &'a GridArgs,
+    phases: &'a [Phase],
     ranks: usize,
-    choice: &GridChoice,
+    choice: &'a GridChoice,
     verified: Option<bool>,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    let on = |grid: &[usize]| phases.iter().map(|p| p.on(grid)).collect::<Vec<_>>();
-    let ms = |s: f64| s * 1e3;
-    let tried: Vec<serde_json::Value> = (choice.tried.iter())
-        .map(|t| match &t.outcome {
-            Outcome::Timed(s) => {
-                json!({"grid": grids::text(&t.grid), "phases": on(&t.grid), "ms": ms(*s)})
-            }
-            Outcome::Refused(why) => {
-                json!({"grid": grids::text(&t.grid), "phases": on(&t.grid), "refused": why})
-            }
-        })
-        .collect();
-    if args.json {
-        let v = json!({
+}
+
+impl Report<'_> {
+    /// Each phase's spec on `grid`.
+    fn on(&self, grid: &[usize]) -> Vec<String> {
+        self.phases.iter().map(|p| p.on(grid)).collect()
+    }
+
+    /// One JSON line with `--json`, else a table.
+    fn write(&self, out: &mut dyn Write) -> Result<(), CliError> {
+        if self.args.json {
+            writeln!(out, "{}", self.json())?;
+            Ok(())
+        } else {
+            self.table(out)
+        }
+    }
+
+    /// The report as one JSON object.
+    fn json(&self) -> serde_json::Value {
+        let (args, choice) = (self.args, self.choice);
+        let ms = |s: f64| s * 1e3;
+        let tried: Vec<serde_json::Value> = (choice.tried.iter())
+            .map(|t| {
+                let mut v = json!({"grid": grids::text(&t.grid), "phases": self.on(&t.grid)});
+                match &t.outcome {
+                    Outcome::Timed(s) => v["ms"] = json!(ms(*s)),
+                    Outcome::Refused(why) => v["refused"] = json!(why),
+                }
+                v
+            })
+            .collect();
+        json!({
             "command": "tune grid",
             "shape": args.shape.0,
-            "phases": on(&choice.grid),
-            "ranks": ranks,
+            "phases": self.on(&choice.grid),
+            "ghosts": args.ghosts,
+            "ranks": self.ranks,
             "type": format!("{:?}", args.element).to_lowercase(),
             "warmups": args.warmups,
             "reps": args.reps,
@@ -343,55 +364,55 @@ fn write_report(
             "tune_seconds": choice.tuning_seconds,
             "warnings": choice.warnings,
             "wisdom": args.wisdom.as_ref().map(|p| p.display().to_string()),
-            "verified": verified,
-        });
-        writeln!(out, "{v}")?;
-        return Ok(());
+            "verified": self.verified,
+        })
     }
-    writeln!(
-        out,
-        "{} {} on {ranks} ranks, {} warm-up and {} timed steps per grid",
-        args.shape,
-        args.phases.trim(),
-        args.warmups,
-        args.reps
-    )?;
-    for t in &choice.tried {
-        let what = match &t.outcome {
-            Outcome::Timed(s) => format!("{:.3} ms per step", ms(*s)),
-            Outcome::Refused(why) => format!("refused: {why}"),
-        };
-        let mark = if t.grid == choice.grid {
-            "  <- chosen"
-        } else {
-            ""
-        };
+
+    /// The report as a table: a line per grid, then the choice.
+    fn table(&self, out: &mut dyn Write) -> Result<(), CliError> {
+        let (args, choice) = (self.args, self.choice);
         writeln!(
             out,
-            "  {}: {}: {what}{mark}",
-            grids::text(&t.grid),
-            on(&t.grid).join(" -> ")
+            "{} {} on {} ranks, {} warm-up and {} timed steps per grid",
+            args.shape,
+            args.phases.trim(),
+            self.ranks,
+            args.warmups,
+            args.reps
         )?;
+        for t in &choice.tried {
+            let what = match &t.outcome {
+                Outcome::Timed(s) => format!("{:.3} ms per step", s * 1e3),
+                Outcome::Refused(why) => format!("refused: {why}"),
+            };
+            let mark = if t.grid == choice.grid {
+                "  <- chosen"
+            } else {
+                ""
+            };
+            let phases = self.on(&t.grid).join(" -> ");
+            writeln!(out, "  {}: {phases}: {what}{mark}", grids::text(&t.grid))?;
+        }
+        let how = if choice.recalled {
+            "from the wisdom file, nothing measured".to_string()
+        } else {
+            format!(
+                "{:.2}x the default grid's time; measuring took {} steps, {:.2} s{}",
+                choice.ratio(),
+                choice.steps,
+                choice.tuning_seconds,
+                (args.wisdom.as_ref())
+                    .map(|p| format!("; added to {}", p.display()))
+                    .unwrap_or_default()
+            )
+        };
+        writeln!(out, "chosen {} ({how})", grids::text(&choice.grid))?;
+        for w in &choice.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        if let Some(ok) = self.verified {
+            writeln!(out, "verified: {ok}")?;
+        }
+        Ok(())
     }
-    let how = if choice.recalled {
-        "from the wisdom file, nothing measured".to_string()
-    } else {
-        format!(
-            "{:.2}x the default grid's time; measuring took {} steps, {:.2} s{}",
-            choice.ratio(),
-            choice.steps,
-            choice.tuning_seconds,
-            (args.wisdom.as_ref())
-                .map(|p| format!("; added to {}", p.display()))
-                .unwrap_or_default()
-        )
-    };
-    writeln!(out, "chosen {} ({how})", grids::text(&choice.grid))?;
-    for w in &choice.warnings {
-        writeln!(out, "warning: {w}")?;
-    }
-    if let Some(ok) = verified {
-        writeln!(out, "verified: {ok}")?;
-    }
-    Ok(())
 }

@@ -329,102 +329,30 @@ fn measure<T: Element>(
     settings: &TuneSettings,
 ) -> Result<Tuned, RedistError> {
     let started = Instant::now();
-    let Case {
-        source_grid,
-        source,
-        target_grid,
-        target,
-        options,
-    } = *case;
-    let comm = source_grid.communicator();
+    let comm = case.source_grid.communicator();
     let loud = settings.progress && comm.rank() == 0;
     // No wisdom file read while measuring, not even the environment's.
     let base = Options {
         strategy: Strategy::Auto,
         measured: None,
         wisdom: Some(PathBuf::new()),
-        ..options.clone()
+        ..case.options.clone()
     };
-    let mut executions = 0;
-    let mut auto =
-        Redistribution::<T>::new(source_grid, source, target_grid, target, base.clone())?;
-    let warm = settings.warmups.max(9);
-    let auto_seconds = time(&mut auto, execute, comm, warm, settings.reps)?;
-    executions += warm + settings.reps.max(1);
-    let auto = Tried {
-        choice: runs(&auto, comm),
-        seconds: auto_seconds,
+    let mut timer = Timer {
+        case,
+        base: &base,
+        execute,
+        settings,
+        loud,
+        executions: 0,
     };
-    say(loud, &format!("auto ({})", auto.choice), auto.seconds);
-    let spans_nodes = source_grid.node().ranks().len() < usize::try_from(comm.size()).unwrap_or(0);
-    let mut tried = Vec::new();
-    // Node-direct copies the options turn off are not a choice.
-    let admissible = candidates(spans_nodes)
-        .into_iter()
-        .filter(|c| options.node_direct || !c.node_direct);
-    let build = |choice: Measured| {
-        let o = Options {
-            measured: Some(choice),
-            ..base.clone()
-        };
-        Redistribution::<T>::new(source_grid, source, target_grid, target, o)
-    };
-    for choice in admissible {
-        let mut r = build(choice)?;
-        // A choice that cannot run here (counts that do not fit, one node)
-        // is not timed.
-        if r.strategy() != choice.strategy {
-            continue;
-        }
-        let seconds = time(&mut r, execute, comm, settings.warmups, settings.reps)?;
-        executions += settings.warmups + settings.reps.max(1);
-        say(loud, &choice.to_string(), seconds);
-        tried.push(Tried { choice, seconds });
-        if !(choice.typed && choice.strategy == Strategy::Async) {
-            continue;
-        }
-        // Datatype thresholds near auto's, where they type other messages.
-        let typed_here = typed_count(&r, comm);
-        drop(r);
-        for n in thresholds(std::mem::size_of::<T>()) {
-            let near = Measured {
-                min_run: Some(n),
-                ..choice
-            };
-            let mut r = build(near)?;
-            if typed_count(&r, comm) == typed_here {
-                continue;
-            }
-            let seconds = time(&mut r, execute, comm, settings.warmups, settings.reps)?;
-            executions += settings.warmups + settings.reps.max(1);
-            say(loud, &near.to_string(), seconds);
-            tried.push(Tried {
-                choice: near,
-                seconds,
-            });
-        }
-    }
+    let auto = timer.auto()?;
+    let tried = timer.choices()?;
+    let executions = timer.executions;
     let best = fastest(auto, &tried);
     // The arrays hold the redistribution's result, as after any execution.
     if let Some(path) = &settings.wisdom {
-        let case = key::case(
-            source,
-            target,
-            &Window::whole(source.shape()),
-            None,
-            &base,
-            std::mem::size_of::<T>(),
-        );
-        let entry = Entry {
-            key: Key {
-                case,
-                machine: key::machine(source_grid),
-            },
-            choice: Kept::Exchange(best.choice),
-            seconds: best.seconds,
-            auto_seconds: auto.seconds,
-        };
-        file::remember(comm, path, entry)?;
+        keep::<T>(case, &base, path, best, auto.seconds)?;
     }
     Ok(Tuned {
         best,
@@ -433,6 +361,138 @@ fn measure<T: Element>(
         executions,
         seconds: slowest_seconds(comm, started.elapsed().as_nanos()),
     })
+}
+
+/// What times the choices of one case, and the executions it ran.
+struct Timer<'a, 'e, T: Element> {
+    case: &'a Case<'a>,
+    /// The options of every choice: the case's, read from no file.
+    base: &'a Options,
+    execute: &'a mut Execute<'e, T>,
+    settings: &'a TuneSettings,
+    loud: bool,
+    executions: usize,
+}
+
+impl<T: Element> Timer<'_, '_, T> {
+    /// The redistribution of the case under `options`. Collective.
+    fn build(&self, options: Options) -> Result<Redistribution<T>, RedistError> {
+        let c = self.case;
+        Redistribution::<T>::new(c.source_grid, c.source, c.target_grid, c.target, options)
+    }
+
+    /// `r` timed after `warmups`, counted.
+    fn time(&mut self, r: &mut Redistribution<T>, warmups: usize) -> Result<f64, RedistError> {
+        let comm = self.case.source_grid.communicator();
+        let reps = self.settings.reps;
+        let seconds = time(r, self.execute, comm, warmups, reps)?;
+        self.executions += warmups + reps.max(1);
+        Ok(seconds)
+    }
+
+    /// `choice`'s redistribution `r` timed, counted and reported.
+    fn time_choice(
+        &mut self,
+        r: &mut Redistribution<T>,
+        choice: Measured,
+    ) -> Result<Tried, RedistError> {
+        let seconds = self.time(r, self.settings.warmups)?;
+        say(self.loud, &choice.to_string(), seconds);
+        Ok(Tried { choice, seconds })
+    }
+
+    /// `auto`'s own choice (past its trial of routes) and its time.
+    fn auto(&mut self) -> Result<Tried, RedistError> {
+        let mut auto = self.build(self.base.clone())?;
+        let seconds = self.time(&mut auto, self.settings.warmups.max(9))?;
+        let choice = runs(&auto, self.case.source_grid.communicator());
+        say(self.loud, &format!("auto ({choice})"), seconds);
+        Ok(Tried { choice, seconds })
+    }
+
+    /// Every admissible choice that runs here, timed, and the datatype
+    /// thresholds near `auto`'s where they type other messages.
+    fn choices(&mut self) -> Result<Vec<Tried>, RedistError> {
+        let grid = self.case.source_grid;
+        let comm = grid.communicator();
+        let spans_nodes = grid.node().ranks().len() < usize::try_from(comm.size()).unwrap_or(0);
+        // Node-direct copies the options turn off are not a choice.
+        let allowed = self.case.options.node_direct;
+        let admissible = candidates(spans_nodes)
+            .into_iter()
+            .filter(|c| allowed || !c.node_direct);
+        let mut tried = Vec::new();
+        for choice in admissible {
+            let mut r = self.measured(choice)?;
+            // A choice that cannot run here (counts that do not fit, one
+            // node) is not timed.
+            if r.strategy() != choice.strategy {
+                continue;
+            }
+            tried.push(self.time_choice(&mut r, choice)?);
+            if choice.typed && choice.strategy == Strategy::Async {
+                let typed_here = typed_count(&r, comm);
+                drop(r);
+                tried.extend(self.thresholds(choice, typed_here)?);
+            }
+        }
+        Ok(tried)
+    }
+
+    /// `choice` with each datatype threshold near `auto`'s, timed where it
+    /// types another number of messages than `typed_here` (`choice`'s).
+    fn thresholds(&mut self, choice: Measured, typed_here: u64) -> Result<Vec<Tried>, RedistError> {
+        let comm = self.case.source_grid.communicator();
+        let mut tried = Vec::new();
+        for n in thresholds(std::mem::size_of::<T>()) {
+            let near = Measured {
+                min_run: Some(n),
+                ..choice
+            };
+            let mut r = self.measured(near)?;
+            if typed_count(&r, comm) != typed_here {
+                tried.push(self.time_choice(&mut r, near)?);
+            }
+        }
+        Ok(tried)
+    }
+
+    /// The redistribution running `choice`. Collective.
+    fn measured(&self, choice: Measured) -> Result<Redistribution<T>, RedistError> {
+        self.build(Options {
+            measured: Some(choice),
+            ..self.base.clone()
+        })
+    }
+}
+
+/// Adds `best` (and `auto`'s time beside it) to the wisdom file at `path`
+/// under the case's key. Collective.
+fn keep<T: Element>(
+    case: &Case<'_>,
+    base: &Options,
+    path: &std::path::Path,
+    best: Tried,
+    auto_seconds: f64,
+) -> Result<(), RedistError> {
+    let key = Key {
+        case: key::case(
+            case.source,
+            case.target,
+            &Window::whole(case.source.shape()),
+            None,
+            base,
+            std::mem::size_of::<T>(),
+        ),
+        machine: key::machine(case.source_grid),
+    };
+    let entry = Entry {
+        key,
+        choice: Kept::Exchange(best.choice),
+        seconds: best.seconds,
+        auto_seconds,
+    };
+    file::remember(case.source_grid.communicator(), path, entry)
 }
 
 /// The progress line of one choice timed, on stderr when `loud`.
