@@ -134,23 +134,37 @@ fn run_typed<T: IndexValue>(
             .collect();
         each.iter().all(|&ok| ok)
     });
-    report_and_verdict(
-        world,
-        || write_report(args, &job.from, &to, job.ranks, &tuned, verified, out),
+    let report = Report {
+        args,
+        from: &job.from,
+        to: &to,
+        ranks: job.ranks,
+        tuned: &tuned,
         verified,
-    )
+    };
+    report_and_verdict(world, || write_report(&report, out), verified)
+}
+
+/// What rank 0 reports: the arguments, what was measured, the check.
+struct Report<'a> {
+    args: &'a ExchangeArgs<'a>,
+    from: &'a dist_array::Layout,
+    to: &'a dist_array::Layout,
+    ranks: usize,
+    tuned: &'a Tuned,
+    verified: Option<bool>,
 }
 
 /// Rank 0's report: one JSON line with `--json`, else a table.
-fn write_report(
-    args: &ExchangeArgs<'_>,
-    from: &dist_array::Layout,
-    to: &dist_array::Layout,
-    ranks: usize,
-    tuned: &Tuned,
-    verified: Option<bool>,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
+fn write_report(report: &Report<'_>, out: &mut dyn Write) -> Result<(), CliError> {
+    let Report {
+        args,
+        from,
+        to,
+        ranks,
+        tuned,
+        verified,
+    } = *report;
     let ms = |s: f64| s * 1e3;
     let tried: Vec<serde_json::Value> = (tuned.tried.iter())
         .map(|t| json!({"choice": t.choice.to_string(), "ms": ms(t.seconds)}))
@@ -180,19 +194,19 @@ fn write_report(
         writeln!(out, "{v}")?;
         return Ok(());
     }
-    write_table(args, from, to, ranks, tuned, verified, out)
+    write_table(report, out)
 }
 
 /// Rank 0's table: `auto`'s choice, every choice's time, the best.
-fn write_table(
-    args: &ExchangeArgs<'_>,
-    from: &dist_array::Layout,
-    to: &dist_array::Layout,
-    ranks: usize,
-    tuned: &Tuned,
-    verified: Option<bool>,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
+fn write_table(report: &Report<'_>, out: &mut dyn Write) -> Result<(), CliError> {
+    let Report {
+        args,
+        from,
+        to,
+        ranks,
+        tuned,
+        verified,
+    } = *report;
     let ms = |s: f64| s * 1e3;
     writeln!(
         out,
