@@ -351,3 +351,57 @@ fn a_stencils_box_decomposition_is_chosen_on_its_ghost_updates() {
     assert_eq!(launch.code, Some(2), "{launch}");
     assert!(launch.stderr.contains("one per axis (2)"), "{launch}");
 }
+
+#[test]
+fn thresholds_near_autos_are_tried_where_they_route_otherwise() {
+    // (shape, from, to; a choice that must be among those timed, or none
+    // with a threshold at all)
+    let cases = [
+        (
+            "256x6000",
+            "block,*@2x1",
+            "*,block@1x2",
+            Some("async,packed,messages,direct(2048)"),
+        ),
+        (
+            "512x512",
+            "block,*@2x1",
+            "cyclic(12),cyclic(12)@1x2",
+            Some("async,typed(8),messages"),
+        ),
+        ("512x256", "block,*@2x1", "cyclic(2),cyclic(64)@2x1", None),
+    ];
+    for (shape, from, to, expected) in cases {
+        let launch = mpirun(
+            2,
+            &[
+                "tune",
+                "--shape",
+                shape,
+                "--from",
+                from,
+                "--to",
+                to,
+                "--reps",
+                "1",
+                "--warmups",
+                "0",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert_eq!(launch.code, Some(0), "{launch}");
+        let v = launch.json();
+        assert_eq!(v["verified"], true, "{launch}");
+        let tried: Vec<&str> = (v["tried"].as_array().unwrap().iter())
+            .map(|t| t["choice"].as_str().unwrap())
+            .collect();
+        match expected {
+            Some(choice) => assert!(tried.contains(&choice), "{shape} {to}: {tried:?}"),
+            None => assert!(
+                !tried.iter().any(|c| c.contains('(')),
+                "{shape} {to}: {tried:?}"
+            ),
+        }
+    }
+}

@@ -289,17 +289,22 @@ fn message_options(facts: &Facts, strategy: Strategy) -> Result<Options, Questio
         ..asked.clone()
     };
     if let Some(m) = measured(facts) {
-        return Ok(
-            match (m.typed && strategy != Strategy::Combined, m.min_run) {
-                (true, None) => asked,
-                // A threshold measured near auto's.
-                (true, Some(n)) => Options {
-                    datatype_min_run: MinRun::Elements(n),
-                    ..asked
-                },
-                (false, _) => packing,
+        let chosen = match (m.typed && strategy != Strategy::Combined, m.min_run) {
+            (true, None) => asked,
+            // A threshold measured near auto's.
+            (true, Some(n)) => Options {
+                datatype_min_run: MinRun::Elements(n),
+                ..asked
             },
-        );
+            (false, _) => packing,
+        };
+        return Ok(match m.direct_run {
+            Some(n) if chosen.direct_min_run == MinRun::Auto => Options {
+                direct_min_run: MinRun::Elements(n),
+                ..chosen
+            },
+            _ => chosen,
+        });
     }
     if strategy == Strategy::Combined || small_exchange(facts) {
         return Ok(packing);

@@ -475,6 +475,16 @@ impl<T: Element> Redistribution<T> {
         }
     }
 
+    /// How many of this rank's messages `async` sends as one MPI message
+    /// per contiguous run straight from source storage, skipping the pack
+    /// ([`Options::direct_min_run`]); `None` for the other exchanges.
+    pub fn source_run_messages(&self) -> Option<usize> {
+        match &self.exchange {
+            AnyExchange::Async(x) => Some(x.sent_from_source()),
+            _ => None,
+        }
+    }
+
     /// Whether the executions are still trying both ways of routing the
     /// messages — packed, and described by derived datatypes — to keep the
     /// faster (`async` under [`MinRun::Auto`](crate::MinRun::Auto), where

@@ -254,6 +254,13 @@ impl Routes {
         (sends.count(), recvs.count())
     }
 
+    /// Messages this rank sends run by run straight from source storage.
+    pub fn sent_from_source(&self) -> usize {
+        (self.send.iter())
+            .filter(|s| matches!(s, Send::SourceRuns { .. }))
+            .count()
+    }
+
     /// Whether every message of this rank is described by datatypes on
     /// both sides (then `alltoallv` can run as one `MPI_Alltoallw`).
     pub fn all_typed(&self) -> bool {

@@ -106,6 +106,7 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
                 typed,
                 node_direct,
                 min_run: None,
+                direct_run: None,
             });
         }
     }
@@ -115,6 +116,7 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
             typed,
             node_direct: false,
             min_run: None,
+            direct_run: None,
         });
     }
     if spans_nodes {
@@ -123,6 +125,7 @@ pub fn candidates(spans_nodes: bool) -> Vec<Measured> {
             typed: false,
             node_direct: false,
             min_run: None,
+            direct_run: None,
         });
     }
     c
@@ -167,13 +170,26 @@ fn thresholds(elem_bytes: usize) -> Vec<usize> {
     t
 }
 
-/// The messages every rank sends and receives described by a datatype,
-/// summed over `comm`. Collective (one all-reduce).
-fn typed_count<T: Element>(r: &Redistribution<T>, comm: &mpi::topology::SimpleCommunicator) -> u64 {
+/// The direct-send thresholds worth trying beside `auto`'s, in elements:
+/// half and twice [`DIRECT_MIN_RUN`](crate::tuning::DIRECT_MIN_RUN).
+fn direct_thresholds() -> [usize; 2] {
+    let auto = crate::tuning::DIRECT_MIN_RUN;
+    [(auto / 2).max(1), auto * 2]
+}
+
+/// How `r` routes its messages, summed over `comm`: those sent or received
+/// as derived datatypes, and those sent run by run from source storage.
+/// Collective (one all-reduce).
+fn route_counts<T: Element>(
+    r: &Redistribution<T>,
+    comm: &mpi::topology::SimpleCommunicator,
+) -> [u64; 2] {
     use mpi::collective::{CommunicatorCollectives, SystemOperation};
-    let mine = r.typed_messages().map_or(0, |(s, v)| (s + v) as u64);
-    let mut all = 0u64;
-    comm.all_reduce_into(&mine, &mut all, SystemOperation::sum());
+    let typed = r.typed_messages().map_or(0, |(s, v)| s + v);
+    let direct = r.source_run_messages().unwrap_or(0);
+    let mine = [typed as u64, direct as u64];
+    let mut all = [0u64; 2];
+    comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
     all
 }
 
@@ -190,6 +206,7 @@ fn runs<T: Element>(r: &Redistribution<T>, comm: &mpi::topology::SimpleCommunica
         typed: any[0] != 0,
         node_direct: any[1] != 0,
         min_run: None,
+        direct_run: None,
     }
 }
 
@@ -410,8 +427,8 @@ impl<T: Element> Timer<'_, '_, T> {
         Ok(Tried { choice, seconds })
     }
 
-    /// Every admissible choice that runs here, timed, and the datatype
-    /// thresholds near `auto`'s where they type other messages.
+    /// Every admissible choice that runs here, timed, and under `async`
+    /// the thresholds near `auto`'s where they route other messages.
     fn choices(&mut self) -> Result<Vec<Tried>, RedistError> {
         let grid = self.case.source_grid;
         let comm = grid.communicator();
@@ -430,27 +447,39 @@ impl<T: Element> Timer<'_, '_, T> {
                 continue;
             }
             tried.push(self.time_choice(&mut r, choice)?);
-            if choice.typed && choice.strategy == Strategy::Async {
-                let typed_here = typed_count(&r, comm);
+            if choice.strategy == Strategy::Async {
+                let routed_here = route_counts(&r, comm);
                 drop(r);
-                tried.extend(self.thresholds(choice, typed_here)?);
+                tried.extend(self.thresholds(choice, routed_here)?);
             }
         }
         Ok(tried)
     }
 
-    /// `choice` with each datatype threshold near `auto`'s, timed where it
-    /// types another number of messages than `typed_here` (`choice`'s).
-    fn thresholds(&mut self, choice: Measured, typed_here: u64) -> Result<Vec<Tried>, RedistError> {
+    /// `choice` with each threshold near `auto`'s — the datatypes' (where
+    /// `choice` types messages) and the direct sends' — timed where it
+    /// routes messages otherwise than `choice` does (`routed_here`:
+    /// [`route_counts`]).
+    fn thresholds(
+        &mut self,
+        choice: Measured,
+        routed_here: [u64; 2],
+    ) -> Result<Vec<Tried>, RedistError> {
         let comm = self.case.source_grid.communicator();
-        let mut tried = Vec::new();
-        for n in thresholds(std::mem::size_of::<T>()) {
-            let near = Measured {
+        let typed = (thresholds(std::mem::size_of::<T>()).into_iter())
+            .filter(|_| choice.typed)
+            .map(|n| Measured {
                 min_run: Some(n),
                 ..choice
-            };
+            });
+        let direct = direct_thresholds().into_iter().map(|n| Measured {
+            direct_run: Some(n),
+            ..choice
+        });
+        let mut tried = Vec::new();
+        for near in typed.chain(direct).collect::<Vec<_>>() {
             let mut r = self.measured(near)?;
-            if typed_count(&r, comm) != typed_here {
+            if route_counts(&r, comm) != routed_here {
                 tried.push(self.time_choice(&mut r, near)?);
             }
         }
@@ -521,6 +550,12 @@ pub(super) fn slowest_seconds(comm: &mpi::topology::SimpleCommunicator, nanos: u
 #[cfg(test)]
 mod tests {
     use super::thresholds;
+
+    #[test]
+    fn direct_thresholds_lie_either_side_of_autos() {
+        let [below, above] = super::direct_thresholds();
+        assert!(below < crate::tuning::DIRECT_MIN_RUN && crate::tuning::DIRECT_MIN_RUN < above);
+    }
 
     #[test]
     fn thresholds_lie_either_side_of_autos() {

@@ -15,13 +15,17 @@ use std::str::FromStr;
 /// ```
 /// use redist::{Measured, Strategy};
 /// let m: Measured = "async,typed,node-direct".parse().unwrap();
-/// assert_eq!(m, Measured { strategy: Strategy::Async, typed: true, node_direct: true, min_run: None });
+/// assert_eq!(m, Measured { strategy: Strategy::Async, typed: true, node_direct: true, min_run: None, direct_run: None });
 /// assert_eq!(m.to_string(), "async,typed,node-direct");
 /// assert_eq!("alltoallv,packed,messages".parse::<Measured>().unwrap().node_direct, false);
 /// // A datatype threshold measured near auto's: runs of 8 elements and more.
 /// let t: Measured = "async,typed(8),messages".parse().unwrap();
 /// assert_eq!(t.min_run, Some(8));
 /// assert_eq!(t.to_string(), "async,typed(8),messages");
+/// // Messages sent straight from source runs of 2048 elements and more.
+/// let d: Measured = "async,packed,messages,direct(2048)".parse().unwrap();
+/// assert_eq!(d.direct_run, Some(2048));
+/// assert_eq!(d.to_string(), "async,packed,messages,direct(2048)");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Measured {
@@ -41,6 +45,13 @@ pub struct Measured {
     /// [`MinRun::Elements`](crate::MinRun::Elements)); `None`: `auto`'s
     /// own rule.
     pub min_run: Option<usize>,
+    /// Under `async`, the shortest average source run, in elements, of a
+    /// message sent run by run straight from source storage, where a
+    /// threshold near `auto`'s was measured faster (as
+    /// [`Options::direct_min_run`](crate::Options::direct_min_run) =
+    /// [`MinRun::Elements`](crate::MinRun::Elements); text: a fourth field
+    /// `direct(N)`); `None`: `auto`'s own.
+    pub direct_run: Option<usize>,
 }
 
 impl fmt::Display for Measured {
@@ -55,7 +66,11 @@ impl fmt::Display for Measured {
         } else {
             "messages"
         };
-        write!(f, "{},{routes},{node}", self.strategy)
+        write!(f, "{},{routes},{node}", self.strategy)?;
+        match self.direct_run {
+            Some(n) => write!(f, ",direct({n})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -66,14 +81,21 @@ impl FromStr for Measured {
         let invalid = || RedistError::InvalidArgument {
             what: "measured choice",
             value: s.to_string(),
-            expected: "STRATEGY,ROUTES,NODE: async, alltoallv or combined; typed, typed(N) \
-                       (N elements, N > 0) or packed; node-direct or messages (such as \
-                       async,typed,node-direct)"
+            expected: "STRATEGY,ROUTES,NODE[,direct(N)]: async, alltoallv or combined; \
+                       typed, typed(N) (N elements, N > 0) or packed; node-direct or messages \
+                       (such as async,typed,node-direct or async,packed,messages,direct(2048))"
                 .to_string(),
         };
         let parts: Vec<&str> = s.trim().split(',').map(str::trim).collect();
-        let [strategy, routes, node] = parts.as_slice() else {
-            return Err(invalid());
+        let (strategy, routes, node, direct) = match parts.as_slice() {
+            [s, r, n] => (s, r, n, None),
+            [s, r, n, d] => (s, r, n, Some(*d)),
+            _ => return Err(invalid()),
+        };
+        let direct_run = match direct.map(|d| parenthesised(d, "direct")) {
+            None => None,
+            Some(Some(n)) => Some(n),
+            Some(None) => return Err(invalid()),
         };
         let strategy = match strategy.parse::<Strategy>() {
             Ok(s @ (Strategy::Async | Strategy::Alltoallv | Strategy::Combined)) => s,
@@ -82,12 +104,9 @@ impl FromStr for Measured {
         let (typed, min_run) = match *routes {
             "typed" => (true, None),
             "packed" => (false, None),
-            r => match (r.strip_prefix("typed("))
-                .and_then(|n| n.strip_suffix(')'))
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                Some(n) if n > 0 => (true, Some(n)),
-                _ => return Err(invalid()),
+            r => match parenthesised(r, "typed") {
+                Some(n) => (true, Some(n)),
+                None => return Err(invalid()),
             },
         };
         let node_direct = match *node {
@@ -100,8 +119,18 @@ impl FromStr for Measured {
             typed,
             node_direct,
             min_run,
+            direct_run,
         })
     }
+}
+
+/// The positive count `N` of `word(N)`, if `s` is that.
+fn parenthesised(s: &str, word: &str) -> Option<usize> {
+    (s.strip_prefix(word))
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.strip_suffix(')'))
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
 }
 
 #[cfg(test)]
@@ -117,13 +146,16 @@ mod tests {
                         .into_iter()
                         .filter(|m| typed || m.is_none())
                     {
-                        let m = Measured {
-                            strategy,
-                            typed,
-                            node_direct,
-                            min_run,
-                        };
-                        assert_eq!(m.to_string().parse::<Measured>().unwrap(), m);
+                        for direct_run in [None, Some(2048)] {
+                            let m = Measured {
+                                strategy,
+                                typed,
+                                node_direct,
+                                min_run,
+                                direct_run,
+                            };
+                            assert_eq!(m.to_string().parse::<Measured>().unwrap(), m);
+                        }
                     }
                 }
             }
@@ -140,6 +172,10 @@ mod tests {
             "async,typed(x),messages",
             "async,typed(8,messages",
             "async,packed(8),messages",
+            "async,packed,messages,direct(0)",
+            "async,packed,messages,direct",
+            "async,packed,messages,typed(4)",
+            "async,packed,messages,direct(4),x",
         ] {
             assert!(bad.parse::<Measured>().is_err(), "{bad:?}");
         }

@@ -346,6 +346,7 @@ mod tests {
                 typed: false,
                 node_direct: true,
                 min_run: None,
+                direct_run: None,
             }),
             seconds,
             auto_seconds: 2.0 * seconds,
@@ -374,6 +375,7 @@ mod tests {
                 typed: false,
                 node_direct: true,
                 min_run: None,
+                direct_run: None,
             }))
         );
         // Grids read back too.

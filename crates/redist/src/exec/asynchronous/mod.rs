@@ -143,6 +143,12 @@ impl<T: Element> Async<T> {
         self.routes.typed()
     }
 
+    /// Messages this rank sends run by run from source storage, with the
+    /// routes in use.
+    pub fn sent_from_source(&self) -> usize {
+        self.routes.sent_from_source()
+    }
+
     /// Whether receivers read shared sources directly.
     pub fn node_direct(&self) -> bool {
         self.node.is_some()

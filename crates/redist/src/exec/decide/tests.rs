@@ -451,7 +451,7 @@ fn a_measured_choice_is_run_where_it_can_run_and_nothing_else_is_tried() {
 }
 
 #[test]
-fn a_measured_threshold_is_the_datatypes_threshold() {
+fn measured_thresholds_are_the_options_thresholds() {
     let big = figures(1 << 20, 1 << 18);
     // measured choice; the threshold the messages are built with
     let rows = [
@@ -465,6 +465,39 @@ fn a_measured_threshold_is_the_datatypes_threshold() {
         let (questions, c) = run_measured(Options::default(), big, ONE_NODE, m(known)).unwrap();
         assert!(questions.is_empty(), "{known}");
         assert_eq!(c.messages.datatype_min_run, threshold, "{known}");
+        assert_eq!(c.messages.direct_min_run, MinRun::Auto, "{known}");
         assert!(c.trial.is_none(), "{known}");
+    }
+    // The direct-send threshold: measured where the options leave it to
+    // auto; asked for by name, it holds.
+    let rows = [
+        (
+            MinRun::Auto,
+            "async,packed,messages,direct(2048)",
+            MinRun::Elements(2048),
+        ),
+        (
+            MinRun::Auto,
+            "async,typed(8),messages,direct(8192)",
+            MinRun::Elements(8192),
+        ),
+        (
+            MinRun::Never,
+            "async,packed,messages,direct(2048)",
+            MinRun::Never,
+        ),
+        (
+            MinRun::Elements(5),
+            "async,packed,messages,direct(2048)",
+            MinRun::Elements(5),
+        ),
+    ];
+    for (asked, known, direct) in rows {
+        let options = Options {
+            direct_min_run: asked,
+            ..Options::default()
+        };
+        let (_, c) = run_measured(options, big, ONE_NODE, m(known)).unwrap();
+        assert_eq!(c.messages.direct_min_run, direct, "{known} asked {asked:?}");
     }
 }
