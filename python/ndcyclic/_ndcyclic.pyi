@@ -215,15 +215,16 @@ class Redistribution:
         """Into ``b``. Collective."""
     def tune(
         self,
-        a: DistArray,
-        b: DistArray,
+        a: Union[DistArray, list[DistArray]],
+        b: Union[DistArray, list[DistArray]],
         *,
         warmups: int = 3,
         reps: int = 5,
         wisdom: Optional[_Path] = None,
     ) -> dict[str, Any]:
-        """Measures every admissible way on ``a`` into ``b`` and keeps the
-        fastest (added to ``wisdom`` if given). Collective."""
+        """Measures every admissible way on ``a`` into ``b`` (lists: whole
+        batches) and keeps the fastest (added to ``wisdom`` if given).
+        Collective."""
     def execute_batch(self, sources: list[DistArray], targets: list[DistArray]) -> None:
         """Each source into its target, as one exchange. Collective."""
     @property

@@ -173,7 +173,13 @@ impl PyGhostUpdate {
         };
         let update = build(py, &array.borrow(), &self.spec, &kept, "GhostUpdate.tune")?;
         self.update = Held::new(update);
-        let way = |node_direct: bool| if node_direct { "node-direct" } else { "messages" };
+        let way = |node_direct: bool| {
+            if node_direct {
+                "node-direct"
+            } else {
+                "messages"
+            }
+        };
         let d = PyDict::new(py);
         d.set_item("best", way(tuned.best.node_direct))?;
         d.set_item("best_ms", tuned.best.seconds * 1e3)?;

@@ -566,10 +566,13 @@ impl PyRedistribution {
     }
 
     /// Measures every admissible way of this redistribution (exchanges,
-    /// packed or typed messages, node-direct copies) on ``a`` into ``b``,
-    /// ``warmups`` untimed and ``reps`` timed executions each, beside
-    /// ``auto``'s own choice, the slowest rank's median counting; later
-    /// executions of ``a``'s dtype run the fastest. With ``wisdom``, adds it
+    /// packed or typed messages, node-direct copies, thresholds near
+    /// ``auto``'s) on ``a`` into ``b``, ``warmups`` untimed and ``reps``
+    /// timed executions each, beside ``auto``'s own choice, the slowest
+    /// rank's median counting; later executions of ``a``'s dtype run the
+    /// fastest. ``a`` and ``b`` may be lists of arrays (one dtype): each
+    /// way is then timed on whole batches (:meth:`execute_batch`), as a job
+    /// that moves its arrays in batches runs it. With ``wisdom``, adds it
     /// to that wisdom file, where later jobs find it (the ``wisdom``
     /// keyword, or ``NDCYCLIC_WISDOM``). Returns a dict: ``best`` and
     /// ``best_ms``, ``auto`` and ``auto_ms``, ``tried`` (``(choice, ms)``
@@ -580,8 +583,8 @@ impl PyRedistribution {
     fn tune<'py>(
         &mut self,
         py: Python<'py>,
-        a: &Bound<'py, PyDistArray>,
-        b: &Bound<'py, PyDistArray>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
         warmups: usize,
         reps: usize,
         wisdom: Option<std::path::PathBuf>,
@@ -591,18 +594,25 @@ impl PyRedistribution {
             && r.permute.is_none()
             && r.update.is_none()
             && r.options.remap == Remap::None;
-        let verdict = if plain {
-            Ok(())
-        } else {
-            Err(Failure::value(
+        let arrays = arrays_of(a).and_then(|s| arrays_of(b).map(|t| (s, t)));
+        let verdict = match (plain, &arrays) {
+            (false, _) => Err(Failure::value(
                 "tune measures whole-array redistributions: expected no window, permute, \
                  alpha, beta, conjugate or remap",
-            ))
+            )),
+            (true, Err(e)) => Err(e.clone()),
+            (true, Ok(((s, _), (t, _)))) if s.len() != t.len() || s.is_empty() => Err(
+                Failure::value("tune takes as many targets as sources, at least one"),
+            ),
+            (true, Ok(_)) => Ok(()),
         };
         let fp = Fingerprint::default().text(&format!("{warmups} {reps} {wisdom:?}"));
         agree(self.context.comm(), verdict, fp, "Redistribution.tune")?;
+        let Ok(((srcs, batch), (dsts, _))) = arrays else {
+            unreachable!("agree fails when a rank fails")
+        };
         // The arrays checked and agreed, as by execute.
-        self.execute_pairs(py, std::slice::from_ref(a), std::slice::from_ref(b))?;
+        self.execute_pairs(py, &srcs, &dsts)?;
         let ctx = self.context.clone();
         let sg = ctx.grid(self.request.source.grid_extents())?;
         let tg = ctx.grid(self.request.target.grid_extents())?;
@@ -614,16 +624,27 @@ impl PyRedistribution {
         };
         let (source, target) = (&self.request.source, &self.request.target);
         let options = self.request.options.clone();
-        let (sa, mut tb) = (a.borrow(), b.borrow_mut());
-        let dtype = sa.dtype();
+        let sa: Vec<PyRef<'_, PyDistArray>> = srcs.iter().map(|x| x.borrow()).collect();
+        let mut tb: Vec<PyRefMut<'_, PyDistArray>> = dsts.iter().map(|x| x.borrow_mut()).collect();
+        let dtype = sa[0].dtype();
         macro_rules! go {
             ($($v:ident),*) => {
-                match (&*sa.array, &mut *tb.array) {
-                    $((AnyArray::$v(x), AnyArray::$v(y)) => {
-                        let work = SameThread((x, y, &sg, &tg, &options, &settings));
+                match &*sa[0].array {
+                    $(AnyArray::$v(_) => {
+                        let xs: Vec<_> = (sa.iter())
+                            .filter_map(|p| match &*p.array { AnyArray::$v(x) => Some(x), _ => None })
+                            .collect();
+                        let mut ys: Vec<_> = (tb.iter_mut())
+                            .filter_map(|p| match &mut *p.array { AnyArray::$v(y) => Some(y), _ => None })
+                            .collect();
+                        let work = SameThread((&mut ys, &xs, &sg, &tg, &options, &settings));
                         let tuned = py.allow_threads(move || {
-                            let SameThread((x, y, sg, tg, options, settings)) = work;
-                            redist::tune::tune(sg, source, tg, target, options, x, y, settings)
+                            let SameThread((ys, xs, sg, tg, options, settings)) = work;
+                            if batch {
+                                redist::tune::tune_batch(sg, source, tg, target, options, xs, ys, settings)
+                            } else {
+                                redist::tune::tune(sg, source, tg, target, options, xs[0], ys[0], settings)
+                            }
                         });
                         let kept = tuned.and_then(|t| {
                             let o = Options { measured: Some(t.best.choice), ..options.clone() };
@@ -631,7 +652,6 @@ impl PyRedistribution {
                         });
                         kept.map_err(Failure::from)
                     })*
-                    _ => Err(Failure::new(Kind::Runtime, "internal: the arrays' dtypes differ")),
                 }
             };
         }
@@ -992,4 +1012,22 @@ fn dispatch_batch(
         };
     }
     go!(F32, F64, C64, C128, I32, I64, U8, U32, U64)
+}
+
+/// The arrays `x` names: one `DistArray` (not a batch), or a list of them
+/// (a batch).
+fn arrays_of<'py>(x: &Bound<'py, PyAny>) -> Result<(Vec<Bound<'py, PyDistArray>>, bool), Failure> {
+    if let Ok(a) = x.downcast::<PyDistArray>() {
+        return Ok((vec![a.clone()], false));
+    }
+    let list = x
+        .downcast::<PyList>()
+        .map_err(|_| Failure::type_error("tune takes ndcyclic.DistArray or lists of them"))?;
+    let arrays = (list.iter())
+        .map(|a| {
+            a.downcast_into::<PyDistArray>()
+                .map_err(|_| Failure::type_error("tune takes ndcyclic.DistArray or lists of them"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((arrays, true))
 }

@@ -98,3 +98,24 @@ def test_ghost_ways_are_tuned_and_remembered(wisdom):
     assert len(other.warnings) == 1 and "not a wisdom file" in other.warnings[0]
     assert comm.allgather(other.warnings) == [other.warnings] * P
     other.update(a)
+
+
+def test_batches_are_tuned_whole(wisdom):
+    rows, blocks = layouts()
+    a = [ndcyclic.from_function(comm, rows, lambda i, j, k=k: 1000.0 * i + j + 1e6 * k) for k in range(3)]
+    b = [ndcyclic.DistArray.zeros(comm, blocks) for _ in range(3)]
+    r = ndcyclic.Redistribution(comm, rows, blocks)
+    t = r.tune(a, b, warmups=1, reps=2, wisdom=wisdom)
+    assert t["best_ms"] <= t["auto_ms"] and len(t["tried"]) >= 2
+    for k in range(3):
+        g = b[k].gather()
+        if comm.rank == 0:
+            expected = np.fromfunction(lambda i, j: 1000.0 * i + j + 1e6 * k, (512, 256))
+            np.testing.assert_array_equal(g, expected)
+    later = ndcyclic.Redistribution(comm, rows, blocks, dtype="float64", wisdom=wisdom)
+    assert later.report()["measured_choice"] == t["best"]
+    # Unequal lists, or something else than arrays: refused on every rank.
+    with pytest.raises(ValueError, match="as many targets as sources"):
+        r.tune(a, b[:2])
+    with pytest.raises(TypeError, match="DistArray or lists"):
+        r.tune(a, [1, 2, 3])
